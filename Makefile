@@ -1,0 +1,52 @@
+# The two commands of the README:
+#   make bench   install dependencies, build, run the default benchmark
+#   make test    install dependencies, build, run the whole test suite
+# Everything else here is a building block of those two.
+
+JOBS ?= 2
+BUILD := build/release
+
+.PHONY: bench test deps build build-asan build-tsan test-release test-asan test-tsan soak fuzz format clean
+
+deps:
+	@scripts/install_deps.sh
+
+build: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+build-asan: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS)
+
+build-tsan: deps
+	@cmake --preset tsan >/dev/null
+	@cmake --build --preset tsan -j $(JOBS)
+
+bench: build
+	@scripts/bench_default.sh $(BUILD)
+
+test-release: build
+	@ctest --preset release -L default
+
+# Sanitizer runs cover the tests labelled 'sanitize' (concurrency, crash,
+# fuzz and bad-input tests), keeping the whole of `make test` in CI's budget.
+test-asan: build-asan
+	@ctest --preset asan -L sanitize
+
+test-tsan: build-tsan
+	@ctest --preset tsan -L concurrency
+
+test: test-release test-asan test-tsan
+	@scripts/test_extra.sh $(BUILD)
+
+# Long runs behind a flag: more crash states, kill rounds and fuzz inputs.
+soak: build build-asan
+	@PLUSH_SOAK=1 ctest --preset release -L default
+	@PLUSH_SOAK=1 ctest --preset asan -L sanitize
+
+format:
+	@find include src tools tests examples -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf build

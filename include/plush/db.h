@@ -1,0 +1,126 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Plush: an embedded, persistent, write-optimized key-value store built on
+// the Plush design (Vogel et al., VLDB 2022): a leveled hash table whose
+// first level lives in a bounded amount of DRAM and whose other levels live
+// in a pool on persistent memory (or an ordinary file), a partitioned
+// write-ahead recovery log, and upsert-only writes.
+//
+// Including this header is all a user needs:
+//
+//   std::unique_ptr<plush::DB> db;
+//   plush::Status s = plush::DB::Open(plush::Options(), "/mnt/pmem/pool", &db);
+//   if (s.ok()) s = db->Put(plush::WriteOptions(), "key", "value");
+//   std::string value;
+//   if (s.ok()) s = db->Get(plush::ReadOptions(), "key", &value);
+//
+// Keys and values are arbitrary byte strings. Limits (enforced with
+// InvalidArgument): keys up to kMaxKeySize bytes (the empty key is a valid
+// key), values up to kMaxValueSize bytes (the empty value is a valid value).
+// Records of an 8-byte key and an 8-byte value take the fixed-size fast path
+// (stored inline in the hash table); all other sizes are stored in payload
+// logs and referenced from the table.
+//
+// Thread safety: all methods may be called concurrently from any number of
+// threads, except Close() and destruction, which must not race with other
+// calls on the same DB (calls that start after Close() returned fail with
+// InvalidArgument). Reads are lock-free; writes lock one DRAM directory
+// entry at a time.
+//
+// Durability: see WriteOptions::log and docs/reliability.md. In short, a
+// logged write is durable when Put/Delete returns, within the guarantee of
+// the back end that Stats::backend names.
+
+#ifndef PLUSH_DB_H_
+#define PLUSH_DB_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "plush/iterator.h"
+#include "plush/options.h"
+#include "plush/stats.h"
+#include "plush/status.h"
+
+namespace plush {
+
+inline constexpr size_t kMaxKeySize = 1024;
+inline constexpr size_t kMaxValueSize = 64 * 1024;
+
+// The on-media format version this library writes. Pools with a newer
+// version are refused with NotSupported.
+inline constexpr uint32_t kFormatVersion = 1;
+
+class DB {
+ public:
+  // Opens the pool at `path`, creating it if allowed by `options`, and
+  // recovers it if it was not closed cleanly. On success stores the DB in
+  // *db and returns OK; on failure leaves *db empty and returns:
+  //   InvalidArgument  bad options, or a missing pool with !create_if_missing,
+  //                    or an existing pool with error_if_exists
+  //   Busy             the pool is open in this or another process
+  //   Corruption       the pool's bytes are inconsistent
+  //   NotSupported     newer format version, or the media cannot meet
+  //                    options.required_granularity / options.backend
+  //   IOError, NoSpace from the operating system
+  static Status Open(const Options& options, const std::string& path,
+                     std::unique_ptr<DB>* db);
+
+  DB() = default;
+  DB(const DB&) = delete;
+  DB& operator=(const DB&) = delete;
+  // Closes the DB (see Close()); errors are ignored here, call Close() to
+  // see them.
+  virtual ~DB() = default;
+
+  // Inserts or replaces the value of `key`. Returns OK, InvalidArgument
+  // (sizes, closed DB) or NoSpace (the pool cannot grow; nothing changed).
+  virtual Status Put(const WriteOptions& options, std::string_view key,
+                     std::string_view value) = 0;
+
+  // Stores the newest value of `key` in *value and returns OK, or returns
+  // NotFound if the key does not exist (or was deleted).
+  virtual Status Get(const ReadOptions& options, std::string_view key,
+                     std::string* value) = 0;
+
+  // Removes `key` (writes a tombstone). Deleting a missing key is OK.
+  virtual Status Delete(const WriteOptions& options,
+                        std::string_view key) = 0;
+
+  // An ordered iterator (range-partitioned pools only; see iterator.h).
+  // The caller owns it and must destroy it before the DB.
+  virtual std::unique_ptr<Iterator> NewIterator(
+      const ReadOptions& options) = 0;
+
+  // Moves the whole DRAM level to persistent memory, so that every write
+  // issued before the call (logged or not) is durable when it returns
+  // (within the back end's guarantee; on the file back end it also syncs).
+  // Safe to call while other threads read and write. `threads` > 1 splits
+  // the work; 0 means one per hardware thread.
+  virtual Status Checkpoint(unsigned threads) = 0;
+  Status Checkpoint() { return Checkpoint(1); }
+
+  // File back end: msync the pool, making everything written so far survive
+  // a power failure. Other back ends: nothing to do, returns OK.
+  virtual Status Sync() = 0;
+
+  // Walks the superblock, the allocator, every level and every log, and
+  // checks their invariants. Returns OK, or Corruption describing the first
+  // problem; if `report` is not null, appends one line per problem found
+  // (with its location). Never crashes on a damaged pool.
+  virtual Status Verify(std::string* report) = 0;
+  Status Verify() { return Verify(nullptr); }
+
+  // Fills *stats (see stats.h).
+  virtual Status GetStats(Stats* stats) = 0;
+
+  // Releases the pool (syncing it on the file back end) and its lock.
+  // Afterwards every call fails with InvalidArgument. Idempotent.
+  virtual Status Close() = 0;
+};
+
+}  // namespace plush
+
+#endif  // PLUSH_DB_H_

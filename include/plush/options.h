@@ -1,0 +1,129 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Options for opening a pool (Options), for reads (ReadOptions) and for
+// writes (WriteOptions). Plain structs with documented defaults, in the
+// LevelDB tradition: set what you need, leave the rest.
+//
+// The "creation parameters" below are fixed when a pool is created and are
+// recorded in its superblock; when an existing pool is opened, the values in
+// the superblock win and the ones passed here are ignored.
+
+#ifndef PLUSH_OPTIONS_H_
+#define PLUSH_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace plush {
+
+// Where persistent bytes live and how they become durable (docs/reliability.md).
+enum class Backend : uint8_t {
+  kAuto = 0,  // pmem if the file can be mapped with MAP_SYNC, else file
+  kPmem = 1,  // DAX file or devdax mapped with MAP_SYNC; survives power loss
+  kFile = 2,  // any file via a shared mapping; survives process crashes,
+              // survives power loss only up to the last successful Sync()
+  kSim = 3,   // in-memory crash simulator for tests; the "path" names a
+              // process-wide simulated device
+};
+
+// The store granularity the caller needs (libpmem2's vocabulary). Open()
+// fails with NotSupported if the media cannot give at least this.
+enum class Granularity : uint8_t {
+  kByte = 0,       // stores are durable when globally visible (eADR)
+  kCacheLine = 1,  // durable after cache-line flush + fence (ADR PMem)
+  kPage = 2,       // durable after msync (ordinary files); accepts anything
+};
+
+// How keys are spread over directory entries (creation parameter).
+enum class Partitioning : uint8_t {
+  kHash = 0,   // by key hash: uniform, skew-resistant, no ordered scans
+  kRange = 1,  // by an order-preserving key prefix: enables ordered scans
+};
+
+struct Options {
+  // ---- Behaviour -----------------------------------------------------------
+
+  // Create the pool if `path` does not exist.
+  bool create_if_missing = true;
+  // Fail with InvalidArgument if the pool already exists.
+  bool error_if_exists = false;
+  // Which back end to use; kAuto detects pmem and falls back to file.
+  Backend backend = Backend::kAuto;
+  // Open() fails with NotSupported if the media cannot give this guarantee.
+  Granularity required_granularity = Granularity::kPage;
+  // File back end only: issue the same cache-line flushes and fences that
+  // the pmem back end would (to measure fairly against PMem data structures
+  // run on DRAM). Costs speed; does NOT strengthen the durability guarantee.
+  bool emulate_pmem_costs = false;
+  // Feed every flushed cache line into the model of PMem's 256-byte
+  // write-combining buffer and report Stats::media_write_amp.
+  bool model_media_write_amp = false;
+  // Threads used to replay the recovery logs when opening a pool after a
+  // crash; 0 = one per hardware thread.
+  unsigned recovery_threads = 0;
+
+  // ---- Space ---------------------------------------------------------------
+
+  // Bytes the pool file has when created; it grows on demand afterwards.
+  uint64_t initial_pool_size = 64ull << 20;
+  // The pool never grows beyond this; writes that need more space fail with
+  // NoSpace (the DB stays readable). Also bounded by the file system.
+  uint64_t max_pool_size = 1ull << 40;
+
+  // ---- Creation parameters (recorded in the superblock) --------------------
+
+  // Key distribution over directory entries.
+  Partitioning partitioning = Partitioning::kHash;
+  // log2 of the number of directory entries of the DRAM level. Each entry
+  // buffers up to 16 * fanout records (4 KiB at fanout 16), so the default
+  // 2^14 entries buffer 4 Mi records in 72 MiB of DRAM.
+  uint32_t dram_directory_bits = 14;
+  // log2 of the fanout of every PMem level after the first (paper: 16).
+  // Each directory entry holds up to this many 256-byte buckets. 1..4.
+  uint32_t fanout_bits = 4;
+  // log2 of the fanout from the DRAM level to the first PMem level. Lets the
+  // DRAM budget be tuned independently of the PMem fanout. 0..4.
+  uint32_t first_level_fanout_bits = 4;
+  // Buckets of the first this-many PMem levels are laid out at computed
+  // offsets when the level is created (no bucket references to chase).
+  uint32_t preallocated_levels = 0;
+  // Recovery logs: count (power of two, at most the DRAM directory size),
+  // chunk size and chunks per log. Their capacity should exceed the DRAM
+  // level's so that log compaction rarely finds a live entry.
+  uint32_t log_count = 64;
+  uint32_t log_chunk_size = 1u << 20;
+  uint32_t log_chunks_per_log = 4;
+
+  // A profile for tests and small machines: tiny DRAM level, low fanout and
+  // small logs so that a few thousand records already create several PMem
+  // levels and trigger recursive migrations and log compactions.
+  static Options SmallProfile() {
+    Options o;
+    o.initial_pool_size = 4ull << 20;
+    o.dram_directory_bits = 2;
+    o.fanout_bits = 1;
+    o.first_level_fanout_bits = 1;
+    o.log_count = 2;
+    o.log_chunk_size = 4096;
+    o.log_chunks_per_log = 3;
+    return o;
+  }
+};
+
+struct ReadOptions {
+  // Reserved for future use (e.g. snapshots); no fields yet.
+};
+
+struct WriteOptions {
+  // true: the write is appended to the recovery log with one persistence
+  // barrier before Put/Delete returns, so it survives a crash as soon as the
+  // call returns (within the back end's guarantee).
+  // false ("bulk-load write"): the write skips the log. It becomes durable
+  // at the next successful Checkpoint(); a crash before that may lose it —
+  // and only it. Logged and unlogged writes may be mixed freely.
+  bool log = true;
+};
+
+}  // namespace plush
+
+#endif  // PLUSH_OPTIONS_H_

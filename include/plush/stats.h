@@ -1,0 +1,65 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Figures reported by DB::GetStats(). Counters are cumulative since Open().
+
+#ifndef PLUSH_STATS_H_
+#define PLUSH_STATS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace plush {
+
+struct Stats {
+  // Back end in use: "pmem", "file" or "sim".
+  std::string backend;
+  // True only when an acknowledged write survives a power failure on this
+  // back end (pmem). The file back end survives process crashes at once and
+  // power failures only up to the last successful Sync().
+  bool power_fail_durable = false;
+  // One-line description of the guarantee, for humans.
+  std::string guarantee;
+  // Store granularity of the mapping: "byte", "cache-line" or "page".
+  std::string granularity;
+
+  uint32_t format_version = 0;
+
+  // DRAM held by the engine (DRAM level, filters, metadata), in bytes.
+  uint64_t dram_bytes = 0;
+  // Size of the pool file, in bytes.
+  uint64_t pool_bytes = 0;
+  // Bytes of the pool handed out by its allocator (directories, buckets,
+  // logs); at most pool_bytes.
+  uint64_t pool_used_bytes = 0;
+
+  // Number of hash-table levels, the DRAM level included.
+  uint64_t levels = 0;
+  // Occupied record slots per level, DRAM first. Counts every stored
+  // version (older versions and tombstones not yet merged away included).
+  std::vector<uint64_t> records_per_level;
+
+  uint64_t migrations = 0;       // directory entries migrated to a lower level
+  uint64_t log_compactions = 0;  // recovery-log chunks recycled
+  uint64_t log_forced_migrations = 0;  // migrations done to free a log chunk
+
+  // Persistence work done by the media layer.
+  uint64_t persist_calls = 0;  // fences (drains) issued
+  uint64_t flushed_lines = 0;  // 64-byte lines flushed or streamed
+
+  // User payload written through Put/Delete (key + value bytes).
+  uint64_t user_bytes_written = 0;
+  // Bytes the modeled PMem media wrote (256-byte XPLines leaving the
+  // write-combining buffer), and its ratio to user_bytes_written.
+  // Both 0 unless Options::model_media_write_amp is set.
+  uint64_t media_bytes_written = 0;
+  double media_write_amp = 0;
+
+  // Wall time of the recovery done by Open(), in seconds (0 for a new pool).
+  double recovery_seconds = 0;
+  uint64_t recovered_log_entries = 0;
+};
+
+}  // namespace plush
+
+#endif  // PLUSH_STATS_H_

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The parts of `make test` that are not ctest binaries: the installed CMake
+# package, the Python package, and the README's examples.
+set -euo pipefail
+build=${1:?usage: test_extra.sh BUILD_DIR}
+cd "$(dirname "$0")/.."
+scripts/test_install.sh "$build"
+for extra in scripts/test_python.sh scripts/test_readme.sh; do
+  if [[ -x $extra ]]; then "$extra" "$build"; fi
+done

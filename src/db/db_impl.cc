@@ -1,0 +1,314 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "db/db_impl.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "util/hash.h"
+
+namespace plush {
+namespace {
+
+Status ClosedError() { return Status::InvalidArgument("the DB is closed"); }
+
+uint64_t Word(std::string_view bytes) {
+  uint64_t w;
+  std::memcpy(&w, bytes.data(), sizeof(w));
+  return w;
+}
+
+uint64_t RecordHash(const log::LogRecord& r) {
+  return r.indirect ? r.key : InlineKeyHash(r.key);
+}
+
+unsigned ThreadsOr(unsigned requested) {
+  return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+Status DB::Open(const Options& options, const std::string& path, std::unique_ptr<DB>* db) {
+  return DBImpl::Open(options, path, db);
+}
+
+DBImpl::DBImpl(const Options& options) : options_(options) {}
+
+DBImpl::~DBImpl() { (void)Close(); }
+
+Status DBImpl::Open(const Options& options, const std::string& path,
+                    std::unique_ptr<DB>* db) {
+  db->reset();
+  std::unique_ptr<DBImpl> impl(new DBImpl(options));
+  bool created = false;
+  Status s = pool::Pool::Open(options, path, &impl->pool_, &created);
+  if (!s.ok()) return s;
+  s = table::LeveledTable::Open(impl->pool_.get(), &impl->table_);
+  if (!s.ok()) return s.WithContext("pool '" + path + "'");
+  impl->logs_ = std::make_unique<log::RecoveryLogs>(impl->pool_.get(),
+                                                   static_cast<log::LogHost*>(impl.get()));
+  if (!created) {
+    s = impl->Recover();
+    if (!s.ok()) return s.WithContext("recovering pool '" + path + "'");
+  }
+  *db = std::move(impl);
+  return Status::OK();
+}
+
+// Replays the recovery logs into the DRAM level (paper §5.4). A log record
+// whose epoch is not above the epoch of its level-1 entry is already on
+// PMem. Replay makes no migrations and writes no log entries, so a crash
+// during recovery leaves the pool as it was: recovery is idempotent.
+Status DBImpl::Recover() {
+  const auto start = std::chrono::steady_clock::now();
+  const uint64_t entries = table_->dram_entries();
+  std::vector<uint64_t> max_replayed(entries, 0);
+  auto replay = [&](unsigned, const log::LogRecord& r) -> Status {
+    const uint64_t hash = RecordHash(r);
+    if (r.epoch <= table_->FirstLevelEpoch(hash)) return Status::OK();
+    const uint64_t d = table_->DramIndex(hash);
+    // Logs partition the DRAM entries, so each entry is touched by one
+    // recovery thread only.
+    max_replayed[d] = std::max(max_replayed[d], r.epoch);
+    return table_->RecoverIntoDram(d, hash, {r.key, r.value, r.tombstone, r.indirect});
+  };
+  Status s = logs_->Recover(ThreadsOr(options_.recovery_threads), replay, &recovered_entries_);
+  if (!s.ok()) return s;
+  // A DRAM entry resumes above every epoch its children or its replayed
+  // records carry: later log entries must not look migrated, and the next
+  // migration must cover the replayed records.
+  for (uint64_t d = 0; d < entries; ++d) {
+    table_->SetDramEpoch(d, std::max(table_->MaxChildEpoch(d) + 1, max_replayed[d]));
+  }
+  recovery_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::OK();
+}
+
+Status DBImpl::Write(const WriteOptions& options, uint64_t hash, const table::Slot& slot) {
+  const uint64_t d = table_->DramIndex(hash);
+  const unsigned log = static_cast<unsigned>(d % logs_->log_count());
+  for (;;) {
+    SpinLockRef lock = table_->DramLock(d);
+    lock.lock();
+    if (table_->DramFull(d)) {
+      Status s = table_->MigrateDram(d);
+      if (!s.ok()) {
+        lock.unlock();
+        return s;
+      }
+    }
+    if (options.log) {
+      const log::LogRecord record{slot.key, slot.value, table_->DramState(d).epoch,
+                                  slot.tombstone, slot.indirect};
+      uint32_t chunk_seen = 0;
+      if (!logs_->TryAppend(log, record, &chunk_seen)) {
+        // Rotating may migrate DRAM entries: never while holding a lock.
+        lock.unlock();
+        Status s = logs_->Rotate(log, chunk_seen);
+        if (!s.ok()) return s;
+        continue;
+      }
+    }
+    table_->InsertDram(d, hash, slot);
+    lock.unlock();
+    return Status::OK();
+  }
+}
+
+Status DBImpl::Put(const WriteOptions& options, std::string_view key,
+                   std::string_view value) {
+  OpGate::Pass pass(gate_);
+  if (!pass.ok()) return ClosedError();
+  if (key.size() > kMaxKeySize || value.size() > kMaxValueSize) {
+    return Status::InvalidArgument("key of " + std::to_string(key.size()) +
+                                   " bytes or value of " + std::to_string(value.size()) +
+                                   " bytes exceeds the limits (" +
+                                   std::to_string(kMaxKeySize) + ", " +
+                                   std::to_string(kMaxValueSize) + ")");
+  }
+  if (key.size() != 8 || value.size() != 8) {
+    return Status::NotSupported("only 8-byte keys with 8-byte values are supported so far");
+  }
+  Status s = Write(options, InlineKeyHash(Word(key)), {Word(key), Word(value), false, false});
+  if (s.ok()) user_bytes_.Add(key.size() + value.size());
+  return s;
+}
+
+Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
+  OpGate::Pass pass(gate_);
+  if (!pass.ok()) return ClosedError();
+  if (key.size() > kMaxKeySize) {
+    return Status::InvalidArgument("key of " + std::to_string(key.size()) +
+                                   " bytes exceeds the limit of " + std::to_string(kMaxKeySize));
+  }
+  if (key.size() != 8) {
+    return Status::NotSupported("only 8-byte keys are supported so far");
+  }
+  Status s = Write(options, InlineKeyHash(Word(key)), {Word(key), 0, true, false});
+  if (s.ok()) user_bytes_.Add(key.size());
+  return s;
+}
+
+Status DBImpl::Get(const ReadOptions&, std::string_view key, std::string* value) {
+  OpGate::Pass pass(gate_);
+  if (!pass.ok()) return ClosedError();
+  if (key.size() > kMaxKeySize) {
+    return Status::InvalidArgument("key of " + std::to_string(key.size()) +
+                                   " bytes exceeds the limit of " + std::to_string(kMaxKeySize));
+  }
+  table::Slot slot;
+  if (table_->Lookup(table::LookupKey::For(key), &slot) != table::Found::kValue) {
+    return Status::NotFound("key not found");
+  }
+  value->assign(reinterpret_cast<const char*>(&slot.value), sizeof(slot.value));
+  return Status::OK();
+}
+
+namespace {
+
+// The iterator of a pool that cannot be scanned in order.
+class UnsupportedIterator final : public Iterator {
+ public:
+  explicit UnsupportedIterator(Status status) : status_(std::move(status)) {}
+  bool Valid() const override { return false; }
+  void Seek(std::string_view) override {}
+  void SeekToFirst() override {}
+  void Next() override {}
+  std::string_view key() const override { return {}; }
+  std::string_view value() const override { return {}; }
+  Status status() const override { return status_; }
+
+ private:
+  Status status_;
+};
+
+}  // namespace
+
+std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions&) {
+  OpGate::Pass pass(gate_);
+  if (!pass.ok()) return std::make_unique<UnsupportedIterator>(ClosedError());
+  return std::make_unique<UnsupportedIterator>(
+      Status::NotSupported("ordered iteration needs a range-partitioned pool"));
+}
+
+Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {
+  for (uint64_t d = first; d < end; ++d) {
+    SpinLockRef lock = table_->DramLock(d);
+    lock.lock();
+    Status s = table_->DramState(d).size > 0 ? table_->MigrateDram(d) : Status::OK();
+    lock.unlock();
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status DBImpl::Checkpoint(unsigned threads) {
+  OpGate::Pass pass(gate_);
+  if (!pass.ok()) return ClosedError();
+  const uint64_t entries = table_->dram_entries();
+  const uint64_t n = std::min<uint64_t>(ThreadsOr(threads), entries);
+  std::vector<Status> results(n);
+  std::vector<std::thread> workers;
+  for (uint64_t t = 1; t < n; ++t) {
+    workers.emplace_back([&, t] {
+      results[t] = CheckpointRange(entries * t / n, entries * (t + 1) / n);
+    });
+  }
+  results[0] = CheckpointRange(0, entries / n);
+  for (std::thread& w : workers) w.join();
+  for (Status& s : results) {
+    if (!s.ok()) return s;
+  }
+  return pool_->media().Sync();
+}
+
+Status DBImpl::Sync() {
+  OpGate::Pass pass(gate_);
+  if (!pass.ok()) return ClosedError();
+  return pool_->media().Sync();
+}
+
+Status DBImpl::Verify(std::string* report) {
+  OpGate::Pass pass(gate_);
+  if (!pass.ok()) return ClosedError();
+  std::string problems;
+  uint64_t n = pool_->Verify(&problems);
+  n += table_->Verify(&problems);
+  n += logs_->Verify(&problems);
+  if (report != nullptr) *report += problems;
+  if (n == 0) return Status::OK();
+  return Status::Corruption(std::to_string(n) + " problem(s), first: " +
+                            problems.substr(0, problems.find('\n')));
+}
+
+Status DBImpl::GetStats(Stats* stats) {
+  OpGate::Pass pass(gate_);
+  if (!pass.ok()) return ClosedError();
+  const media::Media& m = pool_->media();
+  *stats = Stats();
+  stats->backend = m.BackendName();
+  stats->power_fail_durable = m.power_fail_durable();
+  stats->guarantee = m.Guarantee();
+  stats->granularity = m.GranularityName();
+  stats->format_version = kFormatVersion;
+  stats->dram_bytes = table_->dram_bytes() + sizeof(*this);
+  stats->pool_bytes = m.size();
+  stats->pool_used_bytes = pool_->allocator().used_bytes();
+  stats->levels = table_->level_count();
+  stats->records_per_level = table_->RecordsPerLevel();
+  stats->migrations = table_->migrations();
+  stats->log_compactions = logs_->compactions();
+  stats->log_forced_migrations = logs_->forced_migrations();
+  stats->persist_calls = m.persist_calls();
+  stats->flushed_lines = m.flushed_lines();
+  stats->user_bytes_written = user_bytes_.Read();
+  if (const media::WriteAmpModel* model = m.write_amp_model()) {
+    stats->media_bytes_written = model->MediaBytes();
+    if (stats->user_bytes_written > 0) {
+      stats->media_write_amp = static_cast<double>(stats->media_bytes_written) /
+                               static_cast<double>(stats->user_bytes_written);
+    }
+  }
+  stats->recovery_seconds = recovery_seconds_;
+  stats->recovered_log_entries = recovered_entries_;
+  return Status::OK();
+}
+
+Status DBImpl::Close() {
+  if (!gate_.Close()) return Status::OK();
+  Status s = pool_ ? pool_->media().Sync() : Status::OK();
+  logs_.reset();
+  table_.reset();
+  pool_.reset();  // unmaps and releases the lock
+  return s;
+}
+
+uint64_t DBImpl::DramEpochOf(const log::LogRecord& record) {
+  return table_->DramState(table_->DramIndex(RecordHash(record))).epoch;
+}
+
+uint64_t DBImpl::MinDramEpoch(unsigned log) {
+  uint64_t min = ~uint64_t{0};
+  for (uint64_t d = log; d < table_->dram_entries(); d += logs_->log_count()) {
+    min = std::min(min, table_->DramState(d).epoch);
+  }
+  return min;
+}
+
+Status DBImpl::MigrateIfUnmigrated(const log::LogRecord& record) {
+  const uint64_t d = table_->DramIndex(RecordHash(record));
+  SpinLockRef lock = table_->DramLock(d);
+  lock.lock();
+  // Even an empty entry is migrated: that advances its epoch past the
+  // record's, which is what frees the chunk.
+  Status s = record.epoch >= table_->DramState(d).epoch ? table_->MigrateDram(d)
+                                                        : Status::OK();
+  lock.unlock();
+  return s;
+}
+
+}  // namespace plush

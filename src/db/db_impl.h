@@ -1,0 +1,69 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// DBImpl ties the layers together: the pool (media, superblock, allocator),
+// the leveled hash table and the recovery logs. It implements the public
+// DB interface, the write path of listing 1 and recovery (§5.4).
+
+#ifndef PLUSH_DB_DB_IMPL_H_
+#define PLUSH_DB_DB_IMPL_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "db/op_gate.h"
+#include "log/recovery_log.h"
+#include "plush/db.h"
+#include "pool/pool.h"
+#include "table/leveled_table.h"
+#include "util/sharded_counter.h"
+
+namespace plush {
+
+class DBImpl final : public DB, private log::LogHost {
+ public:
+  static Status Open(const Options& options, const std::string& path,
+                     std::unique_ptr<DB>* db);
+  ~DBImpl() override;
+
+  Status Put(const WriteOptions& options, std::string_view key,
+             std::string_view value) override;
+  Status Get(const ReadOptions& options, std::string_view key,
+             std::string* value) override;
+  Status Delete(const WriteOptions& options, std::string_view key) override;
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
+  Status Checkpoint(unsigned threads) override;
+  Status Sync() override;
+  Status Verify(std::string* report) override;
+  Status GetStats(Stats* stats) override;
+  Status Close() override;
+
+  // For tests and tools inside the project.
+  pool::Pool& pool() { return *pool_; }
+  table::LeveledTable& table() { return *table_; }
+
+ private:
+  explicit DBImpl(const Options& options);
+  Status Recover();
+  // The write path of listing 1 for one slot.
+  Status Write(const WriteOptions& options, uint64_t hash, const table::Slot& slot);
+  Status CheckpointRange(uint64_t first, uint64_t end);
+
+  // log::LogHost
+  uint64_t DramEpochOf(const log::LogRecord& record) override;
+  uint64_t MinDramEpoch(unsigned log) override;
+  Status MigrateIfUnmigrated(const log::LogRecord& record) override;
+
+  const Options options_;
+  std::unique_ptr<pool::Pool> pool_;
+  std::unique_ptr<table::LeveledTable> table_;
+  std::unique_ptr<log::RecoveryLogs> logs_;
+  OpGate gate_;
+  ShardedCounter user_bytes_;
+  double recovery_seconds_ = 0;
+  uint64_t recovered_entries_ = 0;
+};
+
+}  // namespace plush
+
+#endif  // PLUSH_DB_DB_IMPL_H_

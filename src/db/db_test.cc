@@ -1,0 +1,233 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The public API end to end: behaviour, limits, errors, statistics, and a
+// model-based randomized test against std::unordered_map with reopens.
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <unordered_map>
+
+#include "media/sim_media.h"
+#include "plush/db.h"
+#include "testutil.h"
+
+namespace plush {
+namespace {
+
+using test::FromWord;
+using test::ScratchPool;
+using test::Word;
+
+Options TinyOptions() {
+  Options o = Options::SmallProfile();
+  return o;
+}
+
+TEST(DBTest, PutGetDeleteRoundTrip) {
+  ScratchPool file("basic");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  std::string value;
+  EXPECT_TRUE(db->Get({}, Word(1), &value).IsNotFound());
+  ASSERT_OK(db->Put({}, Word(1), Word(100)));
+  ASSERT_OK(db->Get({}, Word(1), &value));
+  EXPECT_EQ(FromWord(value), 100u);
+  ASSERT_OK(db->Put({}, Word(1), Word(101)));
+  ASSERT_OK(db->Get({}, Word(1), &value));
+  EXPECT_EQ(FromWord(value), 101u);
+  ASSERT_OK(db->Delete({}, Word(1)));
+  EXPECT_TRUE(db->Get({}, Word(1), &value).IsNotFound());
+  ASSERT_OK(db->Delete({}, Word(2)));  // deleting a missing key is fine
+}
+
+TEST(DBTest, EveryKeyAndValuePatternIsData) {
+  ScratchPool file("patterns");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  const uint64_t patterns[] = {0, ~0ull, 1ull << 63, 0x8000000000000001ull};
+  for (uint64_t k : patterns) {
+    for (uint64_t v : patterns) {
+      ASSERT_OK(db->Put({}, Word(k), Word(v)));
+      std::string got;
+      ASSERT_OK(db->Get({}, Word(k), &got));
+      EXPECT_EQ(FromWord(got), v);
+    }
+  }
+  ASSERT_OK(db->Checkpoint());  // and through a migration to PMem
+  for (uint64_t k : patterns) {
+    std::string got;
+    ASSERT_OK(db->Get({}, Word(k), &got));
+    EXPECT_EQ(FromWord(got), patterns[3]);
+  }
+}
+
+TEST(DBTest, SizeLimitsAreEnforced) {
+  ScratchPool file("limits");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  const std::string big_key(kMaxKeySize + 1, 'k');
+  const std::string big_value(kMaxValueSize + 1, 'v');
+  EXPECT_TRUE(db->Put({}, big_key, Word(1)).IsInvalidArgument());
+  EXPECT_TRUE(db->Put({}, Word(1), big_value).IsInvalidArgument());
+  EXPECT_TRUE(db->Delete({}, big_key).IsInvalidArgument());
+  std::string value;
+  EXPECT_TRUE(db->Get({}, big_key, &value).IsInvalidArgument());
+}
+
+TEST(DBTest, CallsAfterCloseFail) {
+  ScratchPool file("closed");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  ASSERT_OK(db->Put({}, Word(1), Word(1)));
+  ASSERT_OK(db->Close());
+  ASSERT_OK(db->Close());  // idempotent
+  std::string value;
+  EXPECT_TRUE(db->Put({}, Word(1), Word(1)).IsInvalidArgument());
+  EXPECT_TRUE(db->Get({}, Word(1), &value).IsInvalidArgument());
+  EXPECT_TRUE(db->Delete({}, Word(1)).IsInvalidArgument());
+  EXPECT_TRUE(db->Checkpoint().IsInvalidArgument());
+  Stats stats;
+  EXPECT_TRUE(db->GetStats(&stats).IsInvalidArgument());
+  // The lock is released: the pool opens again.
+  std::unique_ptr<DB> again;
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &again));
+  ASSERT_OK(again->Get({}, Word(1), &value));
+}
+
+TEST(DBTest, SecondOpenIsBusy) {
+  ScratchPool file("busy");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  std::unique_ptr<DB> second;
+  Status s = DB::Open(TinyOptions(), file.path(), &second);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();
+  EXPECT_EQ(second, nullptr);
+}
+
+TEST(DBTest, StatsDescribeBackendLevelsAndWork) {
+  ScratchPool file("stats");
+  Options o = TinyOptions();
+  o.model_media_write_amp = true;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  for (uint64_t i = 0; i < 5000; ++i) ASSERT_OK(db->Put({}, Word(i), Word(i)));
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  EXPECT_EQ(stats.backend, "file");
+  EXPECT_FALSE(stats.power_fail_durable);
+  EXPECT_GT(stats.levels, 3u) << "the small profile spills to several PMem levels";
+  EXPECT_EQ(stats.records_per_level.size(), stats.levels);
+  EXPECT_GT(stats.migrations, 0u);
+  EXPECT_GE(stats.persist_calls, 5000u) << "one barrier per logged write at least";
+  EXPECT_GT(stats.flushed_lines, 0u);
+  EXPECT_EQ(stats.user_bytes_written, 5000u * 16);
+  EXPECT_GT(stats.media_write_amp, 0.0);
+  EXPECT_GT(stats.dram_bytes, 0u);
+  EXPECT_GE(stats.pool_bytes, stats.pool_used_bytes);
+  uint64_t slots = 0;
+  for (uint64_t n : stats.records_per_level) slots += n;
+  EXPECT_GE(slots, 5000u);
+}
+
+TEST(DBTest, CheckpointEmptiesTheDramLevel) {
+  ScratchPool file("checkpoint");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  for (uint64_t i = 0; i < 100; ++i) ASSERT_OK(db->Put({}, Word(i), Word(i * 3)));
+  ASSERT_OK(db->Checkpoint(2));
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  EXPECT_EQ(stats.records_per_level[0], 0u);
+  for (uint64_t i = 0; i < 100; ++i) {
+    std::string v;
+    ASSERT_OK(db->Get({}, Word(i), &v));
+    EXPECT_EQ(FromWord(v), i * 3);
+  }
+  ASSERT_OK(db->Verify());
+}
+
+// ---- Model-based randomized test --------------------------------------------
+
+struct ModelCase {
+  const char* name;
+  Backend backend;
+  uint32_t first_level_fanout_bits;
+  uint32_t preallocated_levels;
+};
+
+class DBModelTest : public ::testing::TestWithParam<ModelCase> {};
+
+// Random puts, overwrites and deletes against std::unordered_map, with the
+// DB closed and reopened (recovering from its logs) at random points.
+TEST_P(DBModelTest, MatchesReferenceMapAcrossReopens) {
+  const ModelCase& c = GetParam();
+  ScratchPool file(c.name);
+  const std::string path = c.backend == Backend::kSim ? "sim:" + file.path() : file.path();
+  Options o = TinyOptions();
+  o.backend = c.backend;
+  o.first_level_fanout_bits = c.first_level_fanout_bits;
+  o.preallocated_levels = c.preallocated_levels;
+  const uint64_t ops = test::Soak() ? 2000000 : 250000;
+  const uint64_t key_space = 3000;
+
+  std::unordered_map<uint64_t, uint64_t> model;
+  std::mt19937_64 rng(std::hash<std::string>()(c.name));
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, path, &db));
+  for (uint64_t i = 0; i < ops; ++i) {
+    const uint64_t key = rng() % key_space;
+    const unsigned dice = rng() % 100;
+    if (dice < 60) {
+      const uint64_t value = rng();
+      ASSERT_OK(db->Put({}, Word(key), Word(value)));
+      model[key] = value;
+    } else if (dice < 80) {
+      ASSERT_OK(db->Delete({}, Word(key)));
+      model.erase(key);
+    } else if (dice < 99) {
+      std::string value;
+      Status s = db->Get({}, Word(key), &value);
+      auto it = model.find(key);
+      if (it == model.end()) {
+        ASSERT_TRUE(s.IsNotFound()) << "key " << key << " op " << i << ": " << s.ToString();
+      } else {
+        ASSERT_OK(s);
+        ASSERT_EQ(FromWord(value), it->second) << "key " << key << " op " << i;
+      }
+    } else if (rng() % 20 == 0) {
+      db.reset();  // close and recover
+      ASSERT_OK(DB::Open(o, path, &db));
+    }
+  }
+  std::string report;
+  ASSERT_OK(db->Verify(&report));
+  for (uint64_t key = 0; key < key_space; ++key) {
+    std::string value;
+    Status s = db->Get({}, Word(key), &value);
+    auto it = model.find(key);
+    if (it == model.end()) {
+      ASSERT_TRUE(s.IsNotFound()) << key;
+    } else {
+      ASSERT_OK(s);
+      ASSERT_EQ(FromWord(value), it->second) << key;
+    }
+  }
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  EXPECT_GE(stats.levels, 4u) << "the workload must exercise recursive migrations";
+  EXPECT_GT(stats.log_compactions, 0u) << "and recycle log chunks";
+  db.reset();
+  if (c.backend == Backend::kSim) media::SimMedia::Remove(path);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Profiles, DBModelTest,
+    ::testing::Values(ModelCase{"file", Backend::kFile, 1, 0},
+                      ModelCase{"sim", Backend::kSim, 1, 0},
+                      ModelCase{"unit_first_fanout", Backend::kFile, 0, 0},
+                      ModelCase{"preallocated", Backend::kFile, 2, 2}),
+    [](const ::testing::TestParamInfo<ModelCase>& p) { return std::string(p.param.name); });
+
+}  // namespace
+}  // namespace plush

@@ -1,0 +1,104 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// On-media layout of the recovery logs (paper §4.2; docs/format.md,
+// "Recovery logs"). Keep the two in sync.
+//
+// The log region holds log_count logs of log_chunks_per_log chunks of
+// log_chunk_size bytes each; chunk c of log l starts at
+//   log_region_offset + (l * log_chunks_per_log + c) * log_chunk_size.
+//
+// A chunk is a 64-byte header followed by 24-byte entries:
+//
+//   header word 0 ("state"):  log_seq << 8 | in_use << 2 | check
+//     check    2 bits, 1..3 (never 0): the chunk's current generation
+//     in_use   the chunk holds entries of its log (else it is free)
+//     log_seq  56 bits: order of the chunk within its log (higher = newer)
+//   header words 1..7: zero
+//
+//   entry (3 words; RAWL, one persistence barrier per entry):
+//     w0 = check << 62 | key[0..61]
+//     w1 = check << 62 | value[0..61]
+//     w2 = check << 62 | key[62..63] << 60 | value[62..63] << 58
+//          | tombstone << 57 | indirect << 56 | epoch (48 bits)
+//
+// An entry is valid iff the check bits of all three words equal the
+// chunk's check. Each word is stored atomically, so a torn entry has at
+// least one word with another check (older content, or zero: check 0 is
+// never valid). The state word changes in single atomic stores: freeing a
+// chunk advances its check (invalidating every entry at once), activating
+// it sets a new log_seq and in_use.
+//
+// Why two check bits and not the paper's one flag bit: a slot that a
+// crashed writer left half-written holds words of two generations. With
+// three check values, and recovery zeroing every invalid slot of the chunks
+// in use, a slot never mixes the current generation with the one two
+// before it, which a single flag bit could not tell apart.
+
+#ifndef PLUSH_LOG_LOG_FORMAT_H_
+#define PLUSH_LOG_LOG_FORMAT_H_
+
+#include <cstdint>
+
+namespace plush::log {
+
+inline constexpr uint64_t kChunkHeaderSize = 64;
+inline constexpr uint64_t kEntryWords = 3;
+inline constexpr uint64_t kEntrySize = kEntryWords * 8;
+inline constexpr uint64_t kMaxEpoch = (1ull << 48) - 1;
+
+struct ChunkState {
+  uint64_t log_seq = 0;
+  bool in_use = false;
+  uint32_t check = 1;
+
+  uint64_t Encode() const {
+    return log_seq << 8 | uint64_t{in_use} << 2 | check;
+  }
+  static ChunkState Decode(uint64_t word) {
+    return {word >> 8, ((word >> 2) & 1) != 0, static_cast<uint32_t>(word & 3)};
+  }
+  // The check of the generation after `check` (1 -> 2 -> 3 -> 1).
+  static uint32_t NextCheck(uint32_t check) { return check % 3 + 1; }
+};
+
+// A decoded recovery-log entry. `key` and `value` are the two words of a
+// hash-table slot (an inline 8-byte key and value, or a key hash and a
+// payload reference when `indirect`).
+struct LogRecord {
+  uint64_t key = 0;
+  uint64_t value = 0;
+  uint64_t epoch = 0;
+  bool tombstone = false;
+  bool indirect = false;
+};
+
+inline void EncodeEntry(const LogRecord& r, uint32_t check, uint64_t out[3]) {
+  constexpr uint64_t kLow62 = (1ull << 62) - 1;
+  const uint64_t c = uint64_t{check} << 62;
+  out[0] = c | (r.key & kLow62);
+  out[1] = c | (r.value & kLow62);
+  out[2] = c | (r.key >> 62) << 60 | (r.value >> 62) << 58 |
+           uint64_t{r.tombstone} << 57 | uint64_t{r.indirect} << 56 |
+           (r.epoch & kMaxEpoch);
+}
+
+// Returns false if the entry is not valid under `check`.
+inline bool DecodeEntry(const uint64_t in[3], uint32_t check, LogRecord* r) {
+  const uint64_t c = check;
+  if ((in[0] >> 62) != c || (in[1] >> 62) != c || (in[2] >> 62) != c) return false;
+  constexpr uint64_t kLow62 = (1ull << 62) - 1;
+  r->key = (in[0] & kLow62) | ((in[2] >> 60) & 3) << 62;
+  r->value = (in[1] & kLow62) | ((in[2] >> 58) & 3) << 62;
+  r->tombstone = ((in[2] >> 57) & 1) != 0;
+  r->indirect = ((in[2] >> 56) & 1) != 0;
+  r->epoch = in[2] & kMaxEpoch;
+  return true;
+}
+
+inline uint64_t EntriesPerChunk(uint64_t chunk_size) {
+  return (chunk_size - kChunkHeaderSize) / kEntrySize;
+}
+
+}  // namespace plush::log
+
+#endif  // PLUSH_LOG_LOG_FORMAT_H_

@@ -1,0 +1,221 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "log/recovery_log.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace plush::log {
+namespace {
+
+// Touches every page of [p, p + n) for writing, so that appends never take
+// page faults (paper §4.3: pre-faulting the logs).
+void Prefault(char* p, uint64_t n) {
+  for (uint64_t off = 0; off < n; off += 4096) {
+    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(p + off))
+        .fetch_or(0, std::memory_order_relaxed);
+  }
+}
+
+bool IsZero(const uint64_t* words) { return (words[0] | words[1] | words[2]) == 0; }
+
+}  // namespace
+
+RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host)
+    : media_(pool->media()),
+      host_(host),
+      entries_per_chunk_(EntriesPerChunk(pool->params().log_chunk_size)),
+      chunks_per_log_(pool->params().log_chunks_per_log) {
+  const pool::PoolParams& p = pool->params();
+  Prefault(media_.At<char>(pool::kLogRegionOffset), p.log_region_size());
+  for (unsigned l = 0; l < p.log_count; ++l) {
+    auto log = std::make_unique<Log>();
+    log->chunks = std::make_unique<Chunk[]>(chunks_per_log_);
+    for (unsigned c = 0; c < chunks_per_log_; ++c) {
+      const uint64_t offset =
+          pool::kLogRegionOffset + (uint64_t{l} * chunks_per_log_ + c) * p.log_chunk_size;
+      Chunk& chunk = log->chunks[c];
+      chunk.state = media_.At<uint64_t>(offset);
+      chunk.entries = media_.At<uint64_t>(offset + kChunkHeaderSize);
+      chunk.header = ChunkState::Decode(*chunk.state);
+      chunk.written.store(entries_per_chunk_);
+    }
+    logs_.push_back(std::move(log));
+  }
+}
+
+RecoveryLogs::~RecoveryLogs() = default;
+
+void RecoveryLogs::SetState(Chunk& c, const ChunkState& s) {
+  c.header = s;
+  std::atomic_ref<uint64_t>(*c.state).store(s.Encode(), std::memory_order_relaxed);
+  media_.Persist(c.state, sizeof(uint64_t));
+}
+
+bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record, uint32_t* chunk_seen) {
+  Log& lg = *logs_[log];
+  const uint64_t cursor = lg.cursor.fetch_add(1, std::memory_order_acq_rel);
+  const auto chunk = static_cast<uint32_t>(cursor >> 32);
+  const uint64_t slot = cursor & 0xFFFFFFFF;
+  *chunk_seen = chunk;
+  if (chunk == kNoChunk || slot >= entries_per_chunk_) return false;
+  Chunk& c = lg.chunks[chunk];
+  uint64_t words[kEntryWords];
+  EncodeEntry(record, c.header.check, words);
+  media_.StreamWords(c.entries + slot * kEntryWords, words, kEntryWords);
+  media_.Drain();
+  uint64_t max = c.max_epoch.load(std::memory_order_relaxed);
+  while (record.epoch > max &&
+         !c.max_epoch.compare_exchange_weak(max, record.epoch, std::memory_order_relaxed)) {
+  }
+  c.written.fetch_add(1, std::memory_order_release);
+  return true;
+}
+
+Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
+  Log& lg = *logs_[log];
+  std::lock_guard<std::mutex> lock(lg.rotate_mu);
+  if (static_cast<uint32_t>(lg.cursor.load(std::memory_order_acquire) >> 32) != chunk_seen) {
+    return Status::OK();  // another writer rotated meanwhile
+  }
+  unsigned free = chunks_per_log_;
+  for (unsigned c = 0; c < chunks_per_log_ && free == chunks_per_log_; ++c) {
+    if (!lg.chunks[c].header.in_use) free = c;
+  }
+  if (free == chunks_per_log_) {
+    Status s = RecycleOldest(log);
+    if (!s.ok()) return s;
+    for (unsigned c = 0; c < chunks_per_log_ && free == chunks_per_log_; ++c) {
+      if (!lg.chunks[c].header.in_use) free = c;
+    }
+  }
+  Chunk& c = lg.chunks[free];
+  c.max_epoch.store(0, std::memory_order_relaxed);
+  c.written.store(0, std::memory_order_relaxed);
+  SetState(c, ChunkState{lg.next_seq++, true, c.header.check});
+  lg.cursor.store(uint64_t{free} << 32, std::memory_order_release);
+  return Status::OK();
+}
+
+Status RecoveryLogs::RecycleOldest(unsigned log) {
+  Log& lg = *logs_[log];
+  Chunk* oldest = nullptr;
+  for (unsigned c = 0; c < chunks_per_log_; ++c) {
+    Chunk& chunk = lg.chunks[c];
+    if (chunk.header.in_use && (oldest == nullptr || chunk.header.log_seq < oldest->header.log_seq)) {
+      oldest = &chunk;
+    }
+  }
+  // Writers that reserved a slot of this chunk long ago must be done first.
+  while (oldest->written.load(std::memory_order_acquire) < entries_per_chunk_) {
+    std::this_thread::yield();
+  }
+  if (oldest->max_epoch.load(std::memory_order_relaxed) >= host_->MinDramEpoch(log)) {
+    for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
+      LogRecord r;
+      if (!DecodeEntry(oldest->entries + slot * kEntryWords, oldest->header.check, &r)) continue;
+      if (r.epoch < host_->DramEpochOf(r)) continue;  // already on PMem
+      Status s = host_->MigrateIfUnmigrated(r);
+      if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
+      forced_migrations_.Add(1);
+    }
+  }
+  SetState(*oldest, ChunkState{oldest->header.log_seq, false,
+                               ChunkState::NextCheck(oldest->header.check)});
+  compactions_.Add(1);
+  return Status::OK();
+}
+
+Status RecoveryLogs::Recover(unsigned threads, const ReplayFn& replay, uint64_t* replayed) {
+  std::atomic<unsigned> next{0};
+  std::atomic<uint64_t> count{0};
+  std::vector<Status> errors(std::max(1u, threads));
+  auto worker = [&](unsigned id) {
+    for (unsigned l = next.fetch_add(1); l < log_count(); l = next.fetch_add(1)) {
+      uint64_t n = 0;
+      Status s = RecoverLog(l, replay, &n);
+      count.fetch_add(n);
+      if (!s.ok()) {
+        errors[id] = s;
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < errors.size(); ++t) pool.emplace_back(worker, t);
+  worker(0);
+  for (std::thread& t : pool) t.join();
+  for (Status& s : errors) {
+    if (!s.ok()) return s;
+  }
+  *replayed = count.load();
+  return Status::OK();
+}
+
+Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* replayed) {
+  Log& lg = *logs_[log];
+  std::vector<Chunk*> in_use;
+  for (unsigned c = 0; c < chunks_per_log_; ++c) {
+    Chunk& chunk = lg.chunks[c];
+    chunk.header = ChunkState::Decode(*chunk.state);
+    if (chunk.header.check == 0 || (chunk.header.in_use && chunk.header.log_seq == 0)) {
+      return Status::Corruption("recovery log " + std::to_string(log) + " chunk " +
+                                std::to_string(c) + ": damaged state word");
+    }
+    lg.next_seq = std::max(lg.next_seq, chunk.header.log_seq + 1);
+    if (chunk.header.in_use) in_use.push_back(&chunk);
+  }
+  std::sort(in_use.begin(), in_use.end(),
+            [](const Chunk* a, const Chunk* b) { return a->header.log_seq < b->header.log_seq; });
+  for (Chunk* chunk : in_use) {
+    uint64_t max_epoch = 0;
+    for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
+      uint64_t* words = chunk->entries + slot * kEntryWords;
+      LogRecord r;
+      if (DecodeEntry(words, chunk->header.check, &r)) {
+        Status s = replay(log, r);
+        if (!s.ok()) return s;
+        max_epoch = std::max(max_epoch, r.epoch);
+        ++*replayed;
+      } else if (!IsZero(words)) {
+        // Torn or stale: zero it, so that no later generation of this chunk
+        // can mistake a mix of old and new words for an entry.
+        const uint64_t zero[kEntryWords] = {0, 0, 0};
+        media_.StreamWords(words, zero, kEntryWords);
+      }
+    }
+    chunk->max_epoch.store(max_epoch);
+  }
+  media_.Drain();
+  lg.cursor.store(uint64_t{kNoChunk} << 32);
+  return Status::OK();
+}
+
+uint64_t RecoveryLogs::Verify(std::string* report) const {
+  uint64_t problems = 0;
+  for (unsigned l = 0; l < log_count(); ++l) {
+    std::vector<uint64_t> seqs;
+    for (unsigned c = 0; c < chunks_per_log_; ++c) {
+      const ChunkState s = ChunkState::Decode(
+          std::atomic_ref<uint64_t>(*logs_[l]->chunks[c].state).load(std::memory_order_relaxed));
+      const std::string where = "recovery log " + std::to_string(l) + " chunk " + std::to_string(c);
+      if (s.check == 0) {
+        ++problems;
+        if (report != nullptr) *report += where + ": check bits are 0\n";
+      }
+      if (s.in_use) {
+        if (std::find(seqs.begin(), seqs.end(), s.log_seq) != seqs.end() || s.log_seq == 0) {
+          ++problems;
+          if (report != nullptr) {
+            *report += where + ": sequence number " + std::to_string(s.log_seq) +
+                       " is zero or used twice\n";
+          }
+        }
+        seqs.push_back(s.log_seq);
+      }
+    }
+  }
+  return problems;
+}
+
+}  // namespace plush::log

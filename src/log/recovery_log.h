@@ -1,0 +1,121 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The recovery logs (paper §4.2): write-ahead logs of the records that are
+// in the DRAM level only. A key always goes to the same log (its DRAM entry
+// index modulo the log count), so the order of a key's updates is the order
+// of its log. On-media layout: log_format.h.
+//
+// Appending takes one persistence barrier: the entry is streamed with
+// non-temporal stores and fenced; its check bits make it self-validating.
+// Slots are handed out by an atomic counter per log.
+//
+// Each log owns a fixed number of chunks: one is current, the others hold
+// older entries or are free. When the current chunk is full, Rotate()
+// activates a free chunk; if none is free, it first recycles the oldest
+// chunk. Instead of copying the oldest chunk's live entries (which would
+// reorder a key's updates), it migrates the DRAM entries they belong to:
+// afterwards every entry of the chunk is on PMem and the chunk can be freed
+// by advancing its check. A chunk whose highest epoch is below the lowest
+// DRAM epoch of its log is recycled without being read. With logs larger
+// than the DRAM level, recycling almost never finds a live entry.
+//
+// Concurrency: TryAppend() may be called by any number of threads, each
+// holding the lock of the DRAM entry the record belongs to. Rotate() must
+// be called WITHOUT holding any DRAM entry lock (it may take them to
+// migrate). Recover() runs before any other call.
+
+#ifndef PLUSH_LOG_RECOVERY_LOG_H_
+#define PLUSH_LOG_RECOVERY_LOG_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "log/log_format.h"
+#include "plush/status.h"
+#include "pool/pool.h"
+#include "util/sharded_counter.h"
+
+namespace plush::log {
+
+// What the logs need from the hash table to recycle chunks.
+class LogHost {
+ public:
+  virtual ~LogHost() = default;
+  // The current epoch of the DRAM entry `record` belongs to.
+  virtual uint64_t DramEpochOf(const LogRecord& record) = 0;
+  // The lowest current epoch among the DRAM entries of `log`.
+  virtual uint64_t MinDramEpoch(unsigned log) = 0;
+  // Migrates the DRAM entry `record` belongs to if the record is still in
+  // DRAM only (its epoch is not below the entry's), under the entry's lock.
+  virtual Status MigrateIfUnmigrated(const LogRecord& record) = 0;
+};
+
+class RecoveryLogs {
+ public:
+  RecoveryLogs(pool::Pool* pool, LogHost* host);
+  ~RecoveryLogs();
+
+  unsigned log_count() const { return static_cast<unsigned>(logs_.size()); }
+
+  // Appends `record` to `log` with one persistence barrier. Returns false if
+  // the log has no room: the caller must drop its DRAM lock, call Rotate()
+  // with the returned `chunk_seen`, and try again.
+  bool TryAppend(unsigned log, const LogRecord& record, uint32_t* chunk_seen);
+  // Gives `log` a fresh current chunk unless another thread already did
+  // since `chunk_seen` was observed. May migrate DRAM entries (LogHost).
+  Status Rotate(unsigned log, uint32_t chunk_seen);
+
+  // Replays every valid entry of every log, oldest first within a log,
+  // calling `replay(log, record)`; logs are processed by up to `threads`
+  // threads in parallel (each log by one thread, so a key's entries arrive
+  // in order). Afterwards zeroes every invalid slot of the chunks in use
+  // (log_format.h explains why) and restores the logs' DRAM state.
+  using ReplayFn = std::function<Status(unsigned log, const LogRecord&)>;
+  Status Recover(unsigned threads, const ReplayFn& replay, uint64_t* replayed);
+
+  // Checks every chunk header; appends problems to *report; returns count.
+  uint64_t Verify(std::string* report) const;
+
+  uint64_t compactions() const { return compactions_.Read(); }
+  uint64_t forced_migrations() const { return forced_migrations_.Read(); }
+  uint64_t entries_per_chunk() const { return entries_per_chunk_; }
+
+ private:
+  static constexpr uint32_t kNoChunk = 0xFFFFFFFF;
+
+  // DRAM state of one chunk.
+  struct Chunk {
+    uint64_t* state = nullptr;    // header word on media
+    uint64_t* entries = nullptr;  // first entry on media
+    ChunkState header;            // mirror of *state; guarded by Log::rotate_mu
+    std::atomic<uint64_t> max_epoch{0};
+    std::atomic<uint64_t> written{0};  // entries fully appended
+  };
+  struct Log {
+    // (chunk index << 32) | next slot; chunk kNoChunk means "none yet".
+    alignas(64) std::atomic<uint64_t> cursor{uint64_t{kNoChunk} << 32};
+    alignas(64) std::mutex rotate_mu;
+    std::unique_ptr<Chunk[]> chunks;
+    uint64_t next_seq = 1;  // GUARDED_BY(rotate_mu)
+  };
+
+  Status RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* replayed);
+  Status RecycleOldest(unsigned log);
+  void SetState(Chunk& c, const ChunkState& s);
+
+  media::Media& media_;
+  LogHost* const host_;
+  const uint64_t entries_per_chunk_;
+  const unsigned chunks_per_log_;
+  std::vector<std::unique_ptr<Log>> logs_;
+  ShardedCounter compactions_;
+  ShardedCounter forced_migrations_;
+};
+
+}  // namespace plush::log
+
+#endif  // PLUSH_LOG_RECOVERY_LOG_H_

@@ -1,0 +1,165 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The media layer: the one seam between the engine and persistent bytes.
+//
+// A Media is a growable mapping of one pool at a fixed virtual address
+// (base() never changes while it is open, so lock-free readers may keep
+// pointers). The engine addresses it by offsets only, and makes bytes
+// durable with three primitives, named after libpmem2's:
+//
+//   Flush(addr, len)   start writing back the cache lines covering the range
+//   Drain()            wait until every earlier Flush/StreamWords of this
+//                      thread is durable (a store fence: one "persistence
+//                      barrier" in the paper's cost model)
+//   StreamWords(...)   store 8-byte words so that they bypass the cache
+//                      (non-temporal stores); durable after the next Drain()
+//
+// Each back end gives these primitives its own meaning (docs/reliability.md):
+//
+//   pmem  clwb/clflushopt + sfence as libpmem2 chooses for the mapping;
+//         nothing at all where the platform flushes caches on power loss
+//         (byte granularity, eADR). Survives power failure.
+//   file  nothing, or (emulate_pmem_costs) the same instructions as pmem so
+//         that throughput comparisons with PMem structures are fair. Survives
+//         process crashes; power failure only up to the last Sync() (msync).
+//   sim   a crash simulator (sim_media.h) with a durable shadow image.
+//
+// The hot-path primitives are noexcept and cannot fail; everything fallible
+// (mapping, growing, syncing) returns a Status.
+//
+// Thread safety: all methods may be called concurrently, except that Grow()
+// is serialized by the caller (the pool allocator).
+
+#ifndef PLUSH_MEDIA_MEDIA_H_
+#define PLUSH_MEDIA_MEDIA_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "media/write_amp_model.h"
+#include "plush/options.h"
+#include "plush/status.h"
+#include "util/sharded_counter.h"
+
+namespace plush::media {
+
+inline constexpr size_t kCacheLine = 64;
+
+class Media {
+ public:
+  Media(const Media&) = delete;
+  Media& operator=(const Media&) = delete;
+  virtual ~Media() = default;
+
+  char* base() const { return base_; }
+  // Bytes currently mapped (and backed) starting at base().
+  uint64_t size() const { return size_.load(std::memory_order_acquire); }
+
+  template <typename T>
+  T* At(uint64_t offset) const {
+    return reinterpret_cast<T*>(base_ + offset);
+  }
+  uint64_t OffsetOf(const void* p) const {
+    return static_cast<uint64_t>(static_cast<const char*>(p) - base_);
+  }
+
+  void Flush(const void* addr, size_t len) noexcept {
+    if (len == 0) return;
+    const uintptr_t first = reinterpret_cast<uintptr_t>(addr) & ~(kCacheLine - 1);
+    const uintptr_t end = reinterpret_cast<uintptr_t>(addr) + len;
+    const uint64_t lines = (end - first + kCacheLine - 1) / kCacheLine;
+    flushed_lines_.Add(lines);
+    if (model_) model_->RecordLines(first - reinterpret_cast<uintptr_t>(base_), lines);
+    FlushLines(first, lines);
+  }
+
+  void Drain() noexcept {
+    persist_calls_.Add(1);
+    Fence();
+  }
+
+  void Persist(const void* addr, size_t len) noexcept {
+    Flush(addr, len);
+    Drain();
+  }
+
+  // Stores `n` words from `src` to `dst` (8-byte aligned) with non-temporal
+  // stores where the back end needs flushes, plain stores otherwise. Each
+  // 8-byte store is atomic. Durable after the next Drain().
+  void StreamWords(uint64_t* dst, const uint64_t* src, size_t n) noexcept {
+    const uintptr_t first = reinterpret_cast<uintptr_t>(dst) & ~(kCacheLine - 1);
+    const uintptr_t end = reinterpret_cast<uintptr_t>(dst + n);
+    const uint64_t lines = (end - first + kCacheLine - 1) / kCacheLine;
+    flushed_lines_.Add(lines);
+    if (model_) model_->RecordLines(first - reinterpret_cast<uintptr_t>(base_), lines);
+    Stream(dst, src, n);
+  }
+
+  // Extends the mapping to `new_size` bytes (a multiple of kGrowAlignment).
+  // base() stays the same. Returns NoSpace if the media cannot grow.
+  virtual Status Grow(uint64_t new_size) = 0;
+  // Makes everything written so far durable on this back end's terms
+  // (msync for files; nothing for pmem and sim).
+  virtual Status Sync() = 0;
+
+  Backend backend() const { return backend_; }
+  Granularity granularity() const { return granularity_; }
+  bool power_fail_durable() const { return backend_ == Backend::kPmem; }
+  // A one-line statement of what an acknowledged write survives.
+  std::string Guarantee() const;
+  const char* BackendName() const;
+  const char* GranularityName() const;
+
+  uint64_t persist_calls() const { return persist_calls_.Read(); }
+  uint64_t flushed_lines() const { return flushed_lines_.Read(); }
+
+  // Starts feeding flushed lines into a model of PMem's write-combining
+  // buffer (call before concurrent use).
+  void EnableWriteAmpModel() { model_ = std::make_unique<WriteAmpModel>(); }
+  const WriteAmpModel* write_amp_model() const { return model_.get(); }
+
+  // Sizes and offsets of growth steps; a multiple of every mapping
+  // alignment (4 KiB pages, 2 MiB devdax).
+  static constexpr uint64_t kGrowAlignment = 2ull << 20;
+
+ protected:
+  Media(Backend backend, Granularity granularity)
+      : backend_(backend), granularity_(granularity) {}
+
+  virtual void FlushLines(uintptr_t first_line, uint64_t count) noexcept = 0;
+  virtual void Fence() noexcept = 0;
+  virtual void Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept = 0;
+
+  char* base_ = nullptr;
+  std::atomic<uint64_t> size_{0};
+
+ private:
+  const Backend backend_;
+  const Granularity granularity_;
+  ShardedCounter persist_calls_;
+  ShardedCounter flushed_lines_;
+  std::unique_ptr<WriteAmpModel> model_;
+};
+
+// How a pool file should be opened.
+struct FileMediaOptions {
+  Backend backend = Backend::kAuto;  // kAuto, kPmem or kFile
+  Granularity required_granularity = Granularity::kPage;
+  bool emulate_pmem_costs = false;
+  bool create = false;          // create the file (it must not exist)
+  uint64_t create_size = 0;     // initial size when creating
+  uint64_t max_size = 1ull << 40;
+};
+
+// Opens (or creates) the pool file at `path`, takes an exclusive lock on it
+// (Busy if another process or another Media in this process holds it), and
+// maps it with the pmem or file back end.
+Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
+                     std::unique_ptr<Media>* media);
+
+}  // namespace plush::media
+
+#endif  // PLUSH_MEDIA_MEDIA_H_

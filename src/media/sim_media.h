@@ -1,0 +1,113 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The sim back end: an in-memory pool with an explicit model of a
+// persistence domain, used to prove crash consistency (DESIGN.md §7).
+//
+// It keeps two images of the pool:
+//
+//   live     the bytes the program reads and writes
+//   durable  what would survive a power failure right now
+//
+// Flush(range) and StreamWords() remember the touched cache lines for the
+// calling thread; Drain() copies this thread's remembered lines from live to
+// durable. This is a persist point. Everything else stays volatile.
+//
+// A crash is simulated at a persist point: ArmCrash(k) makes the k-th
+// Drain() (counting from 1 after arming) snapshot the live image *instead
+// of* taking effect, and every later Drain() is ignored. CrashImage(seed)
+// then builds a post-crash image: the durable image, where every 8-byte word
+// whose live content differed at the crash is, by a seeded coin flip, either
+// the old (durable) or the new (live) word. This models cache-line evictions
+// that happened on their own and torn multi-word writes, at the 8-byte
+// atomicity that PMem guarantees. Restore(image) makes an image the device's
+// content again, ready for the engine to recover from it.
+//
+// Devices live in a process-wide registry keyed by the pool "path", so that
+// DB::Open with Backend::kSim can reopen the same device after a close or a
+// simulated crash. Like a pool file, a device may be open only once at a
+// time (a second open returns Busy).
+//
+// Thread safety: the Media primitives are thread-safe; the crash-control
+// methods must not race with Drain() unless stated.
+
+#ifndef PLUSH_MEDIA_SIM_MEDIA_H_
+#define PLUSH_MEDIA_SIM_MEDIA_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "media/media.h"
+
+namespace plush::media {
+
+class SimMedia final : public Media {
+ public:
+  // A device of `size` bytes (zeroed) that may grow to `max_size`.
+  SimMedia(uint64_t size, uint64_t max_size);
+  ~SimMedia() override;
+
+  Status Grow(uint64_t new_size) override;
+  Status Sync() override { return Status::OK(); }
+
+  // ---- Crash control -------------------------------------------------------
+
+  // Persist points (Drain calls) counted since construction or Restore().
+  uint64_t persist_points() const { return persist_points_.load(); }
+  // Crash at the k-th persist point from now (k >= 1).
+  void ArmCrash(uint64_t k);
+  // Crash right now (at no particular persist point).
+  void CrashNow();
+  bool crashed() const { return crashed_.load(std::memory_order_acquire); }
+
+  // The post-crash image described above. REQUIRES: crashed().
+  std::vector<uint64_t> CrashImage(uint64_t seed) const;
+  // The durable image alone (what a crash with no lucky evictions leaves).
+  std::vector<uint64_t> DurableImage() const;
+  // Makes `image` both the live and the durable content, drops every
+  // remembered line, disarms the crash and resets the persist-point count.
+  // REQUIRES: no thread is using the device.
+  void Restore(const std::vector<uint64_t>& image);
+
+  // ---- Registry ------------------------------------------------------------
+
+  // Opens the device named `path`: creates it if `create` (it must not
+  // exist), else finds it. Busy if it is open already; InvalidArgument if it
+  // does not exist. The device stays registered after Release().
+  static Status Open(const std::string& path, bool create, uint64_t size,
+                     uint64_t max_size, std::shared_ptr<SimMedia>* device);
+  // Marks the device closed so that it can be opened again.
+  void Release() { open_.store(false); }
+  // The registered device named `path`, or null.
+  static std::shared_ptr<SimMedia> Find(const std::string& path);
+  // Forgets the device named `path` (like deleting a pool file).
+  static void Remove(const std::string& path);
+
+ protected:
+  void FlushLines(uintptr_t first_line, uint64_t count) noexcept override;
+  void Fence() noexcept override;
+  void Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept override;
+
+ private:
+  void Remember(uintptr_t first_line, uint64_t count);
+
+  const uint64_t max_size_;
+  char* durable_ = nullptr;
+  std::atomic<bool> open_{false};
+
+  std::mutex mu_;  // guards pending_ and the snapshot
+  // Lines flushed by each thread and not yet drained, by thread shard.
+  std::unordered_map<unsigned, std::vector<uintptr_t>> pending_;
+  std::atomic<uint64_t> persist_points_{0};
+  std::atomic<uint64_t> crash_at_{0};  // 0 = disarmed
+  std::atomic<bool> crashed_{false};
+  std::vector<uint64_t> live_at_crash_;
+};
+
+}  // namespace plush::media
+
+#endif  // PLUSH_MEDIA_SIM_MEDIA_H_

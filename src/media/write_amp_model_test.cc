@@ -1,0 +1,59 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "media/write_amp_model.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "media/sim_media.h"
+
+namespace plush::media {
+namespace {
+
+TEST(WriteAmpModelTest, SequentialLinesCombineFourToAnXPLine) {
+  WriteAmpModel model;
+  for (uint64_t line = 0; line < 4096; ++line) model.RecordLines(line * 64, 1);
+  EXPECT_EQ(model.MediaBytes(), 4096u * 64);  // 1 byte of media per byte flushed
+}
+
+TEST(WriteAmpModelTest, RandomLinesCostAWholeXPLineEach) {
+  WriteAmpModel model;
+  std::mt19937_64 rng(7);
+  constexpr uint64_t kLines = 4096;
+  // Far apart lines: every flush misses the buffer.
+  for (uint64_t i = 0; i < kLines; ++i) model.RecordLines((rng() % (1ull << 30)) * 256, 1);
+  EXPECT_NEAR(static_cast<double>(model.MediaBytes()), kLines * 256.0, kLines * 256.0 * 0.01);
+}
+
+TEST(WriteAmpModelTest, RewritesWithinTheBufferAreFree) {
+  WriteAmpModel model;
+  for (int round = 0; round < 100; ++round) {
+    for (uint64_t x = 0; x < WriteAmpModel::kBufferLines; ++x) model.RecordLines(x * 256, 4);
+  }
+  EXPECT_EQ(model.MediaBytes(), WriteAmpModel::kBufferLines * 256);
+}
+
+TEST(WriteAmpModelTest, LeastRecentlyUsedLineIsEvicted) {
+  WriteAmpModel model;
+  const uint64_t n = WriteAmpModel::kBufferLines;
+  for (uint64_t x = 0; x < n; ++x) model.RecordLines(x * 256, 1);
+  model.RecordLines(0, 1);        // XPLine 0 is now the most recent
+  model.RecordLines(n * 256, 1);  // evicts XPLine 1, not 0
+  model.RecordLines(0, 1);        // still buffered: free
+  EXPECT_EQ(model.MediaBytes(), (n + 1) * 256);
+  model.RecordLines(256, 1);  // XPLine 1 was evicted: costs again
+  EXPECT_EQ(model.MediaBytes(), (n + 2) * 256);
+}
+
+TEST(WriteAmpModelTest, MediaFeedsFlushesIntoTheModel) {
+  SimMedia m(1 << 20, 1 << 20);
+  m.EnableWriteAmpModel();
+  m.Persist(m.At<char>(0), 256);     // one XPLine, four lines
+  m.Persist(m.At<char>(4096), 64);   // another XPLine
+  EXPECT_EQ(m.flushed_lines(), 5u);
+  EXPECT_EQ(m.write_amp_model()->MediaBytes(), 512u);
+}
+
+}  // namespace
+}  // namespace plush::media

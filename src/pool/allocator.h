@@ -1,0 +1,56 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The pool's space allocator: a bump allocator over the heap region, for
+// blocks that are never freed individually (level directories and 256-byte
+// buckets; buckets are reused in place by their directory entry).
+//
+// Recoverable state: RootPage::alloc_high_water. Space is handed out from a
+// DRAM cursor below the high-water mark; when the cursor would pass it, the
+// mark is advanced by at least one slab and persisted *before* the space is
+// used. After a crash the cursor restarts at the mark, so a crash leaks at
+// most one slab and never hands out space twice. Fresh space is zero: the
+// file is extended with posix_fallocate and never reused below the mark.
+//
+// Thread safety: thread-safe (one mutex; callers allocate in batches, e.g.
+// all buckets of a migration at once).
+
+#ifndef PLUSH_POOL_ALLOCATOR_H_
+#define PLUSH_POOL_ALLOCATOR_H_
+
+#include <cstdint>
+#include <mutex>
+
+#include "media/media.h"
+#include "plush/status.h"
+#include "pool/pool_format.h"
+
+namespace plush::pool {
+
+class Allocator {
+ public:
+  static constexpr uint64_t kSlab = 256 << 10;
+
+  // `root` lives in `media`; the heap ends where the media may grow to.
+  Allocator(media::Media* media, RootPage* root, uint64_t max_pool_size);
+
+  // Reserves `size` bytes aligned to `alignment` (a power of two) and
+  // stores their offset in *offset. Grows the pool when needed; NoSpace if
+  // it cannot (nothing is allocated then).
+  Status Allocate(uint64_t size, uint64_t alignment, uint64_t* offset);
+
+  // Bytes of the pool below the allocation cursor.
+  uint64_t used_bytes() const;
+
+ private:
+  Status EnsureMapped(uint64_t end);
+
+  media::Media* const media_;
+  RootPage* const root_;
+  const uint64_t max_pool_size_;
+  mutable std::mutex mu_;
+  uint64_t cursor_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace plush::pool
+
+#endif  // PLUSH_POOL_ALLOCATOR_H_

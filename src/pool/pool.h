@@ -1,0 +1,84 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// A pool: one file (or simulated device) holding everything persistent of
+// a DB. Pool owns the media mapping and the file lock, validates or writes
+// the superblock and root page, hands out space (Allocator) and records new
+// hash-table levels. It knows nothing about records.
+//
+// Thread safety: AddLevel() must be serialized by the caller; the rest is
+// thread-safe.
+
+#ifndef PLUSH_POOL_POOL_H_
+#define PLUSH_POOL_POOL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "media/media.h"
+#include "plush/options.h"
+#include "plush/status.h"
+#include "pool/allocator.h"
+#include "pool/pool_format.h"
+
+namespace plush::pool {
+
+// The creation parameters of a pool, as recorded in its superblock.
+struct PoolParams {
+  Partitioning partitioning = Partitioning::kHash;
+  uint32_t dram_directory_bits = 0;
+  uint32_t fanout_bits = 0;
+  uint32_t first_level_fanout_bits = 0;
+  uint32_t preallocated_levels = 0;
+  uint32_t log_count = 0;
+  uint32_t log_chunk_size = 0;
+  uint32_t log_chunks_per_log = 0;
+
+  static PoolParams FromOptions(const Options& options);
+  // InvalidArgument (from options) or Corruption (from a superblock) with a
+  // message naming the bad field.
+  Status Validate() const;
+  uint64_t log_region_size() const {
+    return uint64_t{log_count} * log_chunks_per_log * log_chunk_size;
+  }
+};
+
+class Pool {
+ public:
+  // Opens or creates the pool at `path` according to `options`.
+  // *created tells which happened.
+  static Status Open(const Options& options, const std::string& path,
+                     std::unique_ptr<Pool>* pool, bool* created);
+  ~Pool();
+
+  media::Media& media() const { return *media_; }
+  const PoolParams& params() const { return params_; }
+  RootPage* root() const { return media_->At<RootPage>(kRootOffset); }
+  Allocator& allocator() { return *allocator_; }
+  uint64_t heap_offset() const { return heap_offset_; }
+
+  // Number of PMem levels recorded in the root page.
+  uint64_t level_count() const;
+  const LevelDescriptor& level(unsigned i) const { return root()->levels[i]; }
+  // Persists `descriptor` as the next level, then the new level count.
+  Status AddLevel(LevelDescriptor descriptor);
+
+  // Checks superblock, root page and level table; appends problems to
+  // *report (one per line). Returns the number of problems found.
+  uint64_t Verify(std::string* report) const;
+
+ private:
+  Pool(std::shared_ptr<media::Media> media, const Options& options);
+  Status Create();
+  Status Load();
+
+  std::shared_ptr<media::Media> media_;
+  const uint64_t max_pool_size_;
+  PoolParams params_;
+  uint64_t heap_offset_ = 0;
+  std::unique_ptr<Allocator> allocator_;
+};
+
+}  // namespace plush::pool
+
+#endif  // PLUSH_POOL_POOL_H_

@@ -1,0 +1,94 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// On-media layout of a pool's fixed header: the superblock and the root
+// page. Specified byte by byte in docs/format.md ("Superblock", "Root
+// page"); keep the two in sync. All integers are little-endian; every
+// persisted reference is an offset from the start of the pool.
+//
+//   offset 0        Superblock   written once at creation, checksummed
+//   offset 4096     RootPage     allocator high-water mark + level table
+//   offset 8192     recovery logs (log/log_format.h)
+//   heap_offset     heap: level directories and buckets (bump-allocated)
+
+#ifndef PLUSH_POOL_POOL_FORMAT_H_
+#define PLUSH_POOL_POOL_FORMAT_H_
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+namespace plush::pool {
+
+static_assert(std::endian::native == std::endian::little,
+              "the on-media format is little-endian and read in place");
+
+inline constexpr uint64_t kPageSize = 4096;
+inline constexpr uint64_t kSuperblockOffset = 0;
+inline constexpr uint64_t kRootOffset = 4096;
+inline constexpr uint64_t kLogRegionOffset = 8192;
+
+// "PLUSHPL" + NUL. DO NOT CHANGE: persisted.
+inline constexpr char kMagic[8] = {'P', 'L', 'U', 'S', 'H', 'P', 'L', '\0'};
+
+// The most PMem levels a pool can have: 64 hash bits are consumed by
+// directory indexes long before (docs/format.md, "Levels").
+inline constexpr unsigned kMaxPmemLevels = 15;
+
+struct Superblock {
+  char magic[8];
+  uint32_t format_version;
+  uint32_t superblock_bytes;  // sizeof(Superblock) when written
+  uint64_t creation_time_ns;  // CLOCK_REALTIME, informational
+  // Creation parameters (see plush::Options for their meaning).
+  uint8_t partitioning;  // 0 = hash, 1 = range. DO NOT CHANGE: persisted.
+  uint8_t dram_directory_bits;
+  uint8_t fanout_bits;
+  uint8_t first_level_fanout_bits;
+  uint8_t preallocated_levels;
+  uint8_t reserved0[3];
+  uint32_t log_count;
+  uint32_t log_chunk_size;
+  uint32_t log_chunks_per_log;
+  uint32_t reserved1;
+  // Regions.
+  uint64_t log_region_offset;
+  uint64_t log_region_size;
+  uint64_t heap_offset;
+  uint64_t reserved2[8];  // zero in format version 1
+  uint64_t checksum;      // XXH64 (seed 0) of the bytes before this field
+};
+static_assert(sizeof(Superblock) == 144);
+static_assert(offsetof(Superblock, partitioning) == 24);
+static_assert(offsetof(Superblock, log_count) == 32);
+static_assert(offsetof(Superblock, log_region_offset) == 48);
+static_assert(offsetof(Superblock, checksum) == 136);
+
+// Written once when a PMem level is created, then read-only.
+struct LevelDescriptor {
+  uint64_t directory_offset;    // first directory entry (512-byte aligned)
+  uint64_t directory_bytes;     // entry_count * directory entry size
+  uint64_t entry_count;         // number of directory entries
+  uint64_t bucket_area_offset;  // preallocated buckets, or 0
+  uint64_t bucket_area_bytes;   // 0 unless preallocated
+  uint64_t reserved[2];
+  uint64_t checksum;  // XXH64 (seed 0) of the 56 bytes before
+};
+static_assert(sizeof(LevelDescriptor) == 64);
+
+struct RootPage {
+  // Heap bytes below this offset may be in use; the allocator never hands
+  // out space below it again. Advanced (and persisted) in slabs before the
+  // space is used, so a crash can leak at most one slab, never reuse one.
+  uint64_t alloc_high_water;
+  // Number of valid entries in `levels`. Incremented (and persisted) only
+  // after the new descriptor is persisted.
+  uint64_t level_count;
+  uint64_t reserved[6];
+  LevelDescriptor levels[kMaxPmemLevels];
+};
+static_assert(sizeof(RootPage) == 64 + 64 * kMaxPmemLevels);
+static_assert(sizeof(RootPage) <= kPageSize);
+
+}  // namespace plush::pool
+
+#endif  // PLUSH_POOL_POOL_FORMAT_H_

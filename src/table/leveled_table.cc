@@ -1,0 +1,296 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Levels, addressing, DRAM inserts and lock-free lookups. Migration lives
+// in migration.cc, the consistency walk in table_verify.cc.
+
+#include "table/leveled_table.h"
+
+#include <sys/mman.h>
+
+#include <bit>
+#include <cstring>
+
+#include "table/key_match.h"
+#include "util/hash.h"
+
+namespace plush::table {
+
+LookupKey LookupKey::For(std::string_view key) {
+  LookupKey k;
+  k.bytes = key;
+  k.hash = KeyHash(key);
+  k.has_inline = key.size() == 8;
+  if (k.has_inline) std::memcpy(&k.inline_key, key.data(), 8);
+  return k;
+}
+
+LeveledTable::LeveledTable(pool::Pool* pool)
+    : pool_(pool),
+      media_(pool->media()),
+      fanout_(1u << pool->params().fanout_bits),
+      capacity_(kSlotsPerBucket << pool->params().fanout_bits),
+      words_per_partition_(kFilterBytes / 8 / fanout_) {}
+
+LeveledTable::~LeveledTable() {
+  if (dram_memory_ != nullptr) munmap(dram_memory_, dram_bytes_);
+}
+
+Status LeveledTable::Open(pool::Pool* pool, std::unique_ptr<LeveledTable>* table) {
+  std::unique_ptr<LeveledTable> t(new LeveledTable(pool));
+  const pool::PoolParams& p = pool->params();
+
+  // The DRAM level is allocated (and touched) in full up front: its size is
+  // the whole DRAM budget, and it must not grow with the record count.
+  Level& dram = t->levels_[0];
+  dram.entry_count = uint64_t{1} << p.dram_directory_bits;
+  dram.index_bits = p.dram_directory_bits;
+  dram.child_bits = p.first_level_fanout_bits;
+  const uint64_t entry_bytes = dram.entry_count * sizeof(DirectoryEntry);
+  const uint64_t bucket_bytes = dram.entry_count * t->fanout_ * sizeof(Bucket);
+  t->dram_bytes_ = entry_bytes + bucket_bytes;
+  void* memory = mmap(nullptr, t->dram_bytes_, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (memory == MAP_FAILED) {
+    return Status::IOError("cannot allocate " + std::to_string(t->dram_bytes_) +
+                           " bytes for the DRAM level");
+  }
+  madvise(memory, t->dram_bytes_, MADV_HUGEPAGE);
+  t->dram_memory_ = memory;
+  dram.entries = static_cast<DirectoryEntry*>(memory);
+  dram.bucket_area = reinterpret_cast<Bucket*>(static_cast<char*>(memory) + entry_bytes);
+  // Epoch 0 is what a level-1 entry that never received records holds; the
+  // DRAM level starts above it (recovery raises it further).
+  for (uint64_t i = 0; i < dram.entry_count; ++i) {
+    dram.entries[i].state = EntryState{1, 0}.Encode();
+  }
+
+  Status s = t->AttachLevels();
+  if (!s.ok()) return s;
+  *table = std::move(t);
+  return Status::OK();
+}
+
+Status LeveledTable::AttachLevels() {
+  const pool::PoolParams& p = pool_->params();
+  const uint64_t n = pool_->level_count();
+  for (uint64_t i = 0; i < n; ++i) {
+    const pool::LevelDescriptor& d = pool_->level(static_cast<unsigned>(i));
+    const Level& parent = levels_[i];
+    Level& l = levels_[i + 1];
+    l.index_bits = parent.index_bits + parent.child_bits;
+    l.child_bits = p.fanout_bits;
+    l.entry_count = uint64_t{1} << l.index_bits;
+    l.persistent = true;
+    const std::string where = "level " + std::to_string(i + 1);
+    if (d.entry_count != l.entry_count ||
+        d.directory_bytes != l.entry_count * sizeof(DirectoryEntry)) {
+      return Status::Corruption(where + " has " + std::to_string(d.entry_count) +
+                                " directory entries, expected " +
+                                std::to_string(l.entry_count));
+    }
+    const bool preallocated = i < p.preallocated_levels;
+    if (preallocated != (d.bucket_area_bytes != 0) ||
+        (preallocated &&
+         d.bucket_area_bytes != l.entry_count * fanout_ * sizeof(Bucket))) {
+      return Status::Corruption(where + " has a bucket area that does not match the "
+                                        "preallocated_levels parameter");
+    }
+    l.entries = media_.At<DirectoryEntry>(d.directory_offset);
+    if (preallocated) l.bucket_area = media_.At<Bucket>(d.bucket_area_offset);
+  }
+  level_count_.store(static_cast<unsigned>(n + 1), std::memory_order_release);
+  return Status::OK();
+}
+
+Status LeveledTable::EnsureLevel(unsigned level) {
+  if (level < level_count()) return Status::OK();
+  std::lock_guard<std::mutex> lock(level_mu_);
+  if (level < level_count()) return Status::OK();
+  if (level > pool::kMaxPmemLevels) return Status::NoSpace("too many levels");
+  const Level& parent = levels_[level - 1];
+  Level l;
+  l.index_bits = parent.index_bits + parent.child_bits;
+  l.child_bits = pool_->params().fanout_bits;
+  l.entry_count = uint64_t{1} << l.index_bits;
+  l.persistent = true;
+  if (l.index_bits > 40) return Status::NoSpace("level directory would exceed 512 TiB");
+
+  pool::LevelDescriptor d{};
+  d.entry_count = l.entry_count;
+  d.directory_bytes = l.entry_count * sizeof(DirectoryEntry);
+  Status s = pool_->allocator().Allocate(d.directory_bytes, 4096, &d.directory_offset);
+  if (!s.ok()) return s.WithContext("creating level " + std::to_string(level));
+  if (level <= pool_->params().preallocated_levels) {
+    d.bucket_area_bytes = l.entry_count * fanout_ * sizeof(Bucket);
+    s = pool_->allocator().Allocate(d.bucket_area_bytes, 4096, &d.bucket_area_offset);
+    if (!s.ok()) return s.WithContext("preallocating buckets of level " + std::to_string(level));
+    l.bucket_area = media_.At<Bucket>(d.bucket_area_offset);
+  }
+  // Fresh heap space is zero: every entry starts empty with epoch 0.
+  l.entries = media_.At<DirectoryEntry>(d.directory_offset);
+  s = pool_->AddLevel(d);
+  if (!s.ok()) return s;
+  levels_[level] = l;
+  level_count_.store(level + 1, std::memory_order_release);
+  return Status::OK();
+}
+
+uint64_t LeveledTable::ChildIndex(unsigned level, uint64_t index, uint64_t hash) const {
+  const Level& l = levels_[level];
+  const uint64_t digit = (hash >> l.index_bits) & ((uint64_t{1} << l.child_bits) - 1);
+  return index << l.child_bits | digit;
+}
+
+Bucket* LeveledTable::BucketAt(const Level& level, uint64_t index,
+                               const DirectoryEntry& e, unsigned b) const {
+  if (level.bucket_area != nullptr) return &level.bucket_area[index * fanout_ + b];
+  // A reference is validated before use so that a damaged pool yields an
+  // error instead of a wild read.
+  const uint64_t offset = LoadRelaxed(e.bucket[b]);
+  if (offset < pool_->heap_offset() || offset % sizeof(Bucket) != 0 ||
+      offset > media_.size() - sizeof(Bucket)) {
+    return nullptr;
+  }
+  return media_.At<Bucket>(offset);
+}
+
+EntryState LeveledTable::DramState(uint64_t dram_index) const {
+  return EntryState::Decode(LoadRelaxed(levels_[0].entries[dram_index].state));
+}
+
+void LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash, const Slot& slot) {
+  DirectoryEntry& e = levels_[0].entries[dram_index];
+  const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
+  const unsigned pos = st.size;
+  const unsigned b = pos / kSlotsPerBucket;
+  const unsigned i = pos % kSlotsPerBucket;
+  Bucket& bucket = levels_[0].bucket_area[dram_index * fanout_ + b];
+  StoreRelaxed(bucket.keys[i], slot.key);
+  StoreRelaxed(bucket.values[i], slot.value);
+  AssignBit(e.tombstone, pos, slot.tombstone);
+  AssignBit(e.indirect, pos, slot.indirect);
+  FilterAdd(e.filter, b, MakeProbe(hash, words_per_partition_), words_per_partition_, i == 0);
+  StoreRelease(e.state, EntryState{st.epoch, pos + 1}.Encode());
+}
+
+void LeveledTable::SetDramEpoch(uint64_t dram_index, uint64_t epoch) {
+  DirectoryEntry& e = levels_[0].entries[dram_index];
+  const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
+  StoreRelease(e.state, EntryState{epoch, st.size}.Encode());
+}
+
+Found LeveledTable::Lookup(const LookupKey& key, Slot* slot) const {
+  const FilterProbe probe = MakeProbe(key.hash, words_per_partition_);
+  uint64_t index = DramIndex(key.hash);
+  // Re-reading the level count each step matters: records only move down,
+  // and a level is published before any record moves into it.
+  for (unsigned l = 0; l < level_count(); ++l) {
+    if (l > 0) index = ChildIndex(l - 1, index, key.hash);
+    const Found found = SearchEntry(levels_[l], index, key, probe, slot);
+    if (found != Found::kAbsent) return found;
+  }
+  return Found::kAbsent;
+}
+
+Found LeveledTable::SearchEntry(const Level& level, uint64_t index, const LookupKey& key,
+                                const FilterProbe& probe, Slot* slot) const {
+  const DirectoryEntry& e = level.entries[index];
+  for (;;) {
+    const uint64_t before = LoadAcquire(e.state);
+    const EntryState st = EntryState::Decode(before);
+    const unsigned size = std::min(st.size, capacity_);
+    Found found = Found::kAbsent;
+    if (size > 0) {
+      const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
+      uint32_t candidates = FilterCandidates(e.filter, buckets, probe, words_per_partition_);
+      while (candidates != 0 && found == Found::kAbsent) {
+        const unsigned b = 31 - std::countl_zero(candidates);
+        candidates &= ~(1u << b);
+        const Bucket* bucket = BucketAt(level, index, e, b);
+        if (bucket == nullptr) continue;
+        const unsigned used = std::min(size - b * kSlotsPerBucket, kSlotsPerBucket);
+        const uint32_t valid = (1u << used) - 1;
+        const uint32_t indirect =
+            static_cast<uint32_t>(LoadRelaxed(e.indirect[b / 4]) >> (b % 4 * 16)) & 0xFFFF;
+        uint32_t matches = 0;
+        if (key.has_inline) matches |= MatchKeys(bucket->keys, key.inline_key) & ~indirect;
+        if (indirect != 0 && resolver_ != nullptr) {
+          matches |= MatchKeys(bucket->keys, key.hash) & indirect;
+        }
+        matches &= valid;
+        while (matches != 0) {
+          const unsigned i = 31 - std::countl_zero(matches);
+          matches &= ~(1u << i);
+          const unsigned pos = b * kSlotsPerBucket + i;
+          Slot s{LoadRelaxed(bucket->keys[i]), LoadRelaxed(bucket->values[i]),
+                 TestBit(e.tombstone, pos), ((indirect >> i) & 1) != 0};
+          if (s.indirect && !resolver_->RefHasKey(s.value, key.bytes)) continue;
+          *slot = s;
+          found = s.tombstone ? Found::kTombstone : Found::kValue;
+          break;
+        }
+      }
+    }
+    // Validate: the entry was neither cleared nor refilled meanwhile. An
+    // append (same epoch, larger size) leaves the slots read untouched.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    const EntryState after = EntryState::Decode(LoadRelaxed(e.state));
+    if (after.epoch == st.epoch && after.size >= st.size) return found;
+  }
+}
+
+uint64_t LeveledTable::FirstLevelEpoch(uint64_t hash) const {
+  if (level_count() < 2) return 0;
+  const uint64_t index = ChildIndex(0, DramIndex(hash), hash);
+  return EntryState::Decode(LoadAcquire(levels_[1].entries[index].state)).epoch;
+}
+
+uint64_t LeveledTable::MaxChildEpoch(uint64_t dram_index) const {
+  if (level_count() < 2) return 0;
+  uint64_t max = 0;
+  const unsigned children = 1u << levels_[0].child_bits;
+  for (unsigned j = 0; j < children; ++j) {
+    const DirectoryEntry& child = levels_[1].entries[dram_index * children + j];
+    max = std::max(max, EntryState::Decode(LoadAcquire(child.state)).epoch);
+  }
+  return max;
+}
+
+Status LeveledTable::RecoverIntoDram(uint64_t dram_index, uint64_t hash, const Slot& slot) {
+  DirectoryEntry& e = levels_[0].entries[dram_index];
+  const EntryState st = EntryState::Decode(e.state);
+  for (unsigned pos = 0; pos < st.size; ++pos) {
+    Bucket& bucket = levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
+    const unsigned i = pos % kSlotsPerBucket;
+    const Slot old{bucket.keys[i], bucket.values[i], TestBit(e.tombstone, pos),
+                   TestBit(e.indirect, pos)};
+    const uint64_t old_hash = old.indirect ? old.key : InlineKeyHash(old.key);
+    if (!SameKey(old, old_hash, slot, hash)) continue;
+    bucket.keys[i] = slot.key;
+    bucket.values[i] = slot.value;
+    AssignBit(e.tombstone, pos, slot.tombstone);
+    AssignBit(e.indirect, pos, slot.indirect);
+    return Status::OK();
+  }
+  if (st.size >= capacity_) {
+    return Status::Corruption("recovery log holds more unmigrated records for DRAM entry " +
+                              std::to_string(dram_index) + " than the entry can hold");
+  }
+  InsertDram(dram_index, hash, slot);
+  return Status::OK();
+}
+
+std::vector<uint64_t> LeveledTable::RecordsPerLevel() const {
+  std::vector<uint64_t> records;
+  for (unsigned l = 0; l < level_count(); ++l) {
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < levels_[l].entry_count; ++i) {
+      n += std::min(EntryState::Decode(LoadRelaxed(levels_[l].entries[i].state)).size,
+                    capacity_);
+    }
+    records.push_back(n);
+  }
+  return records;
+}
+
+}  // namespace plush::table

@@ -1,0 +1,200 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The leveled hash table (paper §4.1, §5.1-5.3, listings 1-3).
+//
+//   level 0 (DRAM)   D entries                      hash bits [0, d)
+//   level 1 (PMem)   D * f1 entries                 hash bits [0, d + a)
+//   level k+1        (entries of level k) * f       hash bits [0, d + a + k*b)
+//
+// with D = 2^d = 2^dram_directory_bits, f1 = 2^a the first-level fanout and
+// f = 2^b the fanout. The children of entry i of level k are the f
+// contiguous entries i*f .. i*f + f-1 of level k+1, told apart by the next
+// b hash bits. Every entry, DRAM included, holds up to f buckets of 16
+// slots (table_format.h), filled in order.
+//
+// Writes go to the DRAM level only. When a DRAM entry is full, its records
+// migrate to its children on level 1 (rehashed by the next bits; newest
+// version of each key wins; tombstones cancel what they shadow), recursively
+// when a child is full, creating levels on demand. Persist order of a
+// migration: records + filters + flags of all targets (one fence), then the
+// targets' state words (one fence), then the source is cleared (one more
+// fence when the source is on PMem). A crash can therefore duplicate
+// records on two levels but never lose one; duplicates merge at the next
+// migration.
+//
+// Reads search the DRAM level, then every PMem level, newest first; in each
+// entry they test the filter, then search candidate buckets back to front.
+// They take no locks: an entry's state word is read before and after, and
+// the read is retried if the entry was cleared or refilled in between.
+//
+// Concurrency contract:
+//   * a writer locks the DRAM entry of its key (LockDram) before Insert or
+//     Migrate; the lock covers the entry and its whole subtree on the PMem
+//     levels (children only ever receive records from their parent);
+//   * any number of readers run concurrently with writers, lock-free;
+//   * nothing is ever freed while the table is open (buckets are reused in
+//     place under the state-word protocol), so readers need no reclamation.
+
+#ifndef PLUSH_TABLE_LEVELED_TABLE_H_
+#define PLUSH_TABLE_LEVELED_TABLE_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "plush/status.h"
+#include "pool/pool.h"
+#include "table/filter.h"
+#include "table/table_format.h"
+#include "util/sharded_counter.h"
+#include "util/spin_lock.h"
+
+namespace plush::table {
+
+// The content of one slot.
+struct Slot {
+  uint64_t key = 0;    // the 8-byte key, or the key hash if `indirect`
+  uint64_t value = 0;  // the 8-byte value, or a payload reference
+  bool tombstone = false;
+  bool indirect = false;
+};
+
+// What a lookup looks for.
+struct LookupKey {
+  std::string_view bytes;  // the whole key
+  uint64_t hash = 0;       // KeyHash(bytes)
+  // Present iff the key is exactly 8 bytes: such keys may be stored inline.
+  bool has_inline = false;
+  uint64_t inline_key = 0;
+
+  static LookupKey For(std::string_view key);
+};
+
+// Answers questions about indirect slots (payload references), for
+// variable-length records. Without one, the table holds inline slots only.
+class PayloadResolver {
+ public:
+  virtual ~PayloadResolver() = default;
+  // True iff `ref` points to a live payload entry whose key is `key`.
+  virtual bool RefHasKey(uint64_t ref, std::string_view key) const = 0;
+  // True iff both references point to live entries with equal keys.
+  virtual bool RefsHaveSameKey(uint64_t a, uint64_t b) const = 0;
+  // False iff `ref` is dangling (its chunk was recycled).
+  virtual bool IsLive(uint64_t ref) const = 0;
+  // Copies the key of the live entry `ref` into *key; false if dangling.
+  virtual bool ReadKey(uint64_t ref, std::string* key) const = 0;
+};
+
+enum class Found { kAbsent, kValue, kTombstone };
+
+class LeveledTable {
+ public:
+  // Attaches to the levels recorded in `pool` and allocates the DRAM level.
+  static Status Open(pool::Pool* pool, std::unique_ptr<LeveledTable>* table);
+  ~LeveledTable();
+
+  void set_resolver(const PayloadResolver* resolver) { resolver_ = resolver; }
+
+  uint64_t dram_entries() const { return levels_[0].entry_count; }
+  unsigned capacity() const { return capacity_; }
+  // Index of the DRAM entry of a key hash.
+  uint64_t DramIndex(uint64_t hash) const { return hash & (dram_entries() - 1); }
+
+  // ---- Writers (REQUIRE the DRAM entry's lock) -----------------------------
+
+  SpinLockRef DramLock(uint64_t dram_index) {
+    return SpinLockRef(levels_[0].entries[dram_index].lock);
+  }
+  EntryState DramState(uint64_t dram_index) const;
+  bool DramFull(uint64_t dram_index) const {
+    return DramState(dram_index).size >= capacity_;
+  }
+  // Appends a slot to the DRAM entry. REQUIRES: !DramFull(dram_index).
+  void InsertDram(uint64_t dram_index, uint64_t hash, const Slot& slot);
+  // Moves the DRAM entry's records to PMem and advances its epoch.
+  // NoSpace if the pool cannot hold them (nothing moved then).
+  Status MigrateDram(uint64_t dram_index);
+  // Recovery only (single thread per DRAM entry, no readers): stores the
+  // slot in the DRAM entry, replacing an older version of the same key.
+  // Corruption if the entry is full of other keys, which a consistent log
+  // cannot cause: every unmigrated log record was in the DRAM level.
+  Status RecoverIntoDram(uint64_t dram_index, uint64_t hash, const Slot& slot);
+  // Recovery only: sets the DRAM entry's epoch, keeping its records.
+  void SetDramEpoch(uint64_t dram_index, uint64_t epoch);
+  // The largest epoch among the level-1 children of a DRAM entry (0 if
+  // level 1 does not exist).
+  uint64_t MaxChildEpoch(uint64_t dram_index) const;
+
+  // ---- Readers (lock-free) -------------------------------------------------
+
+  // Finds the newest version of `key`; on kValue/kTombstone fills *slot.
+  Found Lookup(const LookupKey& key, Slot* slot) const;
+
+  // ---- Recovery, inspection ------------------------------------------------
+
+  // The epoch of the level-1 entry of `hash`, or 0 if level 1 does not
+  // exist yet. Log entries with an epoch at most this are on PMem.
+  uint64_t FirstLevelEpoch(uint64_t hash) const;
+  unsigned level_count() const { return level_count_.load(std::memory_order_acquire); }
+  // Occupied slots per level (DRAM first). Walks every directory.
+  std::vector<uint64_t> RecordsPerLevel() const;
+  uint64_t dram_bytes() const { return dram_bytes_; }
+  uint64_t migrations() const { return migrations_.Read(); }
+
+  // Walks every PMem level and checks its invariants (see table_verify.cc);
+  // appends one line per problem to *report; returns the problem count.
+  uint64_t Verify(std::string* report) const;
+
+ private:
+  struct Level {
+    DirectoryEntry* entries = nullptr;
+    uint64_t entry_count = 0;
+    unsigned index_bits = 0;       // log2(entry_count)
+    unsigned child_bits = 0;       // log2(fanout towards the next level)
+    Bucket* bucket_area = nullptr;  // preallocated buckets (DRAM: always)
+    bool persistent = false;
+  };
+  struct Target;  // a child entry receiving records during a migration
+
+  explicit LeveledTable(pool::Pool* pool);
+  Status AttachLevels();
+  Status EnsureLevel(unsigned level);
+
+  uint64_t ChildIndex(unsigned level, uint64_t index, uint64_t hash) const;
+  Bucket* BucketAt(const Level& level, uint64_t index, const DirectoryEntry& e,
+                   unsigned b) const;
+  Found SearchEntry(const Level& level, uint64_t index, const LookupKey& key,
+                    const FilterProbe& probe, Slot* slot) const;
+  bool SameKey(const Slot& a, uint64_t hash_a, const Slot& b, uint64_t hash_b) const;
+  bool ExistsAtOrBelow(unsigned level, uint64_t index, const Slot& slot,
+                       uint64_t hash) const;
+
+  Status Migrate(unsigned level, uint64_t index);
+  Status AllocateBuckets(unsigned level, std::vector<Target>& targets);
+  void WriteTarget(unsigned level, Target& t);
+  void ClearSource(unsigned level, uint64_t index);
+
+  pool::Pool* const pool_;
+  media::Media& media_;
+  const unsigned fanout_;           // buckets per entry
+  const unsigned capacity_;         // slots per entry
+  const unsigned words_per_partition_;
+  const PayloadResolver* resolver_ = nullptr;
+
+  std::array<Level, pool::kMaxPmemLevels + 1> levels_;
+  std::atomic<unsigned> level_count_{1};
+  std::mutex level_mu_;  // serializes level creation
+
+  void* dram_memory_ = nullptr;  // entries + buckets of level 0
+  uint64_t dram_bytes_ = 0;
+  ShardedCounter migrations_;
+};
+
+}  // namespace plush::table
+
+#endif  // PLUSH_TABLE_LEVELED_TABLE_H_
