@@ -75,8 +75,14 @@ bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record, uint32_t* ch
 Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
   Log& lg = *logs_[log];
   std::lock_guard<std::mutex> lock(lg.rotate_mu);
-  if (static_cast<uint32_t>(lg.cursor.load(std::memory_order_acquire) >> 32) != chunk_seen) {
-    return Status::OK();  // another writer rotated meanwhile
+  // Rotate only if the chunk the caller saw is still current *and* full. The
+  // fullness test matters: the chunk may have been recycled and activated
+  // again since (same index, fresh slots), and must not be abandoned half
+  // empty: RecycleOldest waits for every slot of a chunk to be written.
+  const uint64_t cursor = lg.cursor.load(std::memory_order_acquire);
+  if (static_cast<uint32_t>(cursor >> 32) != chunk_seen ||
+      (chunk_seen != kNoChunk && (cursor & 0xFFFFFFFF) < entries_per_chunk_)) {
+    return Status::OK();
   }
   unsigned free = chunks_per_log_;
   for (unsigned c = 0; c < chunks_per_log_ && free == chunks_per_log_; ++c) {

@@ -65,8 +65,8 @@ class RecoveryLogs {
   // the log has no room: the caller must drop its DRAM lock, call Rotate()
   // with the returned `chunk_seen`, and try again.
   bool TryAppend(unsigned log, const LogRecord& record, uint32_t* chunk_seen);
-  // Gives `log` a fresh current chunk unless another thread already did
-  // since `chunk_seen` was observed. May migrate DRAM entries (LogHost).
+  // Gives `log` a fresh current chunk if `chunk_seen` is still current and
+  // full (else another thread already rotated). May migrate DRAM entries.
   Status Rotate(unsigned log, uint32_t chunk_seen);
 
   // Replays every valid entry of every log, oldest first within a log,

@@ -65,30 +65,43 @@ class MappedFileMedia final : public Media {
   }
 
   Status Init(uint64_t file_size, uint64_t max_size) {
-    max_size_ = std::max(max_size, file_size);
-    const int prot = PROT_READ | PROT_WRITE;
+    // Where address space is scarce (sanitizers reserve most of it), settle
+    // for a smaller window: the pool then grows only up to what is mapped.
     void* p = MAP_FAILED;
-    if (backend() == Backend::kPmem) {
-      p = mmap(nullptr, max_size_, prot, MAP_SHARED_VALIDATE | MAP_SYNC, fd_, 0);
+    int err = 0;
+    for (max_size_ = std::max(max_size, file_size); p == MAP_FAILED;) {
+      p = Map(max_size_);
+      err = errno;
+      if (p != MAP_FAILED || err != ENOMEM || max_size_ / 2 < file_size) break;
+      max_size_ = std::max(max_size_ / 2, file_size);
     }
-    // devdax and libpmem2's granularity override give PMem semantics
-    // without MAP_SYNC; ordinary files never use it.
-    if (p == MAP_FAILED) p = mmap(nullptr, max_size_, prot, MAP_SHARED, fd_, 0);
     if (p == MAP_FAILED) {
       return ErrnoStatus("mapping " + std::to_string(max_size_) + " bytes of the pool file",
-                         errno);
+                         err);
     }
     base_ = static_cast<char*>(p);
     size_.store(file_size, std::memory_order_release);
     return Status::OK();
   }
 
+  void* Map(uint64_t length) {
+    const int prot = PROT_READ | PROT_WRITE;
+    void* p = MAP_FAILED;
+    if (backend() == Backend::kPmem) {
+      p = mmap(nullptr, length, prot, MAP_SHARED_VALIDATE | MAP_SYNC, fd_, 0);
+    }
+    // devdax and libpmem2's granularity override give PMem semantics
+    // without MAP_SYNC; ordinary files never use it.
+    if (p == MAP_FAILED) p = mmap(nullptr, length, prot, MAP_SHARED, fd_, 0);
+    return p;
+  }
+
   Status Grow(uint64_t new_size) override {
     const uint64_t old_size = size();
     if (new_size <= old_size) return Status::OK();
     if (new_size > max_size_) {
-      return Status::NoSpace("pool would exceed max_pool_size (" +
-                             std::to_string(max_size_) + " bytes)");
+      return Status::NoSpace("pool would exceed its maximum size (" +
+                             std::to_string(max_size_) + " bytes mapped)");
     }
     // Reserve real blocks first: writing to a hole of a full file system
     // through a mapping would raise SIGBUS instead of returning an error.

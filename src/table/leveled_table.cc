@@ -233,8 +233,7 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index, const Lookup
     }
     // Validate: the entry was neither cleared nor refilled meanwhile. An
     // append (same epoch, larger size) leaves the slots read untouched.
-    std::atomic_thread_fence(std::memory_order_acquire);
-    const EntryState after = EntryState::Decode(LoadRelaxed(e.state));
+    const EntryState after = EntryState::Decode(ReloadAfterReads(e.state));
     if (after.epoch == st.epoch && after.size >= st.size) return found;
   }
 }

@@ -95,6 +95,19 @@ inline void StoreRelease(uint64_t& w, uint64_t v) {
   std::atomic_ref<uint64_t>(w).store(v, std::memory_order_release);
 }
 
+// Re-reads a state word after reading what it protects (the validating
+// read of a seqlock): no earlier read may move after it.
+inline uint64_t ReloadAfterReads(const uint64_t& w) {
+#if defined(__SANITIZE_THREAD__)
+  // TSan does not model fences; a read-don't-modify-write orders the same.
+  return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(w))
+      .fetch_add(0, std::memory_order_acq_rel);
+#else
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return LoadRelaxed(w);
+#endif
+}
+
 inline bool TestBit(const uint64_t* bits, unsigned i) {
   return (LoadRelaxed(bits[i / 64]) >> (i % 64)) & 1;
 }
