@@ -37,7 +37,9 @@ Status DB::Open(const Options& options, const std::string& path, std::unique_ptr
 
 DBImpl::DBImpl(const Options& options) : options_(options) {}
 
-DBImpl::~DBImpl() { (void)Close(); }
+DBImpl::~DBImpl() {
+  if (pool_ != nullptr) (void)Close();
+}
 
 Status DBImpl::Open(const Options& options, const std::string& path,
                     std::unique_ptr<DB>* db) {
@@ -91,9 +93,16 @@ Status DBImpl::Recover() {
 Status DBImpl::Write(const WriteOptions& options, uint64_t hash, const table::Slot& slot) {
   const uint64_t d = table_->DramIndex(hash);
   const unsigned log = static_cast<unsigned>(d % logs_->log_count());
+  table_->PrefetchDram(d);
   for (;;) {
     SpinLockRef lock = table_->DramLock(d);
     lock.lock();
+    // Checked under the lock: Close() takes every lock after setting the
+    // flag, so no write starts after Close() has passed its entry.
+    if (closed()) {
+      lock.unlock();
+      return ClosedError();
+    }
     if (table_->DramFull(d)) {
       Status s = table_->MigrateDram(d);
       if (!s.ok()) {
@@ -121,8 +130,7 @@ Status DBImpl::Write(const WriteOptions& options, uint64_t hash, const table::Sl
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key,
                    std::string_view value) {
-  OpGate::Pass pass(gate_);
-  if (!pass.ok()) return ClosedError();
+  if (closed()) return ClosedError();
   if (key.size() > kMaxKeySize || value.size() > kMaxValueSize) {
     return Status::InvalidArgument("key of " + std::to_string(key.size()) +
                                    " bytes or value of " + std::to_string(value.size()) +
@@ -139,8 +147,7 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
 }
 
 Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
-  OpGate::Pass pass(gate_);
-  if (!pass.ok()) return ClosedError();
+  if (closed()) return ClosedError();
   if (key.size() > kMaxKeySize) {
     return Status::InvalidArgument("key of " + std::to_string(key.size()) +
                                    " bytes exceeds the limit of " + std::to_string(kMaxKeySize));
@@ -154,8 +161,7 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 }
 
 Status DBImpl::Get(const ReadOptions&, std::string_view key, std::string* value) {
-  OpGate::Pass pass(gate_);
-  if (!pass.ok()) return ClosedError();
+  if (closed()) return ClosedError();
   if (key.size() > kMaxKeySize) {
     return Status::InvalidArgument("key of " + std::to_string(key.size()) +
                                    " bytes exceeds the limit of " + std::to_string(kMaxKeySize));
@@ -189,8 +195,7 @@ class UnsupportedIterator final : public Iterator {
 }  // namespace
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions&) {
-  OpGate::Pass pass(gate_);
-  if (!pass.ok()) return std::make_unique<UnsupportedIterator>(ClosedError());
+  if (closed()) return std::make_unique<UnsupportedIterator>(ClosedError());
   return std::make_unique<UnsupportedIterator>(
       Status::NotSupported("ordered iteration needs a range-partitioned pool"));
 }
@@ -199,7 +204,9 @@ Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {
   for (uint64_t d = first; d < end; ++d) {
     SpinLockRef lock = table_->DramLock(d);
     lock.lock();
-    Status s = table_->DramState(d).size > 0 ? table_->MigrateDram(d) : Status::OK();
+    Status s = closed()                         ? ClosedError()
+               : table_->DramState(d).size > 0 ? table_->MigrateDram(d)
+                                                : Status::OK();
     lock.unlock();
     if (!s.ok()) return s;
   }
@@ -207,8 +214,7 @@ Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {
 }
 
 Status DBImpl::Checkpoint(unsigned threads) {
-  OpGate::Pass pass(gate_);
-  if (!pass.ok()) return ClosedError();
+  if (closed()) return ClosedError();
   const uint64_t entries = table_->dram_entries();
   const uint64_t n = std::min<uint64_t>(ThreadsOr(threads), entries);
   std::vector<Status> results(n);
@@ -227,14 +233,12 @@ Status DBImpl::Checkpoint(unsigned threads) {
 }
 
 Status DBImpl::Sync() {
-  OpGate::Pass pass(gate_);
-  if (!pass.ok()) return ClosedError();
+  if (closed()) return ClosedError();
   return pool_->media().Sync();
 }
 
 Status DBImpl::Verify(std::string* report) {
-  OpGate::Pass pass(gate_);
-  if (!pass.ok()) return ClosedError();
+  if (closed()) return ClosedError();
   std::string problems;
   uint64_t n = pool_->Verify(&problems);
   n += table_->Verify(&problems);
@@ -246,8 +250,7 @@ Status DBImpl::Verify(std::string* report) {
 }
 
 Status DBImpl::GetStats(Stats* stats) {
-  OpGate::Pass pass(gate_);
-  if (!pass.ok()) return ClosedError();
+  if (closed()) return ClosedError();
   const media::Media& m = pool_->media();
   *stats = Stats();
   stats->backend = m.BackendName();
@@ -278,12 +281,21 @@ Status DBImpl::GetStats(Stats* stats) {
   return Status::OK();
 }
 
+// Close() stops every writer (they check the flag under their DRAM entry
+// lock, and Close() passes through every lock and every log's rotation
+// mutex after setting it), syncs, and releases the pool lock. Readers are
+// never blocked: one that started before Close() finishes against memory
+// that stays mapped until the DB is destroyed.
 Status DBImpl::Close() {
-  if (!gate_.Close()) return Status::OK();
-  Status s = pool_ ? pool_->media().Sync() : Status::OK();
-  logs_.reset();
-  table_.reset();
-  pool_.reset();  // unmaps and releases the lock
+  if (closed_.exchange(true)) return Status::OK();
+  logs_->Quiesce();
+  for (uint64_t d = 0; d < table_->dram_entries(); ++d) {
+    SpinLockRef lock = table_->DramLock(d);
+    lock.lock();
+    lock.unlock();
+  }
+  Status s = pool_->media().Sync();
+  pool_->media().ReleaseLock();
   return s;
 }
 

@@ -11,7 +11,6 @@
 #include <memory>
 #include <string>
 
-#include "db/op_gate.h"
 #include "log/recovery_log.h"
 #include "plush/db.h"
 #include "pool/pool.h"
@@ -48,6 +47,7 @@ class DBImpl final : public DB, private log::LogHost {
   // The write path of listing 1 for one slot.
   Status Write(const WriteOptions& options, uint64_t hash, const table::Slot& slot);
   Status CheckpointRange(uint64_t first, uint64_t end);
+  bool closed() const { return closed_.load(std::memory_order_relaxed); }
 
   // log::LogHost
   uint64_t DramEpochOf(const log::LogRecord& record) override;
@@ -58,7 +58,7 @@ class DBImpl final : public DB, private log::LogHost {
   std::unique_ptr<pool::Pool> pool_;
   std::unique_ptr<table::LeveledTable> table_;
   std::unique_ptr<log::RecoveryLogs> logs_;
-  OpGate gate_;
+  std::atomic<bool> closed_{false};
   ShardedCounter user_bytes_;
   double recovery_seconds_ = 0;
   uint64_t recovered_entries_ = 0;

@@ -197,6 +197,10 @@ Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* 
   return Status::OK();
 }
 
+void RecoveryLogs::Quiesce() {
+  for (auto& log : logs_) std::lock_guard<std::mutex> lock(log->rotate_mu);
+}
+
 uint64_t RecoveryLogs::Verify(std::string* report) const {
   uint64_t problems = 0;
   for (unsigned l = 0; l < log_count(); ++l) {

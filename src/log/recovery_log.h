@@ -77,6 +77,9 @@ class RecoveryLogs {
   using ReplayFn = std::function<Status(unsigned log, const LogRecord&)>;
   Status Recover(unsigned threads, const ReplayFn& replay, uint64_t* replayed);
 
+  // Waits until no rotation is in progress (for Close()).
+  void Quiesce();
+
   // Checks every chunk header; appends problems to *report; returns count.
   uint64_t Verify(std::string* report) const;
 

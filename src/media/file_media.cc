@@ -61,7 +61,16 @@ class MappedFileMedia final : public Media {
 
   ~MappedFileMedia() override {
     if (base_ != nullptr) munmap(base_, max_size_);
-    if (fd_ >= 0) close(fd_);  // also releases the flock
+    ReleaseLock();
+  }
+
+  // The mapping keeps the open file (and so the flock) alive: unlock
+  // explicitly. The mapping itself stays valid until destruction.
+  void ReleaseLock() override {
+    if (fd_ < 0) return;
+    flock(fd_, LOCK_UN);
+    close(fd_);
+    fd_ = -1;
   }
 
   Status Init(uint64_t file_size, uint64_t max_size) {
@@ -114,6 +123,7 @@ class MappedFileMedia final : public Media {
 
   Status Sync() override {
     if (backend() != Backend::kFile) return Status::OK();
+    if (fd_ < 0) return Status::InvalidArgument("the pool is closed");
     if (msync(base_, size(), MS_SYNC) != 0) return ErrnoStatus("msync", errno);
     return Status::OK();
   }
@@ -161,7 +171,7 @@ class MappedFileMedia final : public Media {
 
  private:
   const FlushMode mode_;
-  const int fd_;
+  int fd_;
   uint64_t max_size_ = 0;
   pmem2_flush_fn flush_ = nullptr;
   pmem2_drain_fn drain_ = nullptr;

@@ -104,6 +104,9 @@ class Media {
   // Makes everything written so far durable on this back end's terms
   // (msync for files; nothing for pmem and sim).
   virtual Status Sync() = 0;
+  // Lets the pool be opened again (by this or another process) while this
+  // mapping stays valid until destruction.
+  virtual void ReleaseLock() = 0;
 
   Backend backend() const { return backend_; }
   Granularity granularity() const { return granularity_; }

@@ -77,11 +77,11 @@ class SimMedia final : public Media {
 
   // Opens the device named `path`: creates it if `create` (it must not
   // exist), else finds it. Busy if it is open already; InvalidArgument if it
-  // does not exist. The device stays registered after Release().
+  // does not exist. The device stays registered after ReleaseLock().
   static Status Open(const std::string& path, bool create, uint64_t size,
                      uint64_t max_size, std::shared_ptr<SimMedia>* device);
   // Marks the device closed so that it can be opened again.
-  void Release() { open_.store(false); }
+  void ReleaseLock() override { open_.store(false); }
   // The registered device named `path`, or null.
   static std::shared_ptr<SimMedia> Find(const std::string& path);
   // Forgets the device named `path` (like deleting a pool file).

@@ -134,10 +134,10 @@ TEST(SimMediaTest, RegistryGivesOneOpenerAtATime) {
   ASSERT_TRUE(SimMedia::Open(name, true, kSize, kSize, &a).ok());
   EXPECT_TRUE(SimMedia::Open(name, false, kSize, kSize, &b).IsBusy());
   EXPECT_TRUE(SimMedia::Open(name, true, kSize, kSize, &b).IsInvalidArgument());
-  a->Release();
+  a->ReleaseLock();
   ASSERT_TRUE(SimMedia::Open(name, false, kSize, kSize, &b).ok());
   EXPECT_EQ(a, b);
-  b->Release();
+  b->ReleaseLock();
   SimMedia::Remove(name);
   EXPECT_TRUE(SimMedia::Open(name, false, kSize, kSize, &b).IsInvalidArgument());
 }

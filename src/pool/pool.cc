@@ -82,9 +82,7 @@ Pool::Pool(std::shared_ptr<media::Media> media, const Options& options)
     : media_(std::move(media)), max_pool_size_(options.max_pool_size) {}
 
 Pool::~Pool() {
-  if (media_ && media_->backend() == Backend::kSim) {
-    static_cast<media::SimMedia&>(*media_).Release();
-  }
+  if (media_) media_->ReleaseLock();
 }
 
 Status Pool::Open(const Options& options, const std::string& path,

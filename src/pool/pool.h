@@ -11,6 +11,7 @@
 #ifndef PLUSH_POOL_POOL_H_
 #define PLUSH_POOL_POOL_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,6 +57,12 @@ class Pool {
   RootPage* root() const { return media_->At<RootPage>(kRootOffset); }
   Allocator& allocator() { return *allocator_; }
   uint64_t heap_offset() const { return heap_offset_; }
+
+  // End of the heap space handed out so far (the allocation mark): every
+  // valid reference into the heap points below it.
+  uint64_t allocated_end() const {
+    return std::atomic_ref<uint64_t>(root()->alloc_high_water).load(std::memory_order_relaxed);
+  }
 
   // Number of PMem levels recorded in the root page.
   uint64_t level_count() const;

@@ -7,6 +7,7 @@
 
 #include <sys/mman.h>
 
+#include <array>
 #include <bit>
 #include <cstring>
 
@@ -144,14 +145,15 @@ uint64_t LeveledTable::ChildIndex(unsigned level, uint64_t index, uint64_t hash)
 Bucket* LeveledTable::BucketAt(const Level& level, uint64_t index,
                                const DirectoryEntry& e, unsigned b) const {
   if (level.bucket_area != nullptr) return &level.bucket_area[index * fanout_ + b];
-  // A reference is validated before use so that a damaged pool yields an
-  // error instead of a wild read.
   const uint64_t offset = LoadRelaxed(e.bucket[b]);
-  if (offset < pool_->heap_offset() || offset % sizeof(Bucket) != 0 ||
-      offset > media_.size() - sizeof(Bucket)) {
-    return nullptr;
-  }
-  return media_.At<Bucket>(offset);
+  return ValidBucketRef(offset) ? media_.At<Bucket>(offset) : nullptr;
+}
+
+bool LeveledTable::ValidBucketRef(uint64_t offset) const {
+  // Validated before every use, so that a damaged pool yields an error
+  // instead of a wild access or the reuse of space handed out again.
+  return offset >= pool_->heap_offset() && offset % sizeof(Bucket) == 0 &&
+         offset <= pool_->allocated_end() - sizeof(Bucket);
 }
 
 EntryState LeveledTable::DramState(uint64_t dram_index) const {
@@ -179,17 +181,53 @@ void LeveledTable::SetDramEpoch(uint64_t dram_index, uint64_t epoch) {
   StoreRelease(e.state, EntryState{epoch, st.size}.Encode());
 }
 
+void LeveledTable::PrefetchDram(uint64_t dram_index) const {
+  const DirectoryEntry& e = levels_[0].entries[dram_index];
+  __builtin_prefetch(&e.state, 1);
+  __builtin_prefetch(&e.tombstone, 1);
+}
+
 Found LeveledTable::Lookup(const LookupKey& key, Slot* slot) const {
   const FilterProbe probe = MakeProbe(key.hash, words_per_partition_);
-  uint64_t index = DramIndex(key.hash);
+  // Memory latency, not computation, decides lookup speed, and dependent
+  // misses are the expensive kind. Every level's entry follows from the
+  // hash alone, so all of them are loaded at once (round 1); their filters
+  // then name the candidate buckets of every level, loaded at once too
+  // (round 2). The search proper below then mostly hits the cache.
+  unsigned n = level_count();
+  std::array<uint64_t, pool::kMaxPmemLevels + 1> index;
+  index[0] = DramIndex(key.hash);
+  for (unsigned l = 0; l < n; ++l) {
+    if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
+    const char* e = reinterpret_cast<const char*>(&levels_[l].entries[index[l]]);
+    for (unsigned line = 0; line < sizeof(DirectoryEntry); line += 64) {
+      if (line != offsetof(DirectoryEntry, tombstone)) __builtin_prefetch(e + line);
+    }
+  }
+  for (unsigned l = 0; l < n; ++l) PrefetchCandidates(levels_[l], index[l], probe);
   // Re-reading the level count each step matters: records only move down,
   // and a level is published before any record moves into it.
-  for (unsigned l = 0; l < level_count(); ++l) {
-    if (l > 0) index = ChildIndex(l - 1, index, key.hash);
-    const Found found = SearchEntry(levels_[l], index, key, probe, slot);
+  for (unsigned l = 0; l < (n = level_count()); ++l) {
+    if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
+    const Found found = SearchEntry(levels_[l], index[l], key, probe, slot);
     if (found != Found::kAbsent) return found;
   }
   return Found::kAbsent;
+}
+
+void LeveledTable::PrefetchCandidates(const Level& level, uint64_t index,
+                                      const FilterProbe& probe) const {
+  const DirectoryEntry& e = level.entries[index];
+  const unsigned size = std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
+  const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
+  for (uint32_t c = FilterCandidates(e.filter, buckets, probe, words_per_partition_); c != 0;
+       c &= c - 1) {
+    const Bucket* bucket = BucketAt(level, index, e, std::countr_zero(c));
+    if (bucket == nullptr) continue;
+    for (unsigned line = 0; line < sizeof(Bucket); line += 64) {
+      __builtin_prefetch(reinterpret_cast<const char*>(bucket) + line);
+    }
+  }
 }
 
 Found LeveledTable::SearchEntry(const Level& level, uint64_t index, const LookupKey& key,

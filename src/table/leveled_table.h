@@ -107,6 +107,9 @@ class LeveledTable {
 
   // ---- Writers (REQUIRE the DRAM entry's lock) -----------------------------
 
+  // Starts loading the DRAM entry's state and flag lines (call before
+  // taking its lock, to overlap the cache misses with other work).
+  void PrefetchDram(uint64_t dram_index) const;
   SpinLockRef DramLock(uint64_t dram_index) {
     return SpinLockRef(levels_[0].entries[dram_index].lock);
   }
@@ -166,8 +169,11 @@ class LeveledTable {
   Status EnsureLevel(unsigned level);
 
   uint64_t ChildIndex(unsigned level, uint64_t index, uint64_t hash) const;
+  // The bucket `b` of entry `index`, or null if its reference is invalid.
   Bucket* BucketAt(const Level& level, uint64_t index, const DirectoryEntry& e,
                    unsigned b) const;
+  bool ValidBucketRef(uint64_t offset) const;
+  void PrefetchCandidates(const Level& level, uint64_t index, const FilterProbe& probe) const;
   Found SearchEntry(const Level& level, uint64_t index, const LookupKey& key,
                     const FilterProbe& probe, Slot* slot) const;
   bool SameKey(const Slot& a, uint64_t hash_a, const Slot& b, uint64_t hash_b) const;

@@ -164,7 +164,17 @@ Status LeveledTable::AllocateBuckets(unsigned level, std::vector<Target>& target
   for (const Target& t : targets) {
     const unsigned needed = static_cast<unsigned>(
         (t.old_size + t.records.size() + kSlotsPerBucket - 1) / kSlotsPerBucket);
-    for (unsigned b = 0; b < needed; ++b) missing += LoadRelaxed(t.entry->bucket[b]) == 0;
+    for (unsigned b = 0; b < needed; ++b) {
+      const uint64_t ref = LoadRelaxed(t.entry->bucket[b]);
+      if (ref == 0) {
+        ++missing;
+      } else if (!ValidBucketRef(ref)) {
+        return Status::Corruption("level " + std::to_string(level) + " entry " +
+                                  std::to_string(t.index) + ": bucket reference " +
+                                  std::to_string(b) + " (" + std::to_string(ref) +
+                                  ") is invalid");
+      }
+    }
   }
   if (missing == 0) return Status::OK();
   uint64_t offset = 0;

@@ -31,11 +31,21 @@ uint64_t LeveledTable::Verify(std::string* report) const {
         continue;
       }
       const unsigned buckets = (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
+      // References beyond the size are reused by the next refill: they must
+      // be valid too (or zero).
+      for (unsigned b = buckets; b < fanout_ && level.bucket_area == nullptr; ++b) {
+        const uint64_t ref = LoadRelaxed(e.bucket[b]);
+        if (ref != 0 && !ValidBucketRef(ref)) {
+          problem(l, i, "spare bucket " + std::to_string(b) + " reference " +
+                            std::to_string(ref) + " is invalid");
+        }
+      }
       for (unsigned b = 0; b < buckets; ++b) {
         const Bucket* bucket = BucketAt(level, i, e, b);
         if (bucket == nullptr) {
           problem(l, i, "bucket " + std::to_string(b) + " reference " +
-                            std::to_string(LoadRelaxed(e.bucket[b])) + " is invalid");
+                            std::to_string(LoadRelaxed(e.bucket[b])) +
+                            " is not inside the allocated heap");
           continue;
         }
         const unsigned used = std::min(st.size - b * kSlotsPerBucket, kSlotsPerBucket);

@@ -1,0 +1,114 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "options.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "errors.h"
+#include "plush/status.h"
+
+namespace py = pybind11;
+
+namespace plush::python {
+namespace {
+
+using Setter = std::function<void(Options*, py::handle)>;
+
+// Sets a plain field (bool or integer) from a Python value.
+template <auto kField>
+void SetField(Options* options, py::handle value) {
+  using T = std::remove_cvref_t<decltype(options->*kField)>;
+  options->*kField = value.cast<T>();
+}
+
+// Sets an enumeration field from its name.
+template <auto kField, typename Enum>
+Setter EnumSetter(std::map<std::string, Enum> names) {
+  return [names = std::move(names)](Options* options, py::handle value) {
+    auto name = value.cast<std::string>();
+    auto it = names.find(name);
+    if (it == names.end()) {
+      std::string choices;
+      for (const auto& [choice, ignored] : names) {
+        choices += (choices.empty() ? "'" : ", '") + choice + "'";
+      }
+      ThrowIfError(Status::InvalidArgument("unknown value '" + name +
+                                           "'; expected one of " + choices));
+    }
+    options->*kField = it->second;
+  };
+}
+
+// One entry per field of Options.
+const std::map<std::string, Setter>& Setters() {
+  static const auto* setters = new std::map<std::string, Setter>{
+      {"create_if_missing", SetField<&Options::create_if_missing>},
+      {"error_if_exists", SetField<&Options::error_if_exists>},
+      {"backend",
+       EnumSetter<&Options::backend, Backend>({{"auto", Backend::kAuto},
+                                               {"file", Backend::kFile},
+                                               {"pmem", Backend::kPmem}})},
+      {"required_granularity",
+       EnumSetter<&Options::required_granularity, Granularity>(
+           {{"byte", Granularity::kByte},
+            {"cache-line", Granularity::kCacheLine},
+            {"page", Granularity::kPage}})},
+      {"emulate_pmem_costs", SetField<&Options::emulate_pmem_costs>},
+      {"model_media_write_amp", SetField<&Options::model_media_write_amp>},
+      {"recovery_threads", SetField<&Options::recovery_threads>},
+      {"initial_pool_size", SetField<&Options::initial_pool_size>},
+      {"max_pool_size", SetField<&Options::max_pool_size>},
+      {"partitioning",
+       EnumSetter<&Options::partitioning, Partitioning>(
+           {{"hash", Partitioning::kHash}, {"range", Partitioning::kRange}})},
+      {"dram_directory_bits", SetField<&Options::dram_directory_bits>},
+      {"fanout_bits", SetField<&Options::fanout_bits>},
+      {"first_level_fanout_bits", SetField<&Options::first_level_fanout_bits>},
+      {"preallocated_levels", SetField<&Options::preallocated_levels>},
+      {"log_count", SetField<&Options::log_count>},
+      {"log_chunk_size", SetField<&Options::log_chunk_size>},
+      {"log_chunks_per_log", SetField<&Options::log_chunks_per_log>},
+  };
+  return *setters;
+}
+
+// Calls set(value), turning a failed conversion into a TypeError that
+// names the option.
+template <typename SetFn>
+void Apply(const std::string& name, py::handle value, SetFn set) {
+  try {
+    set(value);
+  } catch (const py::cast_error&) {
+    throw py::type_error("open(): bad value for " + name + ": " +
+                         std::string(py::repr(value)));
+  }
+}
+
+}  // namespace
+
+Options OptionsFromKwargs(const py::kwargs& kwargs) {
+  // The profile first, so that explicit arguments override its values.
+  bool small = false;
+  if (kwargs.contains("small")) {
+    Apply("small", kwargs["small"],
+          [&](py::handle value) { small = value.cast<bool>(); });
+  }
+  Options options = small ? Options::SmallProfile() : Options();
+  for (const auto& [key, value] : kwargs) {
+    auto name = key.cast<std::string>();
+    if (name == "small") continue;
+    auto it = Setters().find(name);
+    if (it == Setters().end()) {
+      throw py::type_error("open() got an unexpected keyword argument '" +
+                           name + "'");
+    }
+    Apply(name, value, [&](py::handle v) { it->second(&options, v); });
+  }
+  return options;
+}
+
+}  // namespace plush::python

@@ -1,0 +1,65 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "scan.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace py = pybind11;
+
+namespace plush::python {
+namespace {
+
+// Records per batch: amortizes the GIL hand-off and the Seek() while
+// bounding the memory a batch of large values takes.
+constexpr size_t kBatchSize = 256;
+
+}  // namespace
+
+Scan::Scan(Database* db, std::optional<std::string> start,
+           std::optional<uint64_t> limit, Yield yield)
+    : db_(db),
+      yield_(yield),
+      start_(std::move(start)),
+      remaining_(limit.value_or(std::numeric_limits<uint64_t>::max())) {}
+
+py::object Scan::Next() {
+  // Python's own generators refuse re-entry the same way; without this,
+  // two threads could refill the batch at once.
+  if (running_) throw py::value_error("scan already running in another thread");
+  running_ = true;
+  try {
+    if (next_ == batch_.size() && !exhausted_ && remaining_ > 0) Fetch();
+  } catch (...) {
+    running_ = false;
+    throw;
+  }
+  running_ = false;
+  if (next_ == batch_.size() || remaining_ == 0) throw py::stop_iteration();
+  --remaining_;
+  Database::Record& record = batch_[next_++];
+  switch (yield_) {
+    case Yield::kKeys:
+      return py::bytes(record.first);
+    case Yield::kValues:
+      return py::bytes(record.second);
+    case Yield::kItems:
+      break;
+  }
+  return py::make_tuple(py::bytes(record.first), py::bytes(record.second));
+}
+
+void Scan::Fetch() {
+  size_t want = static_cast<size_t>(std::min<uint64_t>(kBatchSize, remaining_));
+  batch_.clear();
+  next_ = 0;
+  db_->ReadRecords(start_ ? &*start_ : nullptr, after_start_, want, &batch_);
+  exhausted_ = batch_.size() < want;
+  if (!batch_.empty()) {
+    start_ = batch_.back().first;
+    after_start_ = true;
+  }
+}
+
+}  // namespace plush::python

@@ -1,0 +1,98 @@
+"""Type stubs and documentation of the compiled bindings, plush._plush."""
+
+import os
+from collections.abc import Iterator
+from typing import Literal, TypeVar
+
+FORMAT_VERSION: int
+MAX_KEY_SIZE: int
+MAX_VALUE_SIZE: int
+
+_T = TypeVar("_T")
+
+class Scan(Iterator[_T]):
+    """Records in ascending key order, read in batches.
+
+    Each batch sees the writes completed before it was read.
+    """
+
+    def __iter__(self) -> Scan[_T]: ...
+    def __next__(self) -> _T: ...
+
+class DB:
+    """An open pool. Safe to use from many threads at once.
+
+    Every engine call releases the GIL. Methods raise plush.Error
+    subclasses; after close() they raise InvalidArgumentError.
+    """
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def closed(self) -> bool: ...
+    def put(self, key: bytes, value: bytes, *, log: bool = True) -> None:
+        """Insert or replace. log=False skips the recovery log: faster, and
+        durable only after the next checkpoint()."""
+    def get(self, key: bytes, default: _T | None = None) -> bytes | _T | None:
+        """The value of key, or default if it does not exist."""
+    def delete(self, key: bytes, *, log: bool = True) -> None:
+        """Remove key; removing a missing key is not an error."""
+    def __getitem__(self, key: bytes) -> bytes:
+        """The value of key; KeyError if it does not exist."""
+    def __setitem__(self, key: bytes, value: bytes) -> None: ...
+    def __delitem__(self, key: bytes) -> None:
+        """Remove key; KeyError if it does not exist."""
+    def __contains__(self, key: bytes) -> bool: ...
+    def checkpoint(self, threads: int = 1) -> None:
+        """Make every write issued so far durable, logged or not.
+        threads=0 uses one thread per core."""
+    def sync(self) -> None:
+        """File back end: msync, so that writes survive a power failure."""
+    def verify(self) -> str:
+        """Check every structure of the pool; return the report, or raise
+        CorruptionError describing the problems."""
+    def stats(self) -> dict[str, int | float | bool | str | list[int]]:
+        """Every field of plush::Stats, by name."""
+    def scan(
+        self, start: bytes | None = None, limit: int | None = None
+    ) -> Scan[tuple[bytes, bytes]]:
+        """(key, value) pairs in key order from the first key >= start.
+        Range-partitioned pools only: NotSupportedError otherwise."""
+    def items(self) -> Scan[tuple[bytes, bytes]]: ...
+    def keys(self) -> Scan[bytes]: ...
+    def values(self) -> Scan[bytes]: ...
+    def __iter__(self) -> Scan[bytes]: ...
+    def close(self) -> None:
+        """Release the pool, its lock and its memory. Idempotent."""
+    def __enter__(self) -> DB: ...
+    def __exit__(self, *exc_info: object) -> Literal[False]: ...
+
+def open(
+    path: str | os.PathLike[str],
+    *,
+    small: bool = False,
+    create_if_missing: bool = True,
+    error_if_exists: bool = False,
+    backend: Literal["auto", "file", "pmem"] = "auto",
+    required_granularity: Literal["byte", "cache-line", "page"] = "page",
+    emulate_pmem_costs: bool = False,
+    model_media_write_amp: bool = False,
+    recovery_threads: int = 0,
+    initial_pool_size: int = ...,
+    max_pool_size: int = ...,
+    partitioning: Literal["hash", "range"] = "hash",
+    dram_directory_bits: int = ...,
+    fanout_bits: int = ...,
+    first_level_fanout_bits: int = ...,
+    preallocated_levels: int = ...,
+    log_count: int = ...,
+    log_chunk_size: int = ...,
+    log_chunks_per_log: int = ...,
+) -> DB:
+    """Open (by default create) the pool at path.
+
+    The keyword arguments are the fields of plush::Options; small=True
+    starts from Options::SmallProfile(). Creation parameters (partitioning
+    and the sizes of levels and logs) are fixed when the pool is created.
+    Raises BusyError if the pool is open elsewhere.
+    """

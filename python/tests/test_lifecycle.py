@@ -1,0 +1,105 @@
+"""Opening, closing, persistence and the maintenance calls."""
+
+import pytest
+
+import plush
+from conftest import key, value
+
+STATS_FIELDS = {
+    "backend", "power_fail_durable", "guarantee", "granularity",
+    "format_version", "dram_bytes", "pool_bytes", "pool_used_bytes",
+    "levels", "records_per_level", "migrations", "log_compactions",
+    "log_forced_migrations", "persist_calls", "flushed_lines",
+    "user_bytes_written", "media_bytes_written", "media_write_amp",
+    "recovery_seconds", "recovered_log_entries"}
+
+
+def test_context_manager_closes(pool_path):
+    with plush.open(pool_path, small=True) as db:
+        assert not db.closed
+    assert db.closed
+    assert "closed" in repr(db)
+
+
+def test_context_manager_closes_on_error_and_propagates(pool_path):
+    with pytest.raises(RuntimeError):
+        with plush.open(pool_path, small=True) as db:
+            raise RuntimeError("boom")
+    assert db.closed
+
+
+def test_close_is_idempotent(db):
+    db.close()
+    db.close()
+    assert db.closed
+
+
+def test_path_accepts_str_and_pathlike(pool_path):
+    with plush.open(str(pool_path), small=True) as db:
+        assert db.path == str(pool_path)
+    with plush.open(pool_path) as db:
+        assert db.path == str(pool_path)
+
+
+def test_logged_writes_persist_across_reopen(pool_path):
+    with plush.open(pool_path, small=True) as db:
+        for i in range(100):
+            db[key(i)] = value(i)
+        del db[key(0)]
+    with plush.open(pool_path, create_if_missing=False) as db:
+        assert key(0) not in db
+        assert all(db[key(i)] == value(i) for i in range(1, 100))
+
+
+def test_unlogged_writes_persist_after_checkpoint(pool_path):
+    with plush.open(pool_path, small=True) as db:
+        for i in range(2000):  # enough to migrate into several levels
+            db.put(key(i), value(i), log=False)
+        db.checkpoint(threads=2)
+    with plush.open(pool_path) as db:
+        assert all(db[key(i)] == value(i) for i in range(2000))
+        assert db.verify() is not None
+
+
+@pytest.mark.parametrize("threads", [0, 1, 2])
+def test_checkpoint_threads(db, threads):
+    db[key(1)] = value(1)
+    db.checkpoint(threads)
+    db.checkpoint(threads=threads)
+
+
+def test_sync(db):
+    db[key(1)] = value(1)
+    db.sync()
+
+
+def test_verify_fresh_pool(db):
+    assert isinstance(db.verify(), str)
+
+
+def test_stats_has_every_field(db):
+    db[key(1)] = value(1)
+    stats = db.stats()
+    assert set(stats) == STATS_FIELDS
+    assert stats["format_version"] == plush.FORMAT_VERSION
+    assert stats["backend"] in ("pmem", "file")
+    assert isinstance(stats["power_fail_durable"], bool)
+    assert len(stats["records_per_level"]) == stats["levels"]
+    assert sum(stats["records_per_level"]) >= 1
+    assert stats["user_bytes_written"] >= 16
+
+
+def test_options_are_applied(tmp_path):
+    options = dict(backend="file", initial_pool_size=8 << 20,
+                   dram_directory_bits=3, fanout_bits=2,
+                   first_level_fanout_bits=2, log_count=2,
+                   log_chunk_size=8192, log_chunks_per_log=4,
+                   partitioning="range", emulate_pmem_costs=True,
+                   model_media_write_amp=True, recovery_threads=1,
+                   max_pool_size=1 << 30, required_granularity="page",
+                   preallocated_levels=0)
+    with plush.open(tmp_path / "p.pool", **options) as db:
+        db[key(1)] = value(1)
+        stats = db.stats()
+    assert stats["backend"] == "file"
+    assert stats["pool_bytes"] >= 8 << 20

@@ -1,0 +1,93 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// plush put POOL KEY VALUE
+// plush get POOL KEY
+// plush delete POOL KEY
+
+#include <iostream>
+
+#include "command.h"
+#include "exit_code.h"
+
+namespace plush::cli {
+namespace {
+
+struct KvArgs {
+  PoolArgs pool;
+  Encoding encoding = Encoding::kText;
+  std::string key;
+  std::string value;  // put only
+};
+
+// What a key command does with the open DB and its decoded arguments.
+using KvAction =
+    std::function<Status(DB* db, Encoding encoding, const std::string& key,
+                         const std::string& value)>;
+
+// Registers a subcommand taking POOL KEY [VALUE] and the shared flags. The
+// arguments are decoded before the pool is opened, so that a typo costs no
+// recovery.
+void AddKvCommand(CLI::App* app, const char* name, const char* description,
+                  bool takes_value, KvAction action, int* exit_code) {
+  auto args = std::make_shared<KvArgs>();
+  CLI::App* cmd = app->add_subcommand(name, description);
+  AddPoolArgs(cmd, &args->pool);
+  cmd->add_option("KEY", args->key, "The key")->required();
+  if (takes_value) {
+    cmd->add_option("VALUE", args->value, "The value")->required();
+  }
+  AddEncodingFlags(cmd, &args->encoding);
+  cmd->callback([args, action, exit_code] {
+    std::string key;
+    std::string value;
+    Status s = Decode(args->encoding, args->key, &key).WithContext("key");
+    if (s.ok()) {
+      s = Decode(args->encoding, args->value, &value).WithContext("value");
+    }
+    if (s.ok()) {
+      s = WithPool(
+          ExistingPoolOptions(args->pool), args->pool.path,
+          [&](DB* db) { return action(db, args->encoding, key, value); });
+    }
+    *exit_code = ExitWith(s);
+  });
+}
+
+}  // namespace
+
+void AddPutCommand(CLI::App* app, int* exit_code) {
+  AddKvCommand(
+      app, "put", "Insert or replace the value of a key (a logged write)",
+      /*takes_value=*/true,
+      [](DB* db, Encoding, const std::string& key, const std::string& value) {
+        return db->Put(WriteOptions(), key, value);
+      },
+      exit_code);
+}
+
+void AddGetCommand(CLI::App* app, int* exit_code) {
+  AddKvCommand(
+      app, "get", "Print the value of a key; exit 1 if the key is missing",
+      /*takes_value=*/false,
+      [](DB* db, Encoding encoding, const std::string& key,
+         const std::string&) {
+        std::string value;
+        Status s = db->Get(ReadOptions(), key, &value);
+        if (s.ok()) std::cout << Encode(encoding, value) << '\n';
+        return s;
+      },
+      exit_code);
+}
+
+void AddDeleteCommand(CLI::App* app, int* exit_code) {
+  AddKvCommand(
+      app, "delete",
+      "Remove a key (a logged write; removing a missing key is no error)",
+      /*takes_value=*/false,
+      [](DB* db, Encoding, const std::string& key, const std::string&) {
+        return db->Delete(WriteOptions(), key);
+      },
+      exit_code);
+}
+
+}  // namespace plush::cli

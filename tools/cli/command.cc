@@ -1,0 +1,50 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "command.h"
+
+#include <map>
+
+namespace plush::cli {
+
+void AddPoolArgs(CLI::App* cmd, PoolArgs* args) {
+  cmd->add_option("POOL", args->path, "Path of the pool file")->required();
+  const std::map<std::string, Backend> backends = {{"auto", Backend::kAuto},
+                                                   {"file", Backend::kFile},
+                                                   {"pmem", Backend::kPmem}};
+  cmd->add_option("--backend", args->backend,
+                  "auto: pmem if the file can be mapped with MAP_SYNC, "
+                  "else file")
+      ->transform(
+          CLI::CheckedTransformer(backends, CLI::ignore_case).description(""))
+      ->type_name("auto|file|pmem");
+}
+
+void AddEncodingFlags(CLI::App* cmd, Encoding* encoding) {
+  CLI::Option* hex = cmd->add_flag_callback(
+      "--hex", [encoding] { *encoding = Encoding::kHex; },
+      "Keys and values are hex, in input and output");
+  CLI::Option* base64 = cmd->add_flag_callback(
+      "--base64", [encoding] { *encoding = Encoding::kBase64; },
+      "Keys and values are base64, in input and output");
+  hex->excludes(base64);
+}
+
+Options ExistingPoolOptions(const PoolArgs& args) {
+  Options options;
+  options.create_if_missing = false;
+  options.backend = args.backend;
+  return options;
+}
+
+Status WithPool(const Options& options, const std::string& path,
+                const std::function<Status(DB*)>& body) {
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(options, path, &db);
+  if (!s.ok()) return s;  // the engine's messages name the pool
+  s = body(db.get());
+  // Close() also reports a failed final sync, which must not go unnoticed.
+  Status closed = db->Close();
+  return s.ok() ? closed : s;
+}
+
+}  // namespace plush::cli
