@@ -110,6 +110,8 @@ Status DBImpl::Write(const WriteOptions& options, uint64_t hash, const table::Sl
         return s;
       }
     }
+    // The slot's lines load while the log append waits for its fence.
+    table_->PrefetchDramSlot(d, hash);
     if (options.log) {
       const log::LogRecord record{slot.key, slot.value, table_->DramState(d).epoch,
                                   slot.tombstone, slot.indirect};
@@ -301,6 +303,14 @@ Status DBImpl::Close() {
 
 uint64_t DBImpl::DramEpochOf(const log::LogRecord& record) {
   return table_->DramState(table_->DramIndex(RecordHash(record))).epoch;
+}
+
+void DBImpl::WaitForAppends(unsigned log) {
+  for (uint64_t d = log; d < table_->dram_entries(); d += logs_->log_count()) {
+    SpinLockRef lock = table_->DramLock(d);
+    lock.lock();
+    lock.unlock();
+  }
 }
 
 uint64_t DBImpl::MinDramEpoch(unsigned log) {

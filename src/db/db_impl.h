@@ -53,6 +53,7 @@ class DBImpl final : public DB, private log::LogHost {
   uint64_t DramEpochOf(const log::LogRecord& record) override;
   uint64_t MinDramEpoch(unsigned log) override;
   Status MigrateIfUnmigrated(const log::LogRecord& record) override;
+  void WaitForAppends(unsigned log) override;
 
   const Options options_;
   std::unique_ptr<pool::Pool> pool_;

@@ -38,7 +38,6 @@ RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host)
       chunk.state = media_.At<uint64_t>(offset);
       chunk.entries = media_.At<uint64_t>(offset + kChunkHeaderSize);
       chunk.header = ChunkState::Decode(*chunk.state);
-      chunk.written.store(entries_per_chunk_);
     }
     logs_.push_back(std::move(log));
   }
@@ -68,7 +67,6 @@ bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record, uint32_t* ch
   while (record.epoch > max &&
          !c.max_epoch.compare_exchange_weak(max, record.epoch, std::memory_order_relaxed)) {
   }
-  c.written.fetch_add(1, std::memory_order_release);
   return true;
 }
 
@@ -97,7 +95,6 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
   }
   Chunk& c = lg.chunks[free];
   c.max_epoch.store(0, std::memory_order_relaxed);
-  c.written.store(0, std::memory_order_relaxed);
   SetState(c, ChunkState{lg.next_seq++, true, c.header.check});
   lg.cursor.store(uint64_t{free} << 32, std::memory_order_release);
   return Status::OK();
@@ -112,10 +109,9 @@ Status RecoveryLogs::RecycleOldest(unsigned log) {
       oldest = &chunk;
     }
   }
-  // Writers that reserved a slot of this chunk long ago must be done first.
-  while (oldest->written.load(std::memory_order_acquire) < entries_per_chunk_) {
-    std::this_thread::yield();
-  }
+  // A writer that reserved a slot of this chunk long ago may still be
+  // writing it: let every append in progress finish first.
+  host_->WaitForAppends(log);
   if (oldest->max_epoch.load(std::memory_order_relaxed) >= host_->MinDramEpoch(log)) {
     for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
       LogRecord r;

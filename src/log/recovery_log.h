@@ -52,6 +52,10 @@ class LogHost {
   // Migrates the DRAM entry `record` belongs to if the record is still in
   // DRAM only (its epoch is not below the entry's), under the entry's lock.
   virtual Status MigrateIfUnmigrated(const LogRecord& record) = 0;
+  // Returns once every append to `log` that is in progress has finished:
+  // appends happen under a DRAM entry lock, so passing through the locks
+  // of the log's entries suffices.
+  virtual void WaitForAppends(unsigned log) = 0;
 };
 
 class RecoveryLogs {
@@ -96,7 +100,6 @@ class RecoveryLogs {
     uint64_t* entries = nullptr;  // first entry on media
     ChunkState header;            // mirror of *state; guarded by Log::rotate_mu
     std::atomic<uint64_t> max_epoch{0};
-    std::atomic<uint64_t> written{0};  // entries fully appended
   };
   struct Log {
     // (chunk index << 32) | next slot; chunk kNoChunk means "none yet".

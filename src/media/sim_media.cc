@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <random>
+#include <thread>
 
 namespace plush::media {
 namespace {
@@ -58,7 +59,7 @@ Status SimMedia::Grow(uint64_t new_size) {
 
 void SimMedia::Remember(uintptr_t first_line, uint64_t count) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<uintptr_t>& lines = pending_[ThreadShard()];
+  std::vector<uintptr_t>& lines = pending_[std::this_thread::get_id()];
   for (uint64_t i = 0; i < count; ++i) lines.push_back(first_line + i * kCacheLine);
 }
 
@@ -76,7 +77,7 @@ void SimMedia::Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept {
 void SimMedia::Fence() noexcept {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<uintptr_t> lines;
-  lines.swap(pending_[ThreadShard()]);
+  lines.swap(pending_[std::this_thread::get_id()]);
   const uint64_t point = persist_points_.fetch_add(1) + 1;
   if (crashed_.load(std::memory_order_relaxed)) return;
   if (point == crash_at_.load()) {

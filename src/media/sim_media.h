@@ -38,6 +38,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -100,8 +101,8 @@ class SimMedia final : public Media {
   std::atomic<bool> open_{false};
 
   std::mutex mu_;  // guards pending_ and the snapshot
-  // Lines flushed by each thread and not yet drained, by thread shard.
-  std::unordered_map<unsigned, std::vector<uintptr_t>> pending_;
+  // Lines flushed by each thread and not yet drained.
+  std::unordered_map<std::thread::id, std::vector<uintptr_t>> pending_;
   std::atomic<uint64_t> persist_points_{0};
   std::atomic<uint64_t> crash_at_{0};  // 0 = disarmed
   std::atomic<bool> crashed_{false};

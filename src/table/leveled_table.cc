@@ -11,7 +11,7 @@
 #include <bit>
 #include <cstring>
 
-#include "table/key_match.h"
+#include "table/simd.h"
 #include "util/hash.h"
 
 namespace plush::table {
@@ -29,8 +29,7 @@ LeveledTable::LeveledTable(pool::Pool* pool)
     : pool_(pool),
       media_(pool->media()),
       fanout_(1u << pool->params().fanout_bits),
-      capacity_(kSlotsPerBucket << pool->params().fanout_bits),
-      words_per_partition_(kFilterBytes / 8 / fanout_) {}
+      capacity_(kSlotsPerBucket << pool->params().fanout_bits) {}
 
 LeveledTable::~LeveledTable() {
   if (dram_memory_ != nullptr) munmap(dram_memory_, dram_bytes_);
@@ -149,6 +148,15 @@ Bucket* LeveledTable::BucketAt(const Level& level, uint64_t index,
   return ValidBucketRef(offset) ? media_.At<Bucket>(offset) : nullptr;
 }
 
+void LeveledTable::PrefetchDramSlot(uint64_t dram_index, uint64_t hash) const {
+  const DirectoryEntry& e = levels_[0].entries[dram_index];
+  const unsigned pos = std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_ - 1);
+  const Bucket& bucket = levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
+  __builtin_prefetch(&bucket.keys[pos % kSlotsPerBucket], 1);
+  __builtin_prefetch(&bucket.values[pos % kSlotsPerBucket], 1);
+  __builtin_prefetch(FilterLine(e.filter, MakeProbe(hash, fanout_)), 1);
+}
+
 bool LeveledTable::ValidBucketRef(uint64_t offset) const {
   // Validated before every use, so that a damaged pool yields an error
   // instead of a wild access or the reuse of space handed out again.
@@ -171,7 +179,8 @@ void LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash, const Slot& sl
   StoreRelaxed(bucket.values[i], slot.value);
   AssignBit(e.tombstone, pos, slot.tombstone);
   AssignBit(e.indirect, pos, slot.indirect);
-  FilterAdd(e.filter, b, MakeProbe(hash, words_per_partition_), words_per_partition_, i == 0);
+  if (i == 0) FilterResetBucket(e.filter, b, fanout_);
+  FilterAdd(e.filter, b, MakeProbe(hash, fanout_));
   StoreRelease(e.state, EntryState{st.epoch, pos + 1}.Encode());
 }
 
@@ -188,7 +197,7 @@ void LeveledTable::PrefetchDram(uint64_t dram_index) const {
 }
 
 Found LeveledTable::Lookup(const LookupKey& key, Slot* slot) const {
-  const FilterProbe probe = MakeProbe(key.hash, words_per_partition_);
+  const FilterProbe probe = MakeProbe(key.hash, fanout_);
   // Memory latency, not computation, decides lookup speed, and dependent
   // misses are the expensive kind. Every level's entry follows from the
   // hash alone, so all of them are loaded at once (round 1); their filters
@@ -199,9 +208,12 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot) const {
   index[0] = DramIndex(key.hash);
   for (unsigned l = 0; l < n; ++l) {
     if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
-    const char* e = reinterpret_cast<const char*>(&levels_[l].entries[index[l]]);
-    for (unsigned line = 0; line < sizeof(DirectoryEntry); line += 64) {
-      if (line != offsetof(DirectoryEntry, tombstone)) __builtin_prefetch(e + line);
+    const DirectoryEntry& e = levels_[l].entries[index[l]];
+    __builtin_prefetch(&e.state);
+    __builtin_prefetch(FilterLine(e.filter, probe));
+    if (levels_[l].bucket_area == nullptr) {
+      __builtin_prefetch(&e.bucket[0]);
+      __builtin_prefetch(&e.bucket[8]);
     }
   }
   for (unsigned l = 0; l < n; ++l) PrefetchCandidates(levels_[l], index[l], probe);
@@ -220,7 +232,7 @@ void LeveledTable::PrefetchCandidates(const Level& level, uint64_t index,
   const DirectoryEntry& e = level.entries[index];
   const unsigned size = std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
   const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-  for (uint32_t c = FilterCandidates(e.filter, buckets, probe, words_per_partition_); c != 0;
+  for (uint32_t c = FilterCandidates(e.filter, buckets, probe); c != 0;
        c &= c - 1) {
     const Bucket* bucket = BucketAt(level, index, e, std::countr_zero(c));
     if (bucket == nullptr) continue;
@@ -240,7 +252,7 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index, const Lookup
     Found found = Found::kAbsent;
     if (size > 0) {
       const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-      uint32_t candidates = FilterCandidates(e.filter, buckets, probe, words_per_partition_);
+      uint32_t candidates = FilterCandidates(e.filter, buckets, probe);
       while (candidates != 0 && found == Found::kAbsent) {
         const unsigned b = 31 - std::countl_zero(candidates);
         candidates &= ~(1u << b);

@@ -110,6 +110,9 @@ class LeveledTable {
   // Starts loading the DRAM entry's state and flag lines (call before
   // taking its lock, to overlap the cache misses with other work).
   void PrefetchDram(uint64_t dram_index) const;
+  // Starts loading the lines the next InsertDram into the entry writes.
+  // REQUIRES: the entry's lock.
+  void PrefetchDramSlot(uint64_t dram_index, uint64_t hash) const;
   SpinLockRef DramLock(uint64_t dram_index) {
     return SpinLockRef(levels_[0].entries[dram_index].lock);
   }
@@ -189,7 +192,6 @@ class LeveledTable {
   media::Media& media_;
   const unsigned fanout_;           // buckets per entry
   const unsigned capacity_;         // slots per entry
-  const unsigned words_per_partition_;
   const PayloadResolver* resolver_ = nullptr;
 
   std::array<Level, pool::kMaxPmemLevels + 1> levels_;

@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "table/leveled_table.h"
+#include "table/simd.h"
 #include "util/hash.h"
 
 namespace plush::table {
@@ -65,7 +66,7 @@ bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index, const Slot& s
     key.has_inline = true;
     key.inline_key = slot.key;
   }
-  const FilterProbe probe = MakeProbe(hash, words_per_partition_);
+  const FilterProbe probe = MakeProbe(hash, fanout_);
   Slot found;
   for (unsigned l = level; l < level_count(); ++l) {
     if (l > level) index = ChildIndex(l - 1, index, hash);
@@ -210,11 +211,12 @@ void LeveledTable::WriteTarget(unsigned level, Target& t) {
     StoreRelaxed(bucket->values[i], slot.value);
     AssignBit(te.tombstone, pos, slot.tombstone);
     AssignBit(te.indirect, pos, slot.indirect);
-    FilterAdd(te.filter, b, MakeProbe(hash, words_per_partition_), words_per_partition_,
-              i == 0);
+    if (i == 0) FilterResetBucket(te.filter, b, fanout_);
+    FilterAdd(te.filter, b, MakeProbe(hash, fanout_));
   }
-  // Flush exactly the lines written: keys and values of each touched bucket,
-  // the touched filter partitions, the flag line and new bucket references.
+  // Flush the lines written: keys and values of each touched bucket, the
+  // filter (a share of ~16 records touches every plane), the flag line and
+  // new bucket references.
   const unsigned first_bucket = first / kSlotsPerBucket;
   const unsigned last_bucket = last / kSlotsPerBucket;
   for (unsigned b = first_bucket; b <= last_bucket; ++b) {
@@ -224,8 +226,7 @@ void LeveledTable::WriteTarget(unsigned level, Target& t) {
     media_.Flush(&bucket->keys[lo], (hi - lo + 1) * sizeof(uint64_t));
     media_.Flush(&bucket->values[lo], (hi - lo + 1) * sizeof(uint64_t));
   }
-  media_.Flush(te.filter + first_bucket * words_per_partition_,
-               (last_bucket - first_bucket + 1) * words_per_partition_ * sizeof(uint64_t));
+  media_.Flush(te.filter, sizeof(te.filter));
   media_.Flush(te.tombstone, sizeof(te.tombstone) + sizeof(te.indirect));
   if (dst.bucket_area == nullptr) {
     media_.Flush(&te.bucket[first_bucket],

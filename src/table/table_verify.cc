@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "table/leveled_table.h"
+#include "table/simd.h"
 #include "util/hash.h"
 
 namespace plush::table {
@@ -67,8 +68,8 @@ uint64_t LeveledTable::Verify(std::string* report) const {
             continue;
           }
           // Filter: lookups must not be able to miss the record.
-          const FilterProbe probe = MakeProbe(hash, words_per_partition_);
-          if (((FilterCandidates(e.filter, buckets, probe, words_per_partition_) >> b) & 1) == 0) {
+          const FilterProbe probe = MakeProbe(hash, fanout_);
+          if (((FilterCandidates(e.filter, buckets, probe) >> b) & 1) == 0) {
             problem(l, i, "slot " + std::to_string(pos) + " is missing from the filter");
           }
         }

@@ -1,8 +1,10 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// A statistics counter that many threads bump on hot paths. Each thread adds
-// to its own cache line, so increments never contend; Read() sums the
-// shards and may miss increments that race with it.
+// A statistics counter that many threads bump on hot paths without locked
+// instructions: each live thread owns one slot (a cache line) and updates
+// it with a plain load and store, so an increment neither contends nor
+// fences. Read() sums the slots and may miss increments racing with it.
+// Threads beyond kSlots share an overflow slot updated atomically.
 
 #ifndef PLUSH_UTIL_SHARDED_COUNTER_H_
 #define PLUSH_UTIL_SHARDED_COUNTER_H_
@@ -13,30 +15,34 @@
 
 namespace plush {
 
-// A small integer per thread, handed out round-robin on first use.
-inline unsigned ThreadShard() {
-  static std::atomic<unsigned> next{0};
-  thread_local const unsigned shard = next.fetch_add(1, std::memory_order_relaxed);
-  return shard;
-}
+inline constexpr unsigned kCounterSlots = 64;
+
+// The slot this thread owns (< kCounterSlots), or kCounterSlots if all are
+// taken. A slot is returned when its thread exits; the counts in it stay.
+unsigned ThreadSlot();
 
 class ShardedCounter {
  public:
   void Add(uint64_t n) {
-    shards_[ThreadShard() % kShards].value.fetch_add(n, std::memory_order_relaxed);
+    const unsigned slot = ThreadSlot();
+    std::atomic<uint64_t>& v = slots_[slot].value;
+    if (slot < kCounterSlots) {
+      v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    } else {
+      v.fetch_add(n, std::memory_order_relaxed);
+    }
   }
   uint64_t Read() const {
     uint64_t sum = 0;
-    for (const Shard& s : shards_) sum += s.value.load(std::memory_order_relaxed);
+    for (const Slot& s : slots_) sum += s.value.load(std::memory_order_relaxed);
     return sum;
   }
 
  private:
-  static constexpr unsigned kShards = 32;
-  struct alignas(64) Shard {
+  struct alignas(64) Slot {
     std::atomic<uint64_t> value{0};
   };
-  std::array<Shard, kShards> shards_;
+  std::array<Slot, kCounterSlots + 1> slots_;
 };
 
 }  // namespace plush
