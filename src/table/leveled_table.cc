@@ -308,18 +308,25 @@ uint64_t LeveledTable::MaxChildEpoch(uint64_t dram_index) const {
 Status LeveledTable::RecoverIntoDram(uint64_t dram_index, uint64_t hash, const Slot& slot) {
   DirectoryEntry& e = levels_[0].entries[dram_index];
   const EntryState st = EntryState::Decode(e.state);
-  for (unsigned pos = 0; pos < st.size; ++pos) {
-    Bucket& bucket = levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
-    const unsigned i = pos % kSlotsPerBucket;
-    const Slot old{bucket.keys[i], bucket.values[i], TestBit(e.tombstone, pos),
-                   TestBit(e.indirect, pos)};
-    const uint64_t old_hash = old.indirect ? old.key : InlineKeyHash(old.key);
-    if (!SameKey(old, old_hash, slot, hash)) continue;
-    bucket.keys[i] = slot.key;
-    bucket.values[i] = slot.value;
-    AssignBit(e.tombstone, pos, slot.tombstone);
-    AssignBit(e.indirect, pos, slot.indirect);
-    return Status::OK();
+  // Only buckets whose filter admits the key can hold an older version.
+  const unsigned buckets = (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
+  for (uint32_t c = FilterCandidates(e.filter, buckets, MakeProbe(hash, fanout_)); c != 0;
+       c &= c - 1) {
+    const unsigned b = static_cast<unsigned>(std::countr_zero(c));
+    Bucket& bucket = levels_[0].bucket_area[dram_index * fanout_ + b];
+    const unsigned used = std::min(st.size - b * kSlotsPerBucket, kSlotsPerBucket);
+    for (unsigned i = 0; i < used; ++i) {
+      const unsigned pos = b * kSlotsPerBucket + i;
+      const Slot old{bucket.keys[i], bucket.values[i], TestBit(e.tombstone, pos),
+                     TestBit(e.indirect, pos)};
+      const uint64_t old_hash = old.indirect ? old.key : InlineKeyHash(old.key);
+      if (!SameKey(old, old_hash, slot, hash)) continue;
+      bucket.keys[i] = slot.key;
+      bucket.values[i] = slot.value;
+      AssignBit(e.tombstone, pos, slot.tombstone);
+      AssignBit(e.indirect, pos, slot.indirect);
+      return Status::OK();
+    }
   }
   if (st.size >= capacity_) {
     return Status::Corruption("recovery log holds more unmigrated records for DRAM entry " +
