@@ -1,0 +1,59 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Everything a run of plush-bench is told, as parsed and checked by
+// ParseCommandLine() (cli.h); the defaults are the command line's.
+
+#ifndef PLUSH_TOOLS_BENCH_BENCH_CONFIG_H_
+#define PLUSH_TOOLS_BENCH_BENCH_CONFIG_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "engine.h"
+#include "key_distribution.h"
+#include "op_mix.h"
+#include "size_spec.h"
+
+namespace plush::bench {
+
+struct BenchConfig {
+  EngineConfig engine;
+
+  // Load phase: records [0, records) are inserted, split over the threads.
+  uint64_t records = 1'000'000;
+  // Run phase: this many operations in total, or, if seconds > 0, as many
+  // as fit in that time. 0 operations: no run phase.
+  uint64_t operations = 1'000'000;
+  double seconds = 0;
+  unsigned threads = 1;
+
+  OpMix mix;  // insert-only unless told otherwise
+  size_t scan_size = 100;
+  DistributionKind distribution = DistributionKind::kUniform;
+  double skew = 0;  // theta or h; DefaultSkew(distribution) unless given
+  uint64_t seed = 0;
+
+  SizeSpec key_size = SizeSpec::Fixed(8);
+  SizeSpec value_size = SizeSpec::Fixed(8);
+
+  // Fraction of run-phase operations whose latency is measured.
+  double latency_sample = 0.01;
+
+  std::string pool;  // empty: a fresh temporary location
+  bool keep_pool = false;
+
+  std::string workload;  // the name reported; mix.Name() unless given
+  bool json = false;
+  bool progress = false;
+  bool verify = true;
+
+  // Recovery mode: a child loads and is killed kill_after seconds later;
+  // this process times reopening the store.
+  bool recovery = false;
+  double kill_after = 0.1;
+};
+
+}  // namespace plush::bench
+
+#endif  // PLUSH_TOOLS_BENCH_BENCH_CONFIG_H_

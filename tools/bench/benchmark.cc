@@ -1,0 +1,70 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "benchmark.h"
+
+#include <memory>
+
+#include "engine_figures.h"
+#include "memory_usage.h"
+#include "phases.h"
+#include "pool_location.h"
+
+namespace plush::bench {
+
+RunResult RunBenchmark(const BenchConfig& config) {
+  RunResult result;
+  RunControl control;
+
+  std::unique_ptr<PoolLocation> location;
+  Status status = PoolLocation::Create(config.pool, config.engine.name,
+                                       config.keep_pool, &location);
+  if (!status.ok()) {
+    control.Fail(status, "choosing the pool location");
+    return Finish(control, std::move(result));
+  }
+  result.pool_path = location->path();
+
+  // The driver's own memory is allocated before the baseline is taken, so
+  // that the RSS delta is the engine's.
+  std::unique_ptr<DeletedSet> deleted;
+  if (config.mix[OpType::kDelete] > 0) {
+    deleted = std::make_unique<DeletedSet>(config.records);
+  }
+  const KeySpace keys(config.key_size, config.value_size);
+  const uint64_t rss_baseline = ResidentAnonymousBytes();
+
+  std::unique_ptr<Engine> engine;
+  status =
+      OpenEngine(config.engine, location->path(), /*create=*/true, &engine);
+  if (!status.ok()) {
+    control.Fail(status, "opening the engine");
+    return Finish(control, std::move(result));
+  }
+  const PhaseContext context{config,  *engine,       keys,
+                             control, deleted.get(), config.progress};
+
+  result.load_seconds = LoadPhase(context);
+  EngineStats before;
+  status = engine->GetStats(&before);
+  if (!status.ok()) control.Fail(status, "reading engine stats");
+
+  RunPhaseResult run;
+  if (!control.stopped() && (config.operations > 0 || config.seconds > 0)) {
+    run = RunPhase(context);
+  }
+  result.operations = run.operations;
+  result.seconds = run.seconds;
+  result.latency = std::move(run.latency);
+  status = RecordEngineFigures(*engine, before, run.operations, rss_baseline,
+                               &result);
+  if (!status.ok()) control.Fail(status, "reading engine stats");
+
+  if (config.verify && !control.stopped()) {
+    result.verified_records = VerifyPhase(context, run.inserted);
+  }
+  status = engine->Close();
+  if (!status.ok()) control.Fail(status, "closing the engine");
+  return Finish(control, std::move(result));
+}
+
+}  // namespace plush::bench

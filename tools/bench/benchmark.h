@@ -1,0 +1,24 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// A whole run of plush-bench, in either of its modes.
+
+#ifndef PLUSH_TOOLS_BENCH_BENCHMARK_H_
+#define PLUSH_TOOLS_BENCH_BENCHMARK_H_
+
+#include "bench_config.h"
+#include "run_result.h"
+
+namespace plush::bench {
+
+// Opens a fresh store, loads it, runs the operation mix, takes the figures
+// and checks every record.
+RunResult RunBenchmark(const BenchConfig& config);
+
+// Recovery mode (config.recovery): a forked child loads a fresh store, runs
+// the mix and is SIGKILLed config.kill_after seconds after its load; then
+// this process times reopening the store and checks every loaded record.
+RunResult RunRecoveryBenchmark(const BenchConfig& config);
+
+}  // namespace plush::bench
+
+#endif  // PLUSH_TOOLS_BENCH_BENCHMARK_H_

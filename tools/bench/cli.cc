@@ -1,0 +1,248 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "cli.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "key_space.h"
+#include "plush/db.h"
+
+namespace plush::bench {
+namespace {
+
+// An option whose value is one of the names in `choices`, stored as the
+// matching enumerator.
+template <typename T>
+CLI::Option* AddChoice(CLI::App& app, const std::string& flag,
+                       const std::string& help,
+                       const std::map<std::string, T>& choices, T* out) {
+  std::vector<std::string> names;
+  std::string current;
+  for (const auto& [name, value] : choices) {
+    names.push_back(name);
+    if (value == *out) current = name;
+  }
+  return app
+      .add_option_function<std::string>(
+          flag,
+          [choices, out](const std::string& name) { *out = choices.at(name); },
+          help)
+      ->check(CLI::IsMember(names))
+      ->default_str(current);
+}
+
+// Resolves defaults that depend on other flags and checks what CLI11's
+// validators cannot. Returns an error message, or empty.
+std::string Finish(const std::string& key_size, const std::string& value_size,
+                   bool skew_given, bool seed_given, BenchConfig* c) {
+  std::string error;
+  if (!SizeSpec::Parse(key_size, kMinKeySize, kMaxKeySize, &c->key_size,
+                       &error)) {
+    return "--key-size: " + error;
+  }
+  if (!SizeSpec::Parse(value_size, 0, kMaxValueSize, &c->value_size, &error)) {
+    return "--value-size: " + error;
+  }
+
+  bool any_ratio = false;
+  for (double ratio : c->mix.ratios) any_ratio |= ratio != 0;
+  if (!any_ratio) c->mix[OpType::kInsert] = 1;
+  error = c->mix.Validate();
+  if (!error.empty()) return error;
+  const bool runs = c->operations > 0 || c->seconds > 0;
+  if (c->records == 0 && c->mix[OpType::kInsert] != 1 && runs) {
+    return "operations other than inserts need loaded records (-n > 0)";
+  }
+
+  if (!skew_given) c->skew = DefaultSkew(c->distribution);
+  if (c->distribution == DistributionKind::kUniform) c->skew = 0;
+  std::string_view skew_error =
+      KeyDistribution::ValidateSkew(c->distribution, c->skew);
+  if (!skew_error.empty()) return "--skew: " + std::string(skew_error);
+
+  if (c->recovery) {
+    if (!IsPersistent(c->engine.name)) {
+      return "--recovery needs a persistent engine, not " + c->engine.name;
+    }
+    if (c->mix[OpType::kDelete] != 0) {
+      return "--recovery checks every loaded record: no --delete";
+    }
+    if (c->engine.plush_unlogged) {
+      return "--recovery measures log replay: no --unlogged";
+    }
+  }
+
+  if (!seed_given) c->seed = std::random_device()();
+  if (c->workload.empty()) {
+    c->workload = c->recovery ? "recovery" : c->mix.Name();
+  }
+  c->progress = c->progress || isatty(STDERR_FILENO);
+  const double expected_inserts =
+      c->seconds > 0
+          ? 0
+          : static_cast<double>(c->operations) * c->mix[OpType::kInsert];
+  c->engine.expected_records =
+      c->records + static_cast<uint64_t>(expected_inserts);
+  return {};
+}
+
+}  // namespace
+
+std::optional<int> ParseCommandLine(int argc, const char* const* argv,
+                                    BenchConfig* config) {
+  BenchConfig& c = *config;
+  // Benchmarks charge the file back end the flushes and fences PMem would
+  // need, so that numbers taken on DRAM are comparable to PMem ones.
+  c.engine.plush_options.emulate_pmem_costs = true;
+
+  CLI::App app(
+      "Loads -n records into a key-value store, then runs a mix of "
+      "operations on -t threads and reports throughput, latency, memory and "
+      "persistence figures.",
+      "plush-bench");
+  app.option_defaults()->always_capture_default();
+
+  app.add_option("--engine", c.engine.name, "Store under test")
+      ->check(CLI::IsMember(EngineNames()));
+  app.add_option("-n,--records", c.records, "Records loaded before the run");
+  app.add_option("-p,--operations", c.operations,
+                 "Operations in the run phase (0: load only)");
+  app.add_option("--seconds", c.seconds,
+                 "Run for this many seconds instead of -p operations")
+      ->check(CLI::PositiveNumber);
+  app.add_option("-t,--threads", c.threads, "Threads in every phase")
+      ->check(CLI::Range(1u, 1024u));
+
+  for (size_t i = 0; i < kOpTypeCount; ++i) {
+    const std::string name(OpName(static_cast<OpType>(i)));
+    app.add_option("--" + name, c.mix.ratios[i],
+                   "Ratio of " + name + " operations (all 0: insert only)")
+        ->group("Operation mix")
+        ->check(CLI::Range(0.0, 1.0));
+  }
+  app.add_option("--scan-size", c.scan_size, "Records read by each scan")
+      ->group("Operation mix")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+
+  AddChoice<DistributionKind>(app, "--distribution",
+                              "Which loaded records operations touch",
+                              {{"uniform", DistributionKind::kUniform},
+                               {"zipfian", DistributionKind::kZipfian},
+                               {"selfsimilar", DistributionKind::kSelfSimilar}},
+                              &c.distribution);
+  CLI::Option* skew = app.add_option(
+      "--skew", c.skew,
+      "Zipfian theta (default 0.99) or self-similar h (default 0.2)");
+  CLI::Option* seed = app.add_option(
+      "--seed", c.seed, "Seed of the random generators (default: random)");
+  std::string key_size = "8";
+  std::string value_size = "8";
+  app.add_option("--key-size", key_size, "Bytes, or normal:MEAN,STDDEV");
+  app.add_option("--value-size", value_size, "Bytes, or normal:MEAN,STDDEV");
+  app.add_option("--latency-sample", c.latency_sample,
+                 "Fraction of operations whose latency is measured")
+      ->check(CLI::Range(0.0, 1.0));
+
+  app.add_option("--pool", c.pool,
+                 "Pool file (plush) or directory (rocksdb); default: a "
+                 "fresh one in /dev/shm, removed at exit");
+  app.add_flag("--keep-pool", c.keep_pool, "Do not remove the temporary pool");
+  app.add_option("--workload", c.workload,
+                 "Name reported for the run (default: from the ratios)");
+  app.add_flag("--json", c.json, "Print one JSON object instead of a table");
+  app.add_flag("--progress", c.progress,
+               "Show progress on stderr even if it is not a terminal");
+  bool skip_verify = false;
+  app.add_flag("--skip-verify", skip_verify,
+               "Do not re-read every record after the run");
+  app.add_flag("--recovery", c.recovery,
+               "Time recovery: a child loads -n records and is SIGKILLed, "
+               "then the store is reopened");
+  app.add_option("--kill-after", c.kill_after,
+                 "Recovery mode: seconds the child keeps running after the "
+                 "load before it is killed")
+      ->check(CLI::NonNegativeNumber);
+
+  Options& plush_options = c.engine.plush_options;
+  const std::string plush_group = "plush engine";
+  app.add_option("--dram-bits", plush_options.dram_directory_bits,
+                 "log2 of the DRAM level's directory entries")
+      ->group(plush_group);
+  app.add_option("--fanout-bits", plush_options.fanout_bits,
+                 "log2 of the fanout of the PMem levels")
+      ->group(plush_group);
+  app.add_option("--first-fanout-bits", plush_options.first_level_fanout_bits,
+                 "log2 of the fanout from DRAM to the first PMem level")
+      ->group(plush_group);
+  app.add_option("--preallocated-levels", plush_options.preallocated_levels,
+                 "PMem levels laid out at creation")
+      ->group(plush_group);
+  app.add_option("--logs", plush_options.log_count,
+                 "Recovery logs (power of two)")
+      ->group(plush_group);
+  app.add_option("--log-chunk-size", plush_options.log_chunk_size,
+                 "Bytes per recovery-log chunk")
+      ->group(plush_group);
+  app.add_option("--chunks-per-log", plush_options.log_chunks_per_log,
+                 "Chunks per recovery log")
+      ->group(plush_group);
+  app.add_option("--pool-size", plush_options.initial_pool_size,
+                 "Initial pool file size in bytes (it grows on demand)")
+      ->group(plush_group);
+  app.add_option("--recovery-threads", plush_options.recovery_threads,
+                 "Threads replaying the logs on open (0: one per core)")
+      ->group(plush_group);
+  app.add_flag("--emulate-pmem,!--no-emulate-pmem",
+               plush_options.emulate_pmem_costs,
+               "Charge the file back end PMem's flushes and fences (default: "
+               "on)")
+      ->group(plush_group);
+  app.add_flag("--model-write-amp", plush_options.model_media_write_amp,
+               "Model PMem's media write amplification")
+      ->group(plush_group);
+  app.add_flag("--unlogged", c.engine.plush_unlogged,
+               "Writes skip the recovery log (WriteOptions::log = false)")
+      ->group(plush_group);
+  AddChoice<Backend>(app, "--backend", "Where the pool lives",
+                     {{"auto", Backend::kAuto},
+                      {"file", Backend::kFile},
+                      {"pmem", Backend::kPmem}},
+                     &plush_options.backend)
+      ->group(plush_group);
+  AddChoice<Partitioning>(
+      app, "--partitioning", "Key partitioning of a new pool (range: scans)",
+      {{"hash", Partitioning::kHash}, {"range", Partitioning::kRange}},
+      &plush_options.partitioning)
+      ->group(plush_group);
+
+  app.add_option("--rocksdb-block-cache-mb", c.engine.rocksdb_block_cache_mb,
+                 "RocksDB block cache (MiB)")
+      ->group("rocksdb engine");
+  app.add_option("--rocksdb-write-buffer-mb", c.engine.rocksdb_write_buffer_mb,
+                 "RocksDB memtable size (MiB)")
+      ->group("rocksdb engine");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kUsageExitCode;
+  }
+  c.verify = !skip_verify;
+  const std::string error =
+      Finish(key_size, value_size, skew->count() > 0, seed->count() > 0, &c);
+  if (!error.empty()) {
+    std::cerr << "plush-bench: " << error << "\n";
+    return kUsageExitCode;
+  }
+  return std::nullopt;
+}
+
+}  // namespace plush::bench

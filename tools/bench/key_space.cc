@@ -1,0 +1,59 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "key_space.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "rng.h"
+
+namespace plush::bench {
+namespace {
+
+// See key_space.h. Top bit clear, so that salting keeps record and absent
+// key inputs apart.
+constexpr uint64_t kKeySalt = 0x5bd1e9955bd1e995ULL;
+// Salts that make a record's key size, value tag and value size independent
+// functions of its key hash.
+constexpr uint64_t kKeySizeSalt = 0x6b65792d73697a65ULL;
+constexpr uint64_t kValueSalt = 0x76616c75652d7467ULL;
+
+// The same random bytes in every process (the recovery mode checks in one
+// process what another one wrote), hence the fixed seed.
+std::vector<char> Filler(size_t size) {
+  std::vector<char> bytes(size);
+  Rng rng(0x66696c6c6572ULL);
+  for (char& byte : bytes) byte = static_cast<char>(rng.Next());
+  return bytes;
+}
+
+void StoreBigEndian(uint64_t x, char* out) {
+  for (int i = 7; i >= 0; --i) {
+    out[i] = static_cast<char>(x & 0xff);
+    x >>= 8;
+  }
+}
+
+}  // namespace
+
+KeySpace::KeySpace(SizeSpec key_size, SizeSpec value_size)
+    : key_size_(key_size), value_size_(value_size) {}
+
+RecordBuilder::RecordBuilder(const KeySpace& space)
+    : space_(space),
+      key_(Filler(std::max(space.key_size_.max(), sizeof(uint64_t)))),
+      value_(Filler(std::max(space.value_size_.max(), sizeof(uint64_t)))) {}
+
+std::string_view RecordBuilder::BuildKey(uint64_t id) {
+  const uint64_t hash = Mix64(id ^ kKeySalt);
+  StoreBigEndian(hash, key_.data());
+  return {key_.data(), space_.key_size_.SizeOf(Mix64(hash ^ kKeySizeSalt))};
+}
+
+std::string_view RecordBuilder::Value(uint64_t record) {
+  const uint64_t tag = Mix64(Mix64(record) ^ kValueSalt);
+  std::memcpy(value_.data(), &tag, sizeof(tag));
+  return {value_.data(), space_.value_size_.SizeOf(tag)};
+}
+
+}  // namespace plush::bench

@@ -1,0 +1,37 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include <string>
+
+#include "parallel.h"
+#include "phases.h"
+#include "progress.h"
+
+namespace plush::bench {
+
+double LoadPhase(const PhaseContext& context) {
+  const BenchConfig& config = context.config;
+  ProgressCounters progress(config.threads);
+  ProgressDisplay display(context.progress, "load", progress, config.records,
+                          0);
+  return RunOnThreads(config.threads, [&](unsigned thread) {
+    const auto [begin, end] =
+        ThreadSlice(config.records, config.threads, thread);
+    RecordBuilder builder(context.keys);
+    for (uint64_t record = begin; record < end; ++record) {
+      if ((record - begin) % 256 == 0) {
+        progress.Publish(thread, record - begin);
+        if (context.control.stopped()) return;
+      }
+      const Status status =
+          context.engine.Put(builder.Key(record), builder.Value(record));
+      if (!status.ok()) {
+        context.control.Fail(status,
+                             "loading record " + std::to_string(record));
+        return;
+      }
+    }
+    progress.Publish(thread, end - begin);
+  });
+}
+
+}  // namespace plush::bench

@@ -1,0 +1,178 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "report.h"
+
+#include <cstdio>
+
+#include "json_object.h"
+
+namespace plush::bench {
+namespace {
+
+double Mops(uint64_t operations, double seconds) {
+  return seconds > 0 ? static_cast<double>(operations) / seconds / 1e6 : 0;
+}
+
+// "negative-lookup" -> "negative_lookup_ratio".
+std::string RatioField(OpType type) {
+  std::string name(OpName(type));
+  for (char& c : name) {
+    if (c == '-') c = '_';
+  }
+  return name + "_ratio";
+}
+
+// The percentiles reported, with their JSON names and table labels.
+struct Percentile {
+  double percent;
+  const char* json;
+  const char* label;
+};
+constexpr Percentile kPercentiles[] = {{50, "p50_ns", "p50"},
+                                       {90, "p90_ns", "p90"},
+                                       {99, "p99_ns", "p99"},
+                                       {99.9, "p999_ns", "p99.9"},
+                                       {99.99, "p9999_ns", "p99.99"}};
+
+std::string Printf(const char* format, auto... args) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof(buffer), format, args...);
+  return buffer;
+}
+
+// 1234 -> "1.2 us"; keeps 2 to 3 significant digits.
+std::string Nanos(uint64_t ns) {
+  const auto x = static_cast<double>(ns);
+  if (ns < 1000) return Printf("%llu ns", static_cast<unsigned long long>(ns));
+  if (ns < 1000000) return Printf("%.3g us", x / 1e3);
+  if (ns < 1000000000) return Printf("%.3g ms", x / 1e6);
+  return Printf("%.3g s", x / 1e9);
+}
+
+std::string Bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while ((bytes >= 1024 || bytes <= -1024) && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return Printf("%.1f %s", bytes, units[unit]);
+}
+
+std::string SizeText(const SizeSpec& size) {
+  return size.fixed() ? size.ToString() + " B" : size.ToString();
+}
+
+}  // namespace
+
+std::string ToJson(const BenchConfig& config, const RunResult& result) {
+  JsonObject json;
+  json.String("engine", config.engine.name)
+      .String("workload", config.workload)
+      .String("mode", config.recovery ? "recovery" : "run")
+      .String("status", OutcomeName(result.outcome))
+      .String("error", result.error)
+      .Unsigned("threads", config.threads)
+      .Unsigned("records", config.records)
+      .Unsigned("operations", result.operations)
+      .Double("seconds", result.seconds)
+      .Double("mops", Mops(result.operations, result.seconds))
+      .Double("load_seconds", result.load_seconds)
+      .Double("load_mops",
+              Mops(config.recovery ? 0 : config.records, result.load_seconds));
+  for (const Percentile& p : kPercentiles) {
+    json.Unsigned(p.json, result.latency.Percentile(p.percent));
+  }
+  json.Unsigned("max_ns", result.latency.max())
+      .Unsigned("latency_samples", result.latency.count())
+      .Unsigned("dram_bytes", result.dram_bytes)
+      .String("dram_source", result.dram_from_engine ? "engine" : "rss")
+      .Signed("rss_delta_bytes", result.rss_delta_bytes)
+      .Unsigned("pool_bytes", result.pool_bytes)
+      .Double("media_write_amp", result.media_write_amp)
+      .Double("persist_per_op", result.persist_per_op)
+      .Double("flushed_lines_per_op", result.flushed_lines_per_op)
+      .Double("key_size", config.key_size.mean())
+      .Double("key_size_stddev", config.key_size.stddev())
+      .Double("value_size", config.value_size.mean())
+      .Double("value_size_stddev", config.value_size.stddev())
+      .String("distribution", DistributionName(config.distribution))
+      .Double("skew", config.skew)
+      .Unsigned("seed", config.seed)
+      .String("backend", result.backend);
+  for (size_t i = 0; i < kOpTypeCount; ++i) {
+    json.Double(RatioField(static_cast<OpType>(i)), config.mix.ratios[i]);
+  }
+  json.Unsigned("scan_size", config.scan_size)
+      .Double("recovery_seconds", result.recovery_seconds)
+      .Double("engine_recovery_seconds", result.engine_recovery_seconds)
+      .Unsigned("recovered_log_entries", result.recovered_log_entries)
+      .Unsigned("verified_records", result.verified_records)
+      .Bool("emulate_pmem", config.engine.plush_options.emulate_pmem_costs)
+      .Bool("unlogged", config.engine.plush_unlogged)
+      .Bool("model_write_amp",
+            config.engine.plush_options.model_media_write_amp)
+      .String("pool_path", result.pool_path);
+  return json.str();
+}
+
+void PrintTable(const BenchConfig& config, const RunResult& result,
+                std::ostream& out) {
+  out << "plush-bench: engine " << config.engine.name << " (" << result.backend
+      << "), workload " << config.workload << ", " << config.threads
+      << " thread(s), " << DistributionName(config.distribution);
+  if (config.skew != 0) out << " " << config.skew;
+  out << ", key " << SizeText(config.key_size) << ", value "
+      << SizeText(config.value_size) << ", seed " << config.seed << "\n";
+
+  if (config.recovery) {
+    out << Printf(
+               "  recovery  %.3f s to reopen after kill -9 of a child that "
+               "loaded %llu records\n",
+               result.recovery_seconds,
+               static_cast<unsigned long long>(config.records))
+        << Printf(
+               "            engine's own account %.3f s, %llu log entries "
+               "replayed\n",
+               result.engine_recovery_seconds,
+               static_cast<unsigned long long>(result.recovered_log_entries));
+  } else {
+    out << Printf("  load      %12llu records  %8.3f s  %8.3f Mops/s\n",
+                  static_cast<unsigned long long>(config.records),
+                  result.load_seconds,
+                  Mops(config.records, result.load_seconds))
+        << Printf("  run       %12llu ops      %8.3f s  %8.3f Mops/s\n",
+                  static_cast<unsigned long long>(result.operations),
+                  result.seconds, Mops(result.operations, result.seconds));
+  }
+  if (result.latency.count() > 0) {
+    out << "  latency  ";
+    for (const Percentile& p : kPercentiles) {
+      out << " " << p.label << " "
+          << Nanos(result.latency.Percentile(p.percent));
+    }
+    out << " max " << Nanos(result.latency.max()) << " ("
+        << result.latency.count() << " samples)\n";
+  }
+  out << "  memory    DRAM " << Bytes(static_cast<double>(result.dram_bytes))
+      << (result.dram_from_engine ? " (engine's account)" : " (RSS growth)")
+      << ", RSS growth " << Bytes(static_cast<double>(result.rss_delta_bytes))
+      << ", pool " << Bytes(static_cast<double>(result.pool_bytes)) << "\n";
+  out << Printf("  persist   %.2f fences/op, %.2f flushed lines/op, ",
+                result.persist_per_op, result.flushed_lines_per_op)
+      << (config.engine.plush_options.model_media_write_amp
+              ? Printf("media write amplification %.2f\n",
+                       result.media_write_amp)
+              : std::string("media write amplification not modeled\n"));
+  if (config.verify) {
+    out << "  check     " << result.verified_records << " records read back\n";
+  }
+  if (!config.pool.empty() || config.keep_pool) {
+    out << "  pool      " << result.pool_path << " (kept)\n";
+  }
+  out << "  result    " << OutcomeName(result.outcome);
+  if (result.outcome != Outcome::kOk) out << ": " << result.error;
+  out << "\n";
+}
+
+}  // namespace plush::bench

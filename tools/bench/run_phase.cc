@@ -1,0 +1,196 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "key_distribution.h"
+#include "latency_sampler.h"
+#include "op_mix.h"
+#include "parallel.h"
+#include "phases.h"
+#include "progress.h"
+#include "rng.h"
+
+namespace plush::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One thread of the run phase. Every operation first picks its record and
+// builds its key and value (untimed), then calls the engine between the
+// sampler's Begin() and End(), then checks the answer. An operation returns
+// false after reporting a failure.
+class RunWorker {
+ public:
+  RunWorker(const PhaseContext& context, const KeyDistribution& distribution,
+            unsigned thread, Histogram* latency)
+      : context_(context),
+        engine_(context.engine),
+        distribution_(distribution),
+        picker_(context.config.mix),
+        thread_(thread),
+        rng_(Mix64(context.config.seed) + thread),
+        sampler_(context.config.latency_sample,
+                 Mix64(~context.config.seed) + thread, latency),
+        builder_(context.keys) {}
+
+  // Runs `quota` operations, or until `deadline` if there is one (checked
+  // every 256 operations, like the stop flag). Returns how many it ran.
+  uint64_t Run(uint64_t quota, const Clock::time_point* deadline,
+               ProgressCounters& progress) {
+    uint64_t done = 0;
+    for (; done < quota; ++done) {
+      if (done % 256 == 0) {
+        progress.Publish(thread_, done);
+        if (context_.control.stopped() ||
+            (deadline != nullptr && Clock::now() >= *deadline)) {
+          break;
+        }
+      }
+      if (!RunOne(picker_.Pick(rng_.Next()))) break;
+    }
+    progress.Publish(thread_, done);
+    return done;
+  }
+
+  uint64_t inserted() const { return inserted_; }
+
+ private:
+  bool RunOne(OpType type) {
+    switch (type) {
+      case OpType::kLookup:
+        return Lookup();
+      case OpType::kNegativeLookup:
+        return NegativeLookup();
+      case OpType::kInsert:
+        if (!Write(InsertedRecord(context_.config, thread_, inserted_))) {
+          return false;
+        }
+        ++inserted_;
+        return true;
+      case OpType::kUpdate:
+        return Write(distribution_.Next(rng_));
+      case OpType::kDelete:
+        return Delete();
+      case OpType::kScan:
+        return Scan();
+    }
+    return false;
+  }
+
+  bool Lookup() {
+    const uint64_t record = distribution_.Next(rng_);
+    const std::string_view key = builder_.Key(record);
+    sampler_.Begin();
+    const Status status = engine_.Get(key, &value_);
+    sampler_.End();
+    return CheckRead(context_, builder_, record, status, value_);
+  }
+
+  bool NegativeLookup() {
+    const std::string_view key = builder_.AbsentKey(distribution_.Next(rng_));
+    sampler_.Begin();
+    const Status status = engine_.Get(key, &value_);
+    sampler_.End();
+    if (status.IsNotFound()) return true;
+    if (status.ok()) {
+      context_.control.FailCheck(
+          "a negative lookup found a key never inserted");
+    } else {
+      context_.control.Fail(status, "negative lookup");
+    }
+    return false;
+  }
+
+  bool Write(uint64_t record) {
+    const std::string_view key = builder_.Key(record);
+    const std::string_view value = builder_.Value(record);
+    sampler_.Begin();
+    const Status status = engine_.Put(key, value);
+    sampler_.End();
+    if (status.ok()) return true;
+    context_.control.Fail(status, "writing record " + std::to_string(record));
+    return false;
+  }
+
+  bool Delete() {
+    const uint64_t record = distribution_.Next(rng_);
+    const std::string_view key = builder_.Key(record);
+    context_.deleted->Add(record);
+    sampler_.Begin();
+    const Status status = engine_.Delete(key);
+    sampler_.End();
+    if (status.ok()) return true;
+    context_.control.Fail(status, "deleting record " + std::to_string(record));
+    return false;
+  }
+
+  bool Scan() {
+    const uint64_t record = distribution_.Next(rng_);
+    const std::string_view key = builder_.Key(record);
+    size_t scanned = 0;
+    sampler_.Begin();
+    const Status status =
+        engine_.Scan(key, context_.config.scan_size, &scanned);
+    sampler_.End();
+    if (!status.ok()) {
+      context_.control.Fail(status, "scan");
+      return false;
+    }
+    // The start key is a loaded record, so the scan must at least see it.
+    if (scanned == 0 &&
+        !(context_.deleted != nullptr && context_.deleted->Contains(record))) {
+      context_.control.FailCheck("a scan from loaded record " +
+                                 std::to_string(record) + " read nothing");
+      return false;
+    }
+    return true;
+  }
+
+  const PhaseContext& context_;
+  Engine& engine_;
+  const KeyDistribution& distribution_;
+  const OpPicker picker_;
+  const unsigned thread_;
+  Rng rng_;
+  LatencySampler sampler_;
+  RecordBuilder builder_;
+  std::string value_;  // reused by every Get: no allocation per lookup
+  uint64_t inserted_ = 0;
+};
+
+}  // namespace
+
+RunPhaseResult RunPhase(const PhaseContext& context) {
+  const BenchConfig& config = context.config;
+  // Lookups, updates, deletes and scans pick among the loaded records.
+  const KeyDistribution distribution(
+      config.distribution, std::max<uint64_t>(config.records, 1), config.skew);
+  const bool timed = config.seconds > 0;
+  std::vector<Histogram> latencies(config.threads);
+  std::vector<uint64_t> done(config.threads);
+  RunPhaseResult result;
+  result.inserted.resize(config.threads);
+
+  ProgressCounters progress(config.threads);
+  ProgressDisplay display(context.progress, "run", progress, config.operations,
+                          config.seconds);
+  result.seconds = RunOnThreads(config.threads, [&](unsigned thread) {
+    RunWorker worker(context, distribution, thread, &latencies[thread]);
+    const Slice slice = ThreadSlice(config.operations, config.threads, thread);
+    const Clock::time_point deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(config.seconds));
+    done[thread] = worker.Run(timed ? UINT64_MAX : slice.end - slice.begin,
+                              timed ? &deadline : nullptr, progress);
+    result.inserted[thread] = worker.inserted();
+  });
+  for (unsigned t = 0; t < config.threads; ++t) {
+    result.operations += done[t];
+    result.latency.Merge(latencies[t]);
+  }
+  return result;
+}
+
+}  // namespace plush::bench
