@@ -50,6 +50,18 @@ TEST(CrashTest, SampledPersistPointsOfALargerWorkload) {
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 }
 
+// With level 1's filters in DRAM, a crash leaves no filter on PMem to
+// trust: recovery rebuilds it from the records.
+TEST(CrashTest, SampledPersistPointsWithFiltersInDram) {
+  Options o = TinyPool();
+  o.dram_filter_levels = 1;
+  CrashExplorer explorer(o, RandomWorkload(Soak() ? 5000 : 1500, 300, 5));
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 1000 : 40, 6);
+  Report("sampled, DRAM filters", stats);
+  EXPECT_GT(stats.crash_states, 30u);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+}
+
 // The explorer must be able to fail: with an oracle that counts the
 // operation in flight at the crash as acknowledged, crashes that hit before
 // that operation's log entry is durable must be reported.

@@ -87,6 +87,13 @@ struct Options {
   // Buckets of the first this-many PMem levels are laid out at computed
   // offsets when the level is created (no bucket references to chase).
   uint32_t preallocated_levels = 0;
+  // The filters of the first this-many PMem levels live in DRAM (allocated
+  // in full when the pool is opened) and are not written to PMem: lookups
+  // test them without touching PMem and migrations flush 4 lines less per
+  // child. Costs 256 bytes of DRAM per directory entry of those levels, and
+  // Open() rebuilds them by reading every record of those levels (recovery
+  // time then grows with their fill). 0..2.
+  uint32_t dram_filter_levels = 0;
   // Recovery logs: count (power of two, at most the DRAM directory size),
   // chunk size and chunks per log. Their capacity should exceed the DRAM
   // level's so that log compaction rarely finds a live entry.

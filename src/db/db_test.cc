@@ -154,6 +154,7 @@ struct ModelCase {
   Backend backend;
   uint32_t first_level_fanout_bits;
   uint32_t preallocated_levels;
+  uint32_t dram_filter_levels;
 };
 
 class DBModelTest : public ::testing::TestWithParam<ModelCase> {};
@@ -168,6 +169,7 @@ TEST_P(DBModelTest, MatchesReferenceMapAcrossReopens) {
   o.backend = c.backend;
   o.first_level_fanout_bits = c.first_level_fanout_bits;
   o.preallocated_levels = c.preallocated_levels;
+  o.dram_filter_levels = c.dram_filter_levels;
   const uint64_t ops = test::Soak() ? 2000000 : 250000;
   const uint64_t key_space = 3000;
 
@@ -223,10 +225,11 @@ TEST_P(DBModelTest, MatchesReferenceMapAcrossReopens) {
 
 INSTANTIATE_TEST_SUITE_P(
     Profiles, DBModelTest,
-    ::testing::Values(ModelCase{"file", Backend::kFile, 1, 0},
-                      ModelCase{"sim", Backend::kSim, 1, 0},
-                      ModelCase{"unit_first_fanout", Backend::kFile, 0, 0},
-                      ModelCase{"preallocated", Backend::kFile, 2, 2}),
+    ::testing::Values(ModelCase{"file", Backend::kFile, 1, 0, 0},
+                      ModelCase{"sim", Backend::kSim, 1, 0, 0},
+                      ModelCase{"unit_first_fanout", Backend::kFile, 0, 0, 0},
+                      ModelCase{"preallocated", Backend::kFile, 2, 2, 0},
+                      ModelCase{"dram_filters", Backend::kFile, 1, 1, 2}),
     [](const ::testing::TestParamInfo<ModelCase>& p) { return std::string(p.param.name); });
 
 }  // namespace

@@ -47,6 +47,7 @@ PoolParams PoolParams::FromOptions(const Options& o) {
   p.fanout_bits = o.fanout_bits;
   p.first_level_fanout_bits = o.first_level_fanout_bits;
   p.preallocated_levels = o.preallocated_levels;
+  p.dram_filter_levels = o.dram_filter_levels;
   p.log_count = o.log_count;
   p.log_chunk_size = o.log_chunk_size;
   p.log_chunks_per_log = o.log_chunks_per_log;
@@ -62,6 +63,7 @@ Status PoolParams::Validate() const {
   if (fanout_bits < 1 || fanout_bits > 4) return bad("fanout_bits must be in 1..4");
   if (first_level_fanout_bits > 4) return bad("first_level_fanout_bits must be in 0..4");
   if (preallocated_levels > 4) return bad("preallocated_levels must be at most 4");
+  if (dram_filter_levels > 2) return bad("dram_filter_levels must be at most 2");
   if (log_count == 0 || (log_count & (log_count - 1)) != 0) {
     return bad("log_count must be a power of two");
   }
@@ -183,6 +185,7 @@ Status Pool::Create() {
   fresh.fanout_bits = static_cast<uint8_t>(params_.fanout_bits);
   fresh.first_level_fanout_bits = static_cast<uint8_t>(params_.first_level_fanout_bits);
   fresh.preallocated_levels = static_cast<uint8_t>(params_.preallocated_levels);
+  fresh.dram_filter_levels = static_cast<uint8_t>(params_.dram_filter_levels);
   fresh.log_count = params_.log_count;
   fresh.log_chunk_size = params_.log_chunk_size;
   fresh.log_chunks_per_log = params_.log_chunks_per_log;
@@ -227,6 +230,7 @@ Status Pool::Load() {
   params_.fanout_bits = sb.fanout_bits;
   params_.first_level_fanout_bits = sb.first_level_fanout_bits;
   params_.preallocated_levels = sb.preallocated_levels;
+  params_.dram_filter_levels = sb.dram_filter_levels;
   params_.log_count = sb.log_count;
   params_.log_chunk_size = sb.log_chunk_size;
   params_.log_chunks_per_log = sb.log_chunks_per_log;

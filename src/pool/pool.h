@@ -31,6 +31,7 @@ struct PoolParams {
   uint32_t fanout_bits = 0;
   uint32_t first_level_fanout_bits = 0;
   uint32_t preallocated_levels = 0;
+  uint32_t dram_filter_levels = 0;
   uint32_t log_count = 0;
   uint32_t log_chunk_size = 0;
   uint32_t log_chunks_per_log = 0;

@@ -45,7 +45,8 @@ struct Superblock {
   uint8_t fanout_bits;
   uint8_t first_level_fanout_bits;
   uint8_t preallocated_levels;
-  uint8_t reserved0[3];
+  uint8_t dram_filter_levels;
+  uint8_t reserved0[2];
   uint32_t log_count;
   uint32_t log_chunk_size;
   uint32_t log_chunks_per_log;

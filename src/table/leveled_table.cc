@@ -31,8 +31,23 @@ LeveledTable::LeveledTable(pool::Pool* pool)
       fanout_(1u << pool->params().fanout_bits),
       capacity_(kSlotsPerBucket << pool->params().fanout_bits) {}
 
+namespace {
+
+// DRAM that is touched in full at once, so that the engine's DRAM use is
+// what it is from the start and does not grow with the record count.
+void* MapDram(uint64_t bytes) {
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (memory == MAP_FAILED) return nullptr;
+  madvise(memory, bytes, MADV_HUGEPAGE);
+  return memory;
+}
+
+}  // namespace
+
 LeveledTable::~LeveledTable() {
-  if (dram_memory_ != nullptr) munmap(dram_memory_, dram_bytes_);
+  if (dram_memory_ != nullptr) munmap(dram_memory_, dram_level_bytes_);
+  if (dram_filter_memory_ != nullptr) munmap(dram_filter_memory_, dram_filter_bytes_);
 }
 
 Status LeveledTable::Open(pool::Pool* pool, std::unique_ptr<LeveledTable>* table) {
@@ -47,14 +62,12 @@ Status LeveledTable::Open(pool::Pool* pool, std::unique_ptr<LeveledTable>* table
   dram.child_bits = p.first_level_fanout_bits;
   const uint64_t entry_bytes = dram.entry_count * sizeof(DirectoryEntry);
   const uint64_t bucket_bytes = dram.entry_count * t->fanout_ * sizeof(Bucket);
-  t->dram_bytes_ = entry_bytes + bucket_bytes;
-  void* memory = mmap(nullptr, t->dram_bytes_, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (memory == MAP_FAILED) {
-    return Status::IOError("cannot allocate " + std::to_string(t->dram_bytes_) +
+  t->dram_level_bytes_ = entry_bytes + bucket_bytes;
+  void* memory = MapDram(t->dram_level_bytes_);
+  if (memory == nullptr) {
+    return Status::IOError("cannot allocate " + std::to_string(t->dram_level_bytes_) +
                            " bytes for the DRAM level");
   }
-  madvise(memory, t->dram_bytes_, MADV_HUGEPAGE);
   t->dram_memory_ = memory;
   dram.entries = static_cast<DirectoryEntry*>(memory);
   dram.bucket_area = reinterpret_cast<Bucket*>(static_cast<char*>(memory) + entry_bytes);
@@ -64,10 +77,53 @@ Status LeveledTable::Open(pool::Pool* pool, std::unique_ptr<LeveledTable>* table
     dram.entries[i].state = EntryState{1, 0}.Encode();
   }
 
-  Status s = t->AttachLevels();
+  Status s = t->AllocateDramFilters();
+  if (s.ok()) s = t->AttachLevels();
   if (!s.ok()) return s;
   *table = std::move(t);
   return Status::OK();
+}
+
+Status LeveledTable::AllocateDramFilters() {
+  const pool::PoolParams& p = pool_->params();
+  const unsigned bits = p.dram_directory_bits + p.first_level_fanout_bits;
+  std::array<uint64_t, 3> offsets{};  // of levels 1..dram_filter_levels
+  for (unsigned l = 1; l <= p.dram_filter_levels; ++l) {
+    offsets[l] = dram_filter_bytes_;
+    dram_filter_bytes_ += (uint64_t{1} << (bits + (l - 1) * p.fanout_bits)) * kFilterBytes;
+  }
+  if (dram_filter_bytes_ == 0) return Status::OK();
+  dram_filter_memory_ = MapDram(dram_filter_bytes_);
+  if (dram_filter_memory_ == nullptr) {
+    dram_filter_bytes_ = 0;
+    return Status::IOError("cannot allocate DRAM for the filters of " +
+                           std::to_string(p.dram_filter_levels) + " PMem levels");
+  }
+  for (unsigned l = 1; l <= p.dram_filter_levels; ++l) {
+    levels_[l].dram_filters =
+        reinterpret_cast<uint64_t*>(static_cast<char*>(dram_filter_memory_) + offsets[l]);
+  }
+  return Status::OK();
+}
+
+// The filters of a level kept in DRAM are not on PMem: derive them from
+// the level's records (every slot below each entry's size).
+void LeveledTable::RebuildDramFilters(unsigned level) {
+  const Level& l = levels_[level];
+  for (uint64_t i = 0; i < l.entry_count; ++i) {
+    const DirectoryEntry& e = l.entries[i];
+    const unsigned size = std::min(EntryState::Decode(e.state).size, capacity_);
+    uint64_t* filter = FilterOf(l, i);
+    for (unsigned pos = 0; pos < size; ++pos) {
+      const unsigned b = pos / kSlotsPerBucket;
+      const Bucket* bucket = BucketAt(l, i, e, b);
+      if (bucket == nullptr) break;  // Verify() reports it
+      const uint64_t key = bucket->keys[pos % kSlotsPerBucket];
+      const uint64_t hash = TestBit(e.indirect, pos) ? key : InlineKeyHash(key);
+      if (pos % kSlotsPerBucket == 0) FilterResetBucket(filter, b, fanout_);
+      FilterAdd(filter, b, MakeProbe(hash, fanout_));
+    }
+  }
 }
 
 Status LeveledTable::AttachLevels() {
@@ -76,7 +132,7 @@ Status LeveledTable::AttachLevels() {
   for (uint64_t i = 0; i < n; ++i) {
     const pool::LevelDescriptor& d = pool_->level(static_cast<unsigned>(i));
     const Level& parent = levels_[i];
-    Level& l = levels_[i + 1];
+    Level& l = levels_[i + 1];  // dram_filters is already set
     l.index_bits = parent.index_bits + parent.child_bits;
     l.child_bits = p.fanout_bits;
     l.entry_count = uint64_t{1} << l.index_bits;
@@ -97,6 +153,7 @@ Status LeveledTable::AttachLevels() {
     }
     l.entries = media_.At<DirectoryEntry>(d.directory_offset);
     if (preallocated) l.bucket_area = media_.At<Bucket>(d.bucket_area_offset);
+    if (l.dram_filters != nullptr) RebuildDramFilters(static_cast<unsigned>(i + 1));
   }
   level_count_.store(static_cast<unsigned>(n + 1), std::memory_order_release);
   return Status::OK();
@@ -109,6 +166,7 @@ Status LeveledTable::EnsureLevel(unsigned level) {
   if (level > pool::kMaxPmemLevels) return Status::NoSpace("too many levels");
   const Level& parent = levels_[level - 1];
   Level l;
+  l.dram_filters = levels_[level].dram_filters;
   l.index_bits = parent.index_bits + parent.child_bits;
   l.child_bits = pool_->params().fanout_bits;
   l.entry_count = uint64_t{1} << l.index_bits;
@@ -210,7 +268,7 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot) const {
     if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
     const DirectoryEntry& e = levels_[l].entries[index[l]];
     __builtin_prefetch(&e.state);
-    __builtin_prefetch(FilterLine(e.filter, probe));
+    __builtin_prefetch(FilterLine(FilterOf(levels_[l], index[l]), probe));
     if (levels_[l].bucket_area == nullptr) {
       __builtin_prefetch(&e.bucket[0]);
       __builtin_prefetch(&e.bucket[8]);
@@ -232,7 +290,7 @@ void LeveledTable::PrefetchCandidates(const Level& level, uint64_t index,
   const DirectoryEntry& e = level.entries[index];
   const unsigned size = std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
   const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-  for (uint32_t c = FilterCandidates(e.filter, buckets, probe); c != 0;
+  for (uint32_t c = FilterCandidates(FilterOf(level, index), buckets, probe); c != 0;
        c &= c - 1) {
     const Bucket* bucket = BucketAt(level, index, e, std::countr_zero(c));
     if (bucket == nullptr) continue;
@@ -252,7 +310,7 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index, const Lookup
     Found found = Found::kAbsent;
     if (size > 0) {
       const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-      uint32_t candidates = FilterCandidates(e.filter, buckets, probe);
+      uint32_t candidates = FilterCandidates(FilterOf(level, index), buckets, probe);
       while (candidates != 0 && found == Found::kAbsent) {
         const unsigned b = 31 - std::countl_zero(candidates);
         candidates &= ~(1u << b);

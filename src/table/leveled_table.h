@@ -149,7 +149,7 @@ class LeveledTable {
   unsigned level_count() const { return level_count_.load(std::memory_order_acquire); }
   // Occupied slots per level (DRAM first). Walks every directory.
   std::vector<uint64_t> RecordsPerLevel() const;
-  uint64_t dram_bytes() const { return dram_bytes_; }
+  uint64_t dram_bytes() const { return dram_level_bytes_ + dram_filter_bytes_; }
   uint64_t migrations() const { return migrations_.Read(); }
 
   // Walks every PMem level and checks its invariants (see table_verify.cc);
@@ -163,12 +163,21 @@ class LeveledTable {
     unsigned index_bits = 0;       // log2(entry_count)
     unsigned child_bits = 0;       // log2(fanout towards the next level)
     Bucket* bucket_area = nullptr;  // preallocated buckets (DRAM: always)
+    uint64_t* dram_filters = nullptr;  // filters kept in DRAM, or null
     bool persistent = false;
   };
   struct Target;  // a child entry receiving records during a migration
 
   explicit LeveledTable(pool::Pool* pool);
   Status AttachLevels();
+  Status AllocateDramFilters();
+  void RebuildDramFilters(unsigned level);
+  // The filter of an entry: in DRAM for the first dram_filter_levels PMem
+  // levels, else inside the entry.
+  uint64_t* FilterOf(const Level& level, uint64_t index) const {
+    return level.dram_filters != nullptr ? level.dram_filters + index * (kFilterBytes / 8)
+                                         : level.entries[index].filter;
+  }
   Status EnsureLevel(unsigned level);
 
   uint64_t ChildIndex(unsigned level, uint64_t index, uint64_t hash) const;
@@ -199,7 +208,9 @@ class LeveledTable {
   std::mutex level_mu_;  // serializes level creation
 
   void* dram_memory_ = nullptr;  // entries + buckets of level 0
-  uint64_t dram_bytes_ = 0;
+  uint64_t dram_level_bytes_ = 0;
+  void* dram_filter_memory_ = nullptr;  // filters of levels 1..dram_filter_levels
+  uint64_t dram_filter_bytes_ = 0;
   ShardedCounter migrations_;
 };
 

@@ -209,6 +209,7 @@ void LeveledTable::WriteTarget(unsigned level, Target& t) {
   DirectoryEntry& te = *t.entry;
   const unsigned first = t.old_size;
   const unsigned last = first + static_cast<unsigned>(t.records.size()) - 1;
+  uint64_t* filter = FilterOf(dst, t.index);
   unsigned pos = first;
   for (auto it = t.records.rbegin(); it != t.records.rend(); ++it, ++pos) {
     const auto& [slot, hash] = *it;
@@ -219,8 +220,8 @@ void LeveledTable::WriteTarget(unsigned level, Target& t) {
     StoreRelaxed(bucket->values[i], slot.value);
     AssignBit(te.tombstone, pos, slot.tombstone);
     AssignBit(te.indirect, pos, slot.indirect);
-    if (i == 0) FilterResetBucket(te.filter, b, fanout_);
-    FilterAdd(te.filter, b, MakeProbe(hash, fanout_));
+    if (i == 0) FilterResetBucket(filter, b, fanout_);
+    FilterAdd(filter, b, MakeProbe(hash, fanout_));
   }
   // Flush the lines written: keys and values of each touched bucket, the
   // filter (a share of ~16 records touches every plane), the flag line and
@@ -234,7 +235,7 @@ void LeveledTable::WriteTarget(unsigned level, Target& t) {
     media_.Flush(&bucket->keys[lo], (hi - lo + 1) * sizeof(uint64_t));
     media_.Flush(&bucket->values[lo], (hi - lo + 1) * sizeof(uint64_t));
   }
-  media_.Flush(te.filter, sizeof(te.filter));
+  if (dst.dram_filters == nullptr) media_.Flush(te.filter, sizeof(te.filter));
   media_.Flush(te.tombstone, sizeof(te.tombstone) + sizeof(te.indirect));
   if (dst.bucket_area == nullptr) {
     media_.Flush(&te.bucket[first_bucket],

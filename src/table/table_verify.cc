@@ -69,7 +69,7 @@ uint64_t LeveledTable::Verify(std::string* report) const {
           }
           // Filter: lookups must not be able to miss the record.
           const FilterProbe probe = MakeProbe(hash, fanout_);
-          if (((FilterCandidates(e.filter, buckets, probe) >> b) & 1) == 0) {
+          if (((FilterCandidates(FilterOf(level, i), buckets, probe) >> b) & 1) == 0) {
             problem(l, i, "slot " + std::to_string(pos) + " is missing from the filter");
           }
         }

@@ -90,6 +90,8 @@ std::string Finish(const std::string& key_size, const std::string& value_size,
           : static_cast<double>(c->operations) * c->mix[OpType::kInsert];
   c->engine.expected_records =
       c->records + static_cast<uint64_t>(expected_inserts);
+  c->engine.word_records = c->key_size.fixed() && c->key_size.max() == 8 &&
+                           c->value_size.fixed() && c->value_size.max() == 8;
   return {};
 }
 
@@ -183,6 +185,9 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
       ->group(plush_group);
   app.add_option("--preallocated-levels", plush_options.preallocated_levels,
                  "PMem levels laid out at creation")
+      ->group(plush_group);
+  app.add_option("--dram-filter-levels", plush_options.dram_filter_levels,
+                 "PMem levels whose filters live in DRAM")
       ->group(plush_group);
   app.add_option("--logs", plush_options.log_count,
                  "Recovery logs (power of two)")

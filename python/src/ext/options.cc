@@ -69,6 +69,7 @@ const std::map<std::string, Setter>& Setters() {
       {"fanout_bits", SetField<&Options::fanout_bits>},
       {"first_level_fanout_bits", SetField<&Options::first_level_fanout_bits>},
       {"preallocated_levels", SetField<&Options::preallocated_levels>},
+      {"dram_filter_levels", SetField<&Options::dram_filter_levels>},
       {"log_count", SetField<&Options::log_count>},
       {"log_chunk_size", SetField<&Options::log_chunk_size>},
       {"log_chunks_per_log", SetField<&Options::log_chunks_per_log>},
