@@ -71,11 +71,22 @@ Status DBImpl::Open(const Options& options, const std::string& path,
 // during recovery leaves the pool as it was: recovery is idempotent.
 Status DBImpl::Recover() {
   const uint64_t entries = table_->dram_entries();
+  // The epochs of each DRAM entry's children, read once and in order: most
+  // log records are decided by them alone. Only a record between the two
+  // (a crash interrupted that entry's migration) needs its own child's
+  // epoch, a random read. This keeps recovery independent of level 1's
+  // size.
+  std::vector<std::pair<uint64_t, uint64_t>> child_epochs(entries);
+  for (uint64_t d = 0; d < entries; ++d) child_epochs[d] = table_->ChildEpochRange(d);
   std::vector<uint64_t> max_replayed(entries, 0);
   auto replay = [&](unsigned, const log::LogRecord& r) -> Status {
     const uint64_t hash = RecordHash(r);
-    if (r.epoch <= table_->FirstLevelEpoch(hash)) return Status::OK();
     const uint64_t d = table_->DramIndex(hash);
+    const auto [min_child, max_child] = child_epochs[d];
+    if (r.epoch <= min_child ||
+        (r.epoch <= max_child && r.epoch <= table_->FirstLevelEpoch(hash))) {
+      return Status::OK();  // already on PMem
+    }
     // Logs partition the DRAM entries, so each entry is touched by one
     // recovery thread only.
     max_replayed[d] = std::max(max_replayed[d], r.epoch);
@@ -87,7 +98,7 @@ Status DBImpl::Recover() {
   // records carry: later log entries must not look migrated, and the next
   // migration must cover the replayed records.
   for (uint64_t d = 0; d < entries; ++d) {
-    table_->SetDramEpoch(d, std::max(table_->MaxChildEpoch(d) + 1, max_replayed[d]));
+    table_->SetDramEpoch(d, std::max(child_epochs[d].second + 1, max_replayed[d]));
   }
   return Status::OK();
 }

@@ -352,15 +352,18 @@ uint64_t LeveledTable::FirstLevelEpoch(uint64_t hash) const {
   return EntryState::Decode(LoadAcquire(levels_[1].entries[index].state)).epoch;
 }
 
-uint64_t LeveledTable::MaxChildEpoch(uint64_t dram_index) const {
-  if (level_count() < 2) return 0;
+std::pair<uint64_t, uint64_t> LeveledTable::ChildEpochRange(uint64_t dram_index) const {
+  if (level_count() < 2) return {0, 0};
+  uint64_t min = ~uint64_t{0};
   uint64_t max = 0;
   const unsigned children = 1u << levels_[0].child_bits;
   for (unsigned j = 0; j < children; ++j) {
     const DirectoryEntry& child = levels_[1].entries[dram_index * children + j];
-    max = std::max(max, EntryState::Decode(LoadAcquire(child.state)).epoch);
+    const uint64_t epoch = EntryState::Decode(LoadAcquire(child.state)).epoch;
+    min = std::min(min, epoch);
+    max = std::max(max, epoch);
   }
-  return max;
+  return {min, max};
 }
 
 Status LeveledTable::RecoverIntoDram(uint64_t dram_index, uint64_t hash, const Slot& slot) {

@@ -132,9 +132,9 @@ class LeveledTable {
   Status RecoverIntoDram(uint64_t dram_index, uint64_t hash, const Slot& slot);
   // Recovery only: sets the DRAM entry's epoch, keeping its records.
   void SetDramEpoch(uint64_t dram_index, uint64_t epoch);
-  // The largest epoch among the level-1 children of a DRAM entry (0 if
-  // level 1 does not exist).
-  uint64_t MaxChildEpoch(uint64_t dram_index) const;
+  // The smallest and largest epoch among the level-1 children of a DRAM
+  // entry ({0, 0} if level 1 does not exist).
+  std::pair<uint64_t, uint64_t> ChildEpochRange(uint64_t dram_index) const;
 
   // ---- Readers (lock-free) -------------------------------------------------
 
