@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev         # unit tests
   clang-14 libclang-rt-14-dev       # libFuzzer for the damaged-pool fuzzer
   librocksdb-dev                    # benchmark peer
-  libtbb-dev                        # DRAM-only concurrent hash map peer
+  libcuckoo-dev                     # DRAM-only concurrent hash map peer
   libcli11-dev                      # command-line parsing
   nlohmann-json3-dev                # the CLI's JSON input and output
   python3-matplotlib                # benchmark plots

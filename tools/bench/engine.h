@@ -67,6 +67,9 @@ struct EngineConfig {
   std::string name = "plush";  // one of EngineNames()
   // A sizing hint: records expected after the run (load + inserts).
   uint64_t expected_records = 0;
+  // Every key and value is exactly 8 bytes (the default record), which
+  // lets the dram engine store them as integers.
+  bool word_records = false;
 
   // plush: its options as given by the flags (the driver fills in
   // create_if_missing / error_if_exists), and whether writes skip the log.
