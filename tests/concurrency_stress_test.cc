@@ -35,7 +35,8 @@ struct Config {
   uint64_t versions;  // per key
 };
 
-void RunStress(const Options& options, const std::string& path, const Config& cfg) {
+void RunStress(const Options& options, const std::string& path,
+               const Config& cfg) {
   std::unique_ptr<DB> db;
   ASSERT_OK(DB::Open(options, path, &db));
   std::atomic<bool> writers_done{false};
@@ -68,7 +69,8 @@ void RunStress(const Options& options, const std::string& path, const Config& cf
         reads.fetch_add(1, std::memory_order_relaxed);
         if (s.IsNotFound()) {
           if (seen[key] != 0) {
-            errors[cfg.writers + r] = "key " + std::to_string(key) + " vanished";
+            errors[cfg.writers + r] =
+                "key " + std::to_string(key) + " vanished";
             return;
           }
           continue;
@@ -150,8 +152,9 @@ TEST(ConcurrencyStressTest, CloseRacesWithOperations) {
     threads.emplace_back([&, t] {
       std::string value;
       for (uint64_t i = 0; i < 20000; ++i) {
-        const Status s = (i % 2 == 0) ? db->Put({}, Word(t * 100000 + i), Word(i))
-                                      : db->Get({}, Word(t * 100000 + i - 1), &value);
+        const Status s = (i % 2 == 0)
+                             ? db->Put({}, Word(t * 100000 + i), Word(i))
+                             : db->Get({}, Word(t * 100000 + i - 1), &value);
         if (s.IsInvalidArgument()) {
           rejected.fetch_add(1);
         } else if (!s.ok()) {

@@ -68,31 +68,39 @@ struct KeyState {
   bool present = false;
   uint64_t value = 0;
   bool operator==(const KeyState&) const = default;
-  std::string ToString() const { return present ? std::to_string(value) : "absent"; }
+  std::string ToString() const {
+    return present ? std::to_string(value) : "absent";
+  }
 };
 
 KeyState After(const Op& op) { return {op.kind == Op::Kind::kPut, op.value}; }
 
 }  // namespace
 
-std::string CrashExplorer::Check(DB* db, size_t acked, const Op* in_flight) const {
+std::string CrashExplorer::Check(DB* db, size_t acked,
+                                 const Op* in_flight) const {
   if (claim_in_flight_acked_ && in_flight != nullptr) {
     ++acked;  // the deliberately wrong oracle (see header)
     in_flight = nullptr;
   }
   std::unordered_map<uint64_t, KeyState> expected;
-  for (size_t i = 0; i < acked; ++i) expected[workload_[i].key] = After(workload_[i]);
+  for (size_t i = 0; i < acked; ++i)
+    expected[workload_[i].key] = After(workload_[i]);
   for (uint64_t key = 0; key < key_space_; ++key) {
     std::string value;
     const Status s = db->Get({}, Word(key), &value);
-    if (!s.ok() && !s.IsNotFound()) return "Get(" + std::to_string(key) + "): " + s.ToString();
+    if (!s.ok() && !s.IsNotFound())
+      return "Get(" + std::to_string(key) + "): " + s.ToString();
     const KeyState got{s.ok(), s.ok() ? FromWord(value) : 0};
     auto it = expected.find(key);
     const KeyState want = it == expected.end() ? KeyState{} : it->second;
     if (got == want) continue;
-    if (in_flight != nullptr && in_flight->key == key && got == After(*in_flight)) continue;
-    return "key " + std::to_string(key) + ": got " + got.ToString() + ", expected " +
-           want.ToString() + " after " + std::to_string(acked) + " acknowledged ops";
+    if (in_flight != nullptr && in_flight->key == key &&
+        got == After(*in_flight))
+      continue;
+    return "key " + std::to_string(key) + ": got " + got.ToString() +
+           ", expected " + want.ToString() + " after " + std::to_string(acked) +
+           " acknowledged ops";
   }
   std::string report;
   const Status v = db->Verify(&report);
@@ -130,8 +138,8 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
 
   auto fail = [&](const std::string& what) {
     if (stats->failures++ == 0) {
-      stats->first_failure = "crash at persist point " + std::to_string(k) + " (seed " +
-                             std::to_string(seed) + "): " + what;
+      stats->first_failure = "crash at persist point " + std::to_string(k) +
+                             " (seed " + std::to_string(seed) + "): " + what;
     }
   };
   const std::vector<uint64_t> image = device->CrashImage(seed);

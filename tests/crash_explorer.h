@@ -38,7 +38,7 @@ struct Op {
 std::vector<Op> RandomWorkload(uint64_t n, uint64_t key_space, uint64_t seed);
 
 struct ExplorerStats {
-  uint64_t crash_states = 0;           // post-crash images recovered and checked
+  uint64_t crash_states = 0;  // post-crash images recovered and checked
   uint64_t recovery_crash_states = 0;  // of which crashed again during recovery
   uint64_t persist_points = 0;         // persist points of one full run
   uint64_t failures = 0;

@@ -11,12 +11,13 @@ namespace plush::test {
 namespace {
 
 void Report(const char* name, const ExplorerStats& s) {
-  std::printf("[crash] %s: %llu persist points, %llu crash states explored "
-              "(%llu with a second crash during recovery), %llu failures\n",
-              name, static_cast<unsigned long long>(s.persist_points),
-              static_cast<unsigned long long>(s.crash_states),
-              static_cast<unsigned long long>(s.recovery_crash_states),
-              static_cast<unsigned long long>(s.failures));
+  std::printf(
+      "[crash] %s: %llu persist points, %llu crash states explored "
+      "(%llu with a second crash during recovery), %llu failures\n",
+      name, static_cast<unsigned long long>(s.persist_points),
+      static_cast<unsigned long long>(s.crash_states),
+      static_cast<unsigned long long>(s.recovery_crash_states),
+      static_cast<unsigned long long>(s.failures));
 }
 
 // A tiny table (4 DRAM entries of 32 slots, fanout 2) and one recovery log of
@@ -30,7 +31,8 @@ Options TinyPool() {
 }
 
 TEST(CrashTest, EveryPersistPointOfASmallWorkload) {
-  CrashExplorer explorer(TinyPool(), RandomWorkload(Soak() ? 1500 : 400, 60, 1));
+  CrashExplorer explorer(TinyPool(),
+                         RandomWorkload(Soak() ? 1500 : 400, 60, 1));
   const ExplorerStats stats = explorer.Exhaustive();
   Report("exhaustive", stats);
   EXPECT_GT(stats.persist_points, 400u);

@@ -86,13 +86,11 @@ class DB {
                      std::string* value) = 0;
 
   // Removes `key` (writes a tombstone). Deleting a missing key is OK.
-  virtual Status Delete(const WriteOptions& options,
-                        std::string_view key) = 0;
+  virtual Status Delete(const WriteOptions& options, std::string_view key) = 0;
 
   // An ordered iterator (range-partitioned pools only; see iterator.h).
   // The caller owns it and must destroy it before the DB.
-  virtual std::unique_ptr<Iterator> NewIterator(
-      const ReadOptions& options) = 0;
+  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
 
   // Moves the whole DRAM level to persistent memory, so that every write
   // issued before the call (logged or not) is durable when it returns

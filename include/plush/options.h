@@ -16,7 +16,8 @@
 
 namespace plush {
 
-// Where persistent bytes live and how they become durable (docs/reliability.md).
+// Where persistent bytes live and how they become durable
+// (docs/reliability.md).
 enum class Backend : uint8_t {
   kAuto = 0,  // pmem if the file can be mapped with MAP_SYNC, else file
   kPmem = 1,  // DAX file or devdax mapped with MAP_SYNC; survives power loss

@@ -43,7 +43,9 @@ class [[nodiscard]] Status {
   ~Status() = default;
 
   static Status OK() { return Status(); }
-  static Status NotFound(std::string_view msg) { return {Code::kNotFound, msg}; }
+  static Status NotFound(std::string_view msg) {
+    return {Code::kNotFound, msg};
+  }
   static Status InvalidArgument(std::string_view msg) {
     return {Code::kInvalidArgument, msg};
   }

@@ -26,12 +26,14 @@ uint64_t RecordHash(const log::LogRecord& r) {
 }
 
 unsigned ThreadsOr(unsigned requested) {
-  return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+  return requested != 0 ? requested
+                        : std::max(1u, std::thread::hardware_concurrency());
 }
 
 }  // namespace
 
-Status DB::Open(const Options& options, const std::string& path, std::unique_ptr<DB>* db) {
+Status DB::Open(const Options& options, const std::string& path,
+                std::unique_ptr<DB>* db) {
   return DBImpl::Open(options, path, db);
 }
 
@@ -51,15 +53,16 @@ Status DBImpl::Open(const Options& options, const std::string& path,
   if (!s.ok()) return s;
   s = table::LeveledTable::Open(impl->pool_.get(), &impl->table_);
   if (!s.ok()) return s.WithContext("pool '" + path + "'");
-  impl->logs_ = std::make_unique<log::RecoveryLogs>(impl->pool_.get(),
-                                                   static_cast<log::LogHost*>(impl.get()));
+  impl->logs_ = std::make_unique<log::RecoveryLogs>(
+      impl->pool_.get(), static_cast<log::LogHost*>(impl.get()));
   if (!created) {
     s = impl->Recover();
     if (!s.ok()) return s.WithContext("recovering pool '" + path + "'");
     // Everything Open() did for an existing pool counts: DRAM filters are
     // rebuilt when the table is opened, the logs replayed here.
     impl->recovery_seconds_ =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
   }
   *db = std::move(impl);
   return Status::OK();
@@ -77,7 +80,8 @@ Status DBImpl::Recover() {
   // epoch, a random read. This keeps recovery independent of level 1's
   // size.
   std::vector<std::pair<uint64_t, uint64_t>> child_epochs(entries);
-  for (uint64_t d = 0; d < entries; ++d) child_epochs[d] = table_->ChildEpochRange(d);
+  for (uint64_t d = 0; d < entries; ++d)
+    child_epochs[d] = table_->ChildEpochRange(d);
   std::vector<uint64_t> max_replayed(entries, 0);
   auto replay = [&](unsigned, const log::LogRecord& r) -> Status {
     const uint64_t hash = RecordHash(r);
@@ -90,20 +94,24 @@ Status DBImpl::Recover() {
     // Logs partition the DRAM entries, so each entry is touched by one
     // recovery thread only.
     max_replayed[d] = std::max(max_replayed[d], r.epoch);
-    return table_->RecoverIntoDram(d, hash, {r.key, r.value, r.tombstone, r.indirect});
+    return table_->RecoverIntoDram(d, hash,
+                                   {r.key, r.value, r.tombstone, r.indirect});
   };
-  Status s = logs_->Recover(ThreadsOr(options_.recovery_threads), replay, &recovered_entries_);
+  Status s = logs_->Recover(ThreadsOr(options_.recovery_threads), replay,
+                            &recovered_entries_);
   if (!s.ok()) return s;
   // A DRAM entry resumes above every epoch its children or its replayed
   // records carry: later log entries must not look migrated, and the next
   // migration must cover the replayed records.
   for (uint64_t d = 0; d < entries; ++d) {
-    table_->SetDramEpoch(d, std::max(child_epochs[d].second + 1, max_replayed[d]));
+    table_->SetDramEpoch(d,
+                         std::max(child_epochs[d].second + 1, max_replayed[d]));
   }
   return Status::OK();
 }
 
-Status DBImpl::Write(const WriteOptions& options, uint64_t hash, const table::Slot& slot) {
+Status DBImpl::Write(const WriteOptions& options, uint64_t hash,
+                     const table::Slot& slot) {
   const uint64_t d = table_->DramIndex(hash);
   const unsigned log = static_cast<unsigned>(d % logs_->log_count());
   table_->PrefetchDram(d);
@@ -126,8 +134,9 @@ Status DBImpl::Write(const WriteOptions& options, uint64_t hash, const table::Sl
     // The slot's lines load while the log append waits for its fence.
     table_->PrefetchDramSlot(d, hash);
     if (options.log) {
-      const log::LogRecord record{slot.key, slot.value, table_->DramState(d).epoch,
-                                  slot.tombstone, slot.indirect};
+      const log::LogRecord record{slot.key, slot.value,
+                                  table_->DramState(d).epoch, slot.tombstone,
+                                  slot.indirect};
       uint32_t chunk_seen = 0;
       if (!logs_->TryAppend(log, record, &chunk_seen)) {
         // Rotating may migrate DRAM entries: never while holding a lock.
@@ -147,16 +156,18 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
                    std::string_view value) {
   if (closed()) return ClosedError();
   if (key.size() > kMaxKeySize || value.size() > kMaxValueSize) {
-    return Status::InvalidArgument("key of " + std::to_string(key.size()) +
-                                   " bytes or value of " + std::to_string(value.size()) +
-                                   " bytes exceeds the limits (" +
-                                   std::to_string(kMaxKeySize) + ", " +
-                                   std::to_string(kMaxValueSize) + ")");
+    return Status::InvalidArgument(
+        "key of " + std::to_string(key.size()) + " bytes or value of " +
+        std::to_string(value.size()) + " bytes exceeds the limits (" +
+        std::to_string(kMaxKeySize) + ", " + std::to_string(kMaxValueSize) +
+        ")");
   }
   if (key.size() != 8 || value.size() != 8) {
-    return Status::NotSupported("only 8-byte keys with 8-byte values are supported so far");
+    return Status::NotSupported(
+        "only 8-byte keys with 8-byte values are supported so far");
   }
-  Status s = Write(options, InlineKeyHash(Word(key)), {Word(key), Word(value), false, false});
+  Status s = Write(options, InlineKeyHash(Word(key)),
+                   {Word(key), Word(value), false, false});
   if (s.ok()) user_bytes_.Add(key.size() + value.size());
   return s;
 }
@@ -165,24 +176,29 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
   if (closed()) return ClosedError();
   if (key.size() > kMaxKeySize) {
     return Status::InvalidArgument("key of " + std::to_string(key.size()) +
-                                   " bytes exceeds the limit of " + std::to_string(kMaxKeySize));
+                                   " bytes exceeds the limit of " +
+                                   std::to_string(kMaxKeySize));
   }
   if (key.size() != 8) {
     return Status::NotSupported("only 8-byte keys are supported so far");
   }
-  Status s = Write(options, InlineKeyHash(Word(key)), {Word(key), 0, true, false});
+  Status s =
+      Write(options, InlineKeyHash(Word(key)), {Word(key), 0, true, false});
   if (s.ok()) user_bytes_.Add(key.size());
   return s;
 }
 
-Status DBImpl::Get(const ReadOptions&, std::string_view key, std::string* value) {
+Status DBImpl::Get(const ReadOptions&, std::string_view key,
+                   std::string* value) {
   if (closed()) return ClosedError();
   if (key.size() > kMaxKeySize) {
     return Status::InvalidArgument("key of " + std::to_string(key.size()) +
-                                   " bytes exceeds the limit of " + std::to_string(kMaxKeySize));
+                                   " bytes exceeds the limit of " +
+                                   std::to_string(kMaxKeySize));
   }
   table::Slot slot;
-  if (table_->Lookup(table::LookupKey::For(key), &slot) != table::Found::kValue) {
+  if (table_->Lookup(table::LookupKey::For(key), &slot) !=
+      table::Found::kValue) {
     return Status::NotFound("key not found");
   }
   value->assign(reinterpret_cast<const char*>(&slot.value), sizeof(slot.value));
@@ -219,9 +235,9 @@ Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {
   for (uint64_t d = first; d < end; ++d) {
     SpinLockRef lock = table_->DramLock(d);
     lock.lock();
-    Status s = closed()                         ? ClosedError()
+    Status s = closed()                        ? ClosedError()
                : table_->DramState(d).size > 0 ? table_->MigrateDram(d)
-                                                : Status::OK();
+                                               : Status::OK();
     lock.unlock();
     if (!s.ok()) return s;
   }

@@ -45,7 +45,8 @@ class DBImpl final : public DB, private log::LogHost {
   explicit DBImpl(const Options& options);
   Status Recover();
   // The write path of listing 1 for one slot.
-  Status Write(const WriteOptions& options, uint64_t hash, const table::Slot& slot);
+  Status Write(const WriteOptions& options, uint64_t hash,
+               const table::Slot& slot);
   Status CheckpointRange(uint64_t first, uint64_t end);
   bool closed() const { return closed_.load(std::memory_order_relaxed); }
 

@@ -3,13 +3,14 @@
 // The public API end to end: behaviour, limits, errors, statistics, and a
 // model-based randomized test against std::unordered_map with reopens.
 
+#include "plush/db.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <unordered_map>
 
 #include "media/sim_media.h"
-#include "plush/db.h"
 #include "testutil.h"
 
 namespace plush {
@@ -116,10 +117,12 @@ TEST(DBTest, StatsDescribeBackendLevelsAndWork) {
   ASSERT_OK(db->GetStats(&stats));
   EXPECT_EQ(stats.backend, "file");
   EXPECT_FALSE(stats.power_fail_durable);
-  EXPECT_GT(stats.levels, 3u) << "the small profile spills to several PMem levels";
+  EXPECT_GT(stats.levels, 3u)
+      << "the small profile spills to several PMem levels";
   EXPECT_EQ(stats.records_per_level.size(), stats.levels);
   EXPECT_GT(stats.migrations, 0u);
-  EXPECT_GE(stats.persist_calls, 5000u) << "one barrier per logged write at least";
+  EXPECT_GE(stats.persist_calls, 5000u)
+      << "one barrier per logged write at least";
   EXPECT_GT(stats.flushed_lines, 0u);
   EXPECT_EQ(stats.user_bytes_written, 5000u * 16);
   EXPECT_GT(stats.media_write_amp, 0.0);
@@ -134,7 +137,8 @@ TEST(DBTest, CheckpointEmptiesTheDramLevel) {
   ScratchPool file("checkpoint");
   std::unique_ptr<DB> db;
   ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
-  for (uint64_t i = 0; i < 100; ++i) ASSERT_OK(db->Put({}, Word(i), Word(i * 3)));
+  for (uint64_t i = 0; i < 100; ++i)
+    ASSERT_OK(db->Put({}, Word(i), Word(i * 3)));
   ASSERT_OK(db->Checkpoint(2));
   Stats stats;
   ASSERT_OK(db->GetStats(&stats));
@@ -164,7 +168,8 @@ class DBModelTest : public ::testing::TestWithParam<ModelCase> {};
 TEST_P(DBModelTest, MatchesReferenceMapAcrossReopens) {
   const ModelCase& c = GetParam();
   ScratchPool file(c.name);
-  const std::string path = c.backend == Backend::kSim ? "sim:" + file.path() : file.path();
+  const std::string path =
+      c.backend == Backend::kSim ? "sim:" + file.path() : file.path();
   Options o = TinyOptions();
   o.backend = c.backend;
   o.first_level_fanout_bits = c.first_level_fanout_bits;
@@ -192,7 +197,8 @@ TEST_P(DBModelTest, MatchesReferenceMapAcrossReopens) {
       Status s = db->Get({}, Word(key), &value);
       auto it = model.find(key);
       if (it == model.end()) {
-        ASSERT_TRUE(s.IsNotFound()) << "key " << key << " op " << i << ": " << s.ToString();
+        ASSERT_TRUE(s.IsNotFound())
+            << "key " << key << " op " << i << ": " << s.ToString();
       } else {
         ASSERT_OK(s);
         ASSERT_EQ(FromWord(value), it->second) << "key " << key << " op " << i;
@@ -217,7 +223,8 @@ TEST_P(DBModelTest, MatchesReferenceMapAcrossReopens) {
   }
   Stats stats;
   ASSERT_OK(db->GetStats(&stats));
-  EXPECT_GE(stats.levels, 4u) << "the workload must exercise recursive migrations";
+  EXPECT_GE(stats.levels, 4u)
+      << "the workload must exercise recursive migrations";
   EXPECT_GT(stats.log_compactions, 0u) << "and recycle log chunks";
   db.reset();
   if (c.backend == Backend::kSim) media::SimMedia::Remove(path);
@@ -230,7 +237,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ModelCase{"unit_first_fanout", Backend::kFile, 0, 0, 0},
                       ModelCase{"preallocated", Backend::kFile, 2, 2, 0},
                       ModelCase{"dram_filters", Backend::kFile, 1, 1, 2}),
-    [](const ::testing::TestParamInfo<ModelCase>& p) { return std::string(p.param.name); });
+    [](const ::testing::TestParamInfo<ModelCase>& p) {
+      return std::string(p.param.name);
+    });
 
 }  // namespace
 }  // namespace plush

@@ -85,7 +85,8 @@ inline void EncodeEntry(const LogRecord& r, uint32_t check, uint64_t out[3]) {
 // Returns false if the entry is not valid under `check`.
 inline bool DecodeEntry(const uint64_t in[3], uint32_t check, LogRecord* r) {
   const uint64_t c = check;
-  if ((in[0] >> 62) != c || (in[1] >> 62) != c || (in[2] >> 62) != c) return false;
+  if ((in[0] >> 62) != c || (in[1] >> 62) != c || (in[2] >> 62) != c)
+    return false;
   constexpr uint64_t kLow62 = (1ull << 62) - 1;
   r->key = (in[0] & kLow62) | ((in[2] >> 60) & 3) << 62;
   r->value = (in[1] & kLow62) | ((in[2] >> 58) & 3) << 62;

@@ -17,7 +17,9 @@ void Prefault(char* p, uint64_t n) {
   }
 }
 
-bool IsZero(const uint64_t* words) { return (words[0] | words[1] | words[2]) == 0; }
+bool IsZero(const uint64_t* words) {
+  return (words[0] | words[1] | words[2]) == 0;
+}
 
 }  // namespace
 
@@ -33,7 +35,8 @@ RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host)
     log->chunks = std::make_unique<Chunk[]>(chunks_per_log_);
     for (unsigned c = 0; c < chunks_per_log_; ++c) {
       const uint64_t offset =
-          pool::kLogRegionOffset + (uint64_t{l} * chunks_per_log_ + c) * p.log_chunk_size;
+          pool::kLogRegionOffset +
+          (uint64_t{l} * chunks_per_log_ + c) * p.log_chunk_size;
       Chunk& chunk = log->chunks[c];
       chunk.state = media_.At<uint64_t>(offset);
       chunk.entries = media_.At<uint64_t>(offset + kChunkHeaderSize);
@@ -47,11 +50,13 @@ RecoveryLogs::~RecoveryLogs() = default;
 
 void RecoveryLogs::SetState(Chunk& c, const ChunkState& s) {
   c.header = s;
-  std::atomic_ref<uint64_t>(*c.state).store(s.Encode(), std::memory_order_relaxed);
+  std::atomic_ref<uint64_t>(*c.state).store(s.Encode(),
+                                            std::memory_order_relaxed);
   media_.Persist(c.state, sizeof(uint64_t));
 }
 
-bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record, uint32_t* chunk_seen) {
+bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record,
+                             uint32_t* chunk_seen) {
   Log& lg = *logs_[log];
   const uint64_t cursor = lg.cursor.fetch_add(1, std::memory_order_acq_rel);
   const auto chunk = static_cast<uint32_t>(cursor >> 32);
@@ -65,7 +70,8 @@ bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record, uint32_t* ch
   media_.Drain();
   uint64_t max = c.max_epoch.load(std::memory_order_relaxed);
   while (record.epoch > max &&
-         !c.max_epoch.compare_exchange_weak(max, record.epoch, std::memory_order_relaxed)) {
+         !c.max_epoch.compare_exchange_weak(max, record.epoch,
+                                            std::memory_order_relaxed)) {
   }
   return true;
 }
@@ -105,17 +111,21 @@ Status RecoveryLogs::RecycleOldest(unsigned log) {
   Chunk* oldest = nullptr;
   for (unsigned c = 0; c < chunks_per_log_; ++c) {
     Chunk& chunk = lg.chunks[c];
-    if (chunk.header.in_use && (oldest == nullptr || chunk.header.log_seq < oldest->header.log_seq)) {
+    if (chunk.header.in_use &&
+        (oldest == nullptr || chunk.header.log_seq < oldest->header.log_seq)) {
       oldest = &chunk;
     }
   }
   // A writer that reserved a slot of this chunk long ago may still be
   // writing it: let every append in progress finish first.
   host_->WaitForAppends(log);
-  if (oldest->max_epoch.load(std::memory_order_relaxed) >= host_->MinDramEpoch(log)) {
+  if (oldest->max_epoch.load(std::memory_order_relaxed) >=
+      host_->MinDramEpoch(log)) {
     for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
       LogRecord r;
-      if (!DecodeEntry(oldest->entries + slot * kEntryWords, oldest->header.check, &r)) continue;
+      if (!DecodeEntry(oldest->entries + slot * kEntryWords,
+                       oldest->header.check, &r))
+        continue;
       if (r.epoch < host_->DramEpochOf(r)) continue;  // already on PMem
       Status s = host_->MigrateIfUnmigrated(r);
       if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
@@ -128,12 +138,14 @@ Status RecoveryLogs::RecycleOldest(unsigned log) {
   return Status::OK();
 }
 
-Status RecoveryLogs::Recover(unsigned threads, const ReplayFn& replay, uint64_t* replayed) {
+Status RecoveryLogs::Recover(unsigned threads, const ReplayFn& replay,
+                             uint64_t* replayed) {
   std::atomic<unsigned> next{0};
   std::atomic<uint64_t> count{0};
   std::vector<Status> errors(std::max(1u, threads));
   auto worker = [&](unsigned id) {
-    for (unsigned l = next.fetch_add(1); l < log_count(); l = next.fetch_add(1)) {
+    for (unsigned l = next.fetch_add(1); l < log_count();
+         l = next.fetch_add(1)) {
       uint64_t n = 0;
       Status s = RecoverLog(l, replay, &n);
       count.fetch_add(n);
@@ -154,21 +166,25 @@ Status RecoveryLogs::Recover(unsigned threads, const ReplayFn& replay, uint64_t*
   return Status::OK();
 }
 
-Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* replayed) {
+Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
+                                uint64_t* replayed) {
   Log& lg = *logs_[log];
   std::vector<Chunk*> in_use;
   for (unsigned c = 0; c < chunks_per_log_; ++c) {
     Chunk& chunk = lg.chunks[c];
     chunk.header = ChunkState::Decode(*chunk.state);
-    if (chunk.header.check == 0 || (chunk.header.in_use && chunk.header.log_seq == 0)) {
-      return Status::Corruption("recovery log " + std::to_string(log) + " chunk " +
-                                std::to_string(c) + ": damaged state word");
+    if (chunk.header.check == 0 ||
+        (chunk.header.in_use && chunk.header.log_seq == 0)) {
+      return Status::Corruption("recovery log " + std::to_string(log) +
+                                " chunk " + std::to_string(c) +
+                                ": damaged state word");
     }
     lg.next_seq = std::max(lg.next_seq, chunk.header.log_seq + 1);
     if (chunk.header.in_use) in_use.push_back(&chunk);
   }
-  std::sort(in_use.begin(), in_use.end(),
-            [](const Chunk* a, const Chunk* b) { return a->header.log_seq < b->header.log_seq; });
+  std::sort(in_use.begin(), in_use.end(), [](const Chunk* a, const Chunk* b) {
+    return a->header.log_seq < b->header.log_seq;
+  });
   for (Chunk* chunk : in_use) {
     uint64_t max_epoch = 0;
     for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
@@ -203,18 +219,21 @@ uint64_t RecoveryLogs::Verify(std::string* report) const {
     std::vector<uint64_t> seqs;
     for (unsigned c = 0; c < chunks_per_log_; ++c) {
       const ChunkState s = ChunkState::Decode(
-          std::atomic_ref<uint64_t>(*logs_[l]->chunks[c].state).load(std::memory_order_relaxed));
-      const std::string where = "recovery log " + std::to_string(l) + " chunk " + std::to_string(c);
+          std::atomic_ref<uint64_t>(*logs_[l]->chunks[c].state)
+              .load(std::memory_order_relaxed));
+      const std::string where =
+          "recovery log " + std::to_string(l) + " chunk " + std::to_string(c);
       if (s.check == 0) {
         ++problems;
         if (report != nullptr) *report += where + ": check bits are 0\n";
       }
       if (s.in_use) {
-        if (std::find(seqs.begin(), seqs.end(), s.log_seq) != seqs.end() || s.log_seq == 0) {
+        if (std::find(seqs.begin(), seqs.end(), s.log_seq) != seqs.end() ||
+            s.log_seq == 0) {
           ++problems;
           if (report != nullptr) {
-            *report += where + ": sequence number " + std::to_string(s.log_seq) +
-                       " is zero or used twice\n";
+            *report += where + ": sequence number " +
+                       std::to_string(s.log_seq) + " is zero or used twice\n";
           }
         }
         seqs.push_back(s.log_seq);

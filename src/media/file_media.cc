@@ -34,15 +34,19 @@ namespace {
 
 Status ErrnoStatus(const std::string& what, int err) {
   std::string msg = what + ": " + std::strerror(err);
-  if (err == ENOSPC || err == EFBIG || err == EDQUOT) return Status::NoSpace(msg);
+  if (err == ENOSPC || err == EFBIG || err == EDQUOT)
+    return Status::NoSpace(msg);
   return Status::IOError(msg);
 }
 
 Granularity FromPmem2(pmem2_granularity g) {
   switch (g) {
-    case PMEM2_GRANULARITY_BYTE: return Granularity::kByte;
-    case PMEM2_GRANULARITY_CACHE_LINE: return Granularity::kCacheLine;
-    case PMEM2_GRANULARITY_PAGE: return Granularity::kPage;
+    case PMEM2_GRANULARITY_BYTE:
+      return Granularity::kByte;
+    case PMEM2_GRANULARITY_CACHE_LINE:
+      return Granularity::kCacheLine;
+    case PMEM2_GRANULARITY_PAGE:
+      return Granularity::kPage;
   }
   return Granularity::kPage;
 }
@@ -56,7 +60,8 @@ enum class FlushMode {
 
 class MappedFileMedia final : public Media {
  public:
-  MappedFileMedia(Backend backend, Granularity granularity, FlushMode mode, int fd)
+  MappedFileMedia(Backend backend, Granularity granularity, FlushMode mode,
+                  int fd)
       : Media(backend, granularity), mode_(mode), fd_(fd) {}
 
   ~MappedFileMedia() override {
@@ -85,8 +90,9 @@ class MappedFileMedia final : public Media {
       max_size_ = std::max(max_size_ / 2, file_size);
     }
     if (p == MAP_FAILED) {
-      return ErrnoStatus("mapping " + std::to_string(max_size_) + " bytes of the pool file",
-                         err);
+      return ErrnoStatus(
+          "mapping " + std::to_string(max_size_) + " bytes of the pool file",
+          err);
     }
     base_ = static_cast<char*>(p);
     size_.store(file_size, std::memory_order_release);
@@ -136,7 +142,8 @@ class MappedFileMedia final : public Media {
  protected:
   void FlushLines(uintptr_t first_line, uint64_t count) noexcept override {
     switch (mode_) {
-      case FlushMode::kNone: return;
+      case FlushMode::kNone:
+        return;
       case FlushMode::kPmem2:
         flush_(reinterpret_cast<void*>(first_line), count * kCacheLine);
         return;
@@ -148,9 +155,14 @@ class MappedFileMedia final : public Media {
 
   void Fence() noexcept override {
     switch (mode_) {
-      case FlushMode::kNone: return;
-      case FlushMode::kPmem2: drain_(); return;
-      case FlushMode::kEmulate: pmem_drain(); return;
+      case FlushMode::kNone:
+        return;
+      case FlushMode::kPmem2:
+        drain_();
+        return;
+      case FlushMode::kEmulate:
+        pmem_drain();
+        return;
     }
   }
 
@@ -160,12 +172,14 @@ class MappedFileMedia final : public Media {
   void Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept override {
     if (mode_ == FlushMode::kNone) {
       for (size_t i = 0; i < n; ++i) {
-        std::atomic_ref<uint64_t>(dst[i]).store(src[i], std::memory_order_relaxed);
+        std::atomic_ref<uint64_t>(dst[i]).store(src[i],
+                                                std::memory_order_relaxed);
       }
       return;
     }
     for (size_t i = 0; i < n; ++i) {
-      _mm_stream_si64(reinterpret_cast<long long*>(dst + i), static_cast<long long>(src[i]));
+      _mm_stream_si64(reinterpret_cast<long long*>(dst + i),
+                      static_cast<long long>(src[i]));
     }
   }
 
@@ -180,15 +194,17 @@ class MappedFileMedia final : public Media {
 // Tries to map the start of the file with cache-line granularity; if that
 // works the file is PMem: reports its granularity and libpmem2's flush and
 // drain functions for it.
-bool ProbePmem(int fd, uint64_t length, Granularity* granularity, pmem2_flush_fn* flush,
-               pmem2_drain_fn* drain) {
+bool ProbePmem(int fd, uint64_t length, Granularity* granularity,
+               pmem2_flush_fn* flush, pmem2_drain_fn* drain) {
   pmem2_source* source = nullptr;
   if (pmem2_source_from_fd(&source, fd) != 0) return false;
   pmem2_config* config = nullptr;
   bool ok = false;
   if (pmem2_config_new(&config) == 0) {
-    pmem2_config_set_required_store_granularity(config, PMEM2_GRANULARITY_CACHE_LINE);
-    pmem2_config_set_length(config, std::min<uint64_t>(length, Media::kGrowAlignment));
+    pmem2_config_set_required_store_granularity(config,
+                                                PMEM2_GRANULARITY_CACHE_LINE);
+    pmem2_config_set_length(config,
+                            std::min<uint64_t>(length, Media::kGrowAlignment));
     pmem2_map* map = nullptr;
     if (pmem2_map_new(&map, config, source) == 0) {
       *granularity = FromPmem2(pmem2_map_get_store_granularity(map));
@@ -207,11 +223,12 @@ bool ProbePmem(int fd, uint64_t length, Granularity* granularity, pmem2_flush_fn
 
 Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
                      std::unique_ptr<Media>* media) {
-  const int flags = O_RDWR | O_CLOEXEC | (options.create ? O_CREAT | O_EXCL : 0);
+  const int flags =
+      O_RDWR | O_CLOEXEC | (options.create ? O_CREAT | O_EXCL : 0);
   const int fd = open(path.c_str(), flags, 0644);
   if (fd < 0) {
-    return ErrnoStatus("cannot open pool file '" + path + "' for reading and writing",
-                       errno);
+    return ErrnoStatus(
+        "cannot open pool file '" + path + "' for reading and writing", errno);
   }
   // One lock per open file description: a second open of the same pool,
   // from this process or another, fails here instead of corrupting it.
@@ -219,17 +236,20 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
     const int err = errno;
     close(fd);
     if (err == EWOULDBLOCK) {
-      return Status::Busy("pool '" + path + "' is already open (locked by another user)");
+      return Status::Busy("pool '" + path +
+                          "' is already open (locked by another user)");
     }
     return ErrnoStatus("cannot lock pool file '" + path + "'", err);
   }
   uint64_t file_size = 0;
   if (options.create) {
-    const int err = posix_fallocate(fd, 0, static_cast<off_t>(options.create_size));
+    const int err =
+        posix_fallocate(fd, 0, static_cast<off_t>(options.create_size));
     if (err != 0) {
       close(fd);
       unlink(path.c_str());
-      return ErrnoStatus("cannot allocate " + std::to_string(options.create_size) +
+      return ErrnoStatus("cannot allocate " +
+                             std::to_string(options.create_size) +
                              " bytes for pool '" + path + "'",
                          err);
     }
@@ -254,23 +274,29 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
   pmem2_flush_fn flush = nullptr;
   pmem2_drain_fn drain = nullptr;
   const bool want_pmem = options.backend != Backend::kFile;
-  const bool is_pmem = want_pmem && ProbePmem(fd, file_size, &granularity, &flush, &drain);
+  const bool is_pmem =
+      want_pmem && ProbePmem(fd, file_size, &granularity, &flush, &drain);
   if (options.backend == Backend::kPmem && !is_pmem) {
     close(fd);
-    return Status::NotSupported("'" + path +
-                                "' cannot be mapped as persistent memory "
-                                "(no MAP_SYNC: not on a DAX file system or devdax)");
+    return Status::NotSupported(
+        "'" + path +
+        "' cannot be mapped as persistent memory "
+        "(no MAP_SYNC: not on a DAX file system or devdax)");
   }
-  if (static_cast<int>(granularity) > static_cast<int>(options.required_granularity)) {
+  if (static_cast<int>(granularity) >
+      static_cast<int>(options.required_granularity)) {
     close(fd);
     return Status::NotSupported(
-        std::string("required store granularity not available: the media of '") +
-        path + "' only offers " + (is_pmem ? "cache-line" : "page") + " granularity");
+        std::string(
+            "required store granularity not available: the media of '") +
+        path + "' only offers " + (is_pmem ? "cache-line" : "page") +
+        " granularity");
   }
 
   FlushMode mode = FlushMode::kNone;
   if (is_pmem) {
-    mode = granularity == Granularity::kByte ? FlushMode::kNone : FlushMode::kPmem2;
+    mode = granularity == Granularity::kByte ? FlushMode::kNone
+                                             : FlushMode::kPmem2;
   } else if (options.emulate_pmem_costs) {
     mode = FlushMode::kEmulate;
   }

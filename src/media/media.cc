@@ -6,19 +6,26 @@ namespace plush::media {
 
 const char* Media::BackendName() const {
   switch (backend_) {
-    case Backend::kPmem: return "pmem";
-    case Backend::kFile: return "file";
-    case Backend::kSim: return "sim";
-    case Backend::kAuto: break;
+    case Backend::kPmem:
+      return "pmem";
+    case Backend::kFile:
+      return "file";
+    case Backend::kSim:
+      return "sim";
+    case Backend::kAuto:
+      break;
   }
   return "unknown";
 }
 
 const char* Media::GranularityName() const {
   switch (granularity_) {
-    case Granularity::kByte: return "byte";
-    case Granularity::kCacheLine: return "cache-line";
-    case Granularity::kPage: return "page";
+    case Granularity::kByte:
+      return "byte";
+    case Granularity::kCacheLine:
+      return "cache-line";
+    case Granularity::kPage:
+      return "page";
   }
   return "unknown";
 }
@@ -31,9 +38,11 @@ std::string Media::Guarantee() const {
       return "acknowledged writes survive process crashes; power failure only "
              "up to the last successful Sync()";
     case Backend::kSim:
-      return "simulated persistence domain (tests): acknowledged writes survive "
+      return "simulated persistence domain (tests): acknowledged writes "
+             "survive "
              "simulated power failure";
-    case Backend::kAuto: break;
+    case Backend::kAuto:
+      break;
   }
   return "unknown";
 }

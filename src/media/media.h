@@ -68,11 +68,13 @@ class Media {
 
   void Flush(const void* addr, size_t len) noexcept {
     if (len == 0) return;
-    const uintptr_t first = reinterpret_cast<uintptr_t>(addr) & ~(kCacheLine - 1);
+    const uintptr_t first =
+        reinterpret_cast<uintptr_t>(addr) & ~(kCacheLine - 1);
     const uintptr_t end = reinterpret_cast<uintptr_t>(addr) + len;
     const uint64_t lines = (end - first + kCacheLine - 1) / kCacheLine;
     flushed_lines_.Add(lines);
-    if (model_) model_->RecordLines(first - reinterpret_cast<uintptr_t>(base_), lines);
+    if (model_)
+      model_->RecordLines(first - reinterpret_cast<uintptr_t>(base_), lines);
     FlushLines(first, lines);
   }
 
@@ -90,11 +92,13 @@ class Media {
   // stores where the back end needs flushes, plain stores otherwise. Each
   // 8-byte store is atomic. Durable after the next Drain().
   void StreamWords(uint64_t* dst, const uint64_t* src, size_t n) noexcept {
-    const uintptr_t first = reinterpret_cast<uintptr_t>(dst) & ~(kCacheLine - 1);
+    const uintptr_t first =
+        reinterpret_cast<uintptr_t>(dst) & ~(kCacheLine - 1);
     const uintptr_t end = reinterpret_cast<uintptr_t>(dst + n);
     const uint64_t lines = (end - first + kCacheLine - 1) / kCacheLine;
     flushed_lines_.Add(lines);
-    if (model_) model_->RecordLines(first - reinterpret_cast<uintptr_t>(base_), lines);
+    if (model_)
+      model_->RecordLines(first - reinterpret_cast<uintptr_t>(base_), lines);
     Stream(dst, src, n);
   }
 
@@ -134,7 +138,8 @@ class Media {
 
   virtual void FlushLines(uintptr_t first_line, uint64_t count) noexcept = 0;
   virtual void Fence() noexcept = 0;
-  virtual void Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept = 0;
+  virtual void Stream(uint64_t* dst, const uint64_t* src,
+                      size_t n) noexcept = 0;
 
   char* base_ = nullptr;
   std::atomic<uint64_t> size_{0};
@@ -152,8 +157,8 @@ struct FileMediaOptions {
   Backend backend = Backend::kAuto;  // kAuto, kPmem or kFile
   Granularity required_granularity = Granularity::kPage;
   bool emulate_pmem_costs = false;
-  bool create = false;          // create the file (it must not exist)
-  uint64_t create_size = 0;     // initial size when creating
+  bool create = false;       // create the file (it must not exist)
+  uint64_t create_size = 0;  // initial size when creating
   uint64_t max_size = 1ull << 40;
 };
 

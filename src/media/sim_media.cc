@@ -18,7 +18,8 @@ char* MapZeroed(uint64_t size) {
 }
 
 uint64_t LoadWord(const char* p) {
-  return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(const_cast<char*>(p)))
+  return std::atomic_ref<uint64_t>(
+             *reinterpret_cast<uint64_t*>(const_cast<char*>(p)))
       .load(std::memory_order_relaxed);
 }
 
@@ -60,7 +61,8 @@ Status SimMedia::Grow(uint64_t new_size) {
 void SimMedia::Remember(uintptr_t first_line, uint64_t count) {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<uintptr_t>& lines = pending_[std::this_thread::get_id()];
-  for (uint64_t i = 0; i < count; ++i) lines.push_back(first_line + i * kCacheLine);
+  for (uint64_t i = 0; i < count; ++i)
+    lines.push_back(first_line + i * kCacheLine);
 }
 
 void SimMedia::FlushLines(uintptr_t first_line, uint64_t count) noexcept {
@@ -68,7 +70,8 @@ void SimMedia::FlushLines(uintptr_t first_line, uint64_t count) noexcept {
 }
 
 void SimMedia::Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept {
-  for (size_t i = 0; i < n; ++i) StoreWord(reinterpret_cast<char*>(dst + i), src[i]);
+  for (size_t i = 0; i < n; ++i)
+    StoreWord(reinterpret_cast<char*>(dst + i), src[i]);
   const uintptr_t first = reinterpret_cast<uintptr_t>(dst) & ~(kCacheLine - 1);
   const uintptr_t end = reinterpret_cast<uintptr_t>(dst + n);
   Remember(first, (end - first + kCacheLine - 1) / kCacheLine);
@@ -121,7 +124,8 @@ std::vector<uint64_t> SimMedia::CrashImage(uint64_t seed) const {
   std::mt19937_64 coin(seed);
   const uint64_t words = std::min(image.size(), live_at_crash_.size());
   for (uint64_t i = 0; i < words; ++i) {
-    if (live_at_crash_[i] != image[i] && (coin() & 1)) image[i] = live_at_crash_[i];
+    if (live_at_crash_[i] != image[i] && (coin() & 1))
+      image[i] = live_at_crash_[i];
   }
   return image;
 }
@@ -147,15 +151,18 @@ Status SimMedia::Open(const std::string& path, bool create, uint64_t size,
   auto it = Registry().find(path);
   if (create) {
     if (it != Registry().end()) {
-      return Status::InvalidArgument("simulated device '" + path + "' already exists");
+      return Status::InvalidArgument("simulated device '" + path +
+                                     "' already exists");
     }
     auto created = std::make_shared<SimMedia>(size, max_size);
     if (created->size() == 0) {
-      return Status::IOError("cannot reserve memory for simulated device '" + path + "'");
+      return Status::IOError("cannot reserve memory for simulated device '" +
+                             path + "'");
     }
     it = Registry().emplace(path, std::move(created)).first;
   } else if (it == Registry().end()) {
-    return Status::InvalidArgument("simulated device '" + path + "' does not exist");
+    return Status::InvalidArgument("simulated device '" + path +
+                                   "' does not exist");
   }
   bool expected = false;
   if (!it->second->open_.compare_exchange_strong(expected, true)) {

@@ -46,7 +46,8 @@ TEST(SimMediaTest, DrainPersistsOnlyTheCallingThreadsFlushes) {
   });
   other.join();
   std::vector<uint64_t> durable = m.DurableImage();
-  EXPECT_EQ(durable[0], 0u) << "another thread's fence must not persist our flush";
+  EXPECT_EQ(durable[0], 0u)
+      << "another thread's fence must not persist our flush";
   EXPECT_EQ(durable[8], 2u);
   m.Drain();
   EXPECT_EQ(m.DurableImage()[0], 1u);
@@ -72,7 +73,8 @@ TEST(SimMediaTest, ArmedCrashFreezesTheDurableImageAtThatPersistPoint) {
 TEST(SimMediaTest, CrashImageTearsUnpersistedWordsIndependently) {
   SimMedia m(kSize, kSize);
   constexpr uint64_t kWords = 4096;
-  for (uint64_t i = 0; i < kWords; ++i) Words(m, 0)[i] = i + 1;  // never persisted
+  for (uint64_t i = 0; i < kWords; ++i)
+    Words(m, 0)[i] = i + 1;  // never persisted
   Words(m, 65536)[0] = 99;
   m.Persist(Words(m, 65536), 8);
   m.CrashNow();
@@ -81,7 +83,8 @@ TEST(SimMediaTest, CrashImageTearsUnpersistedWordsIndependently) {
   uint64_t newer = 0;
   uint64_t differ = 0;
   for (uint64_t i = 0; i < kWords; ++i) {
-    ASSERT_TRUE(a[i] == 0 || a[i] == i + 1) << "a word is either old or new, never mixed";
+    ASSERT_TRUE(a[i] == 0 || a[i] == i + 1)
+        << "a word is either old or new, never mixed";
     newer += a[i] != 0;
     differ += a[i] != b[i];
   }
@@ -139,7 +142,8 @@ TEST(SimMediaTest, RegistryGivesOneOpenerAtATime) {
   EXPECT_EQ(a, b);
   b->ReleaseLock();
   SimMedia::Remove(name);
-  EXPECT_TRUE(SimMedia::Open(name, false, kSize, kSize, &b).IsInvalidArgument());
+  EXPECT_TRUE(
+      SimMedia::Open(name, false, kSize, kSize, &b).IsInvalidArgument());
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ namespace {
 TEST(WriteAmpModelTest, SequentialLinesCombineFourToAnXPLine) {
   WriteAmpModel model;
   for (uint64_t line = 0; line < 4096; ++line) model.RecordLines(line * 64, 1);
-  EXPECT_EQ(model.MediaBytes(), 4096u * 64);  // 1 byte of media per byte flushed
+  EXPECT_EQ(model.MediaBytes(),
+            4096u * 64);  // 1 byte of media per byte flushed
 }
 
 TEST(WriteAmpModelTest, RandomLinesCostAWholeXPLineEach) {
@@ -22,14 +23,17 @@ TEST(WriteAmpModelTest, RandomLinesCostAWholeXPLineEach) {
   std::mt19937_64 rng(7);
   constexpr uint64_t kLines = 4096;
   // Far apart lines: every flush misses the buffer.
-  for (uint64_t i = 0; i < kLines; ++i) model.RecordLines((rng() % (1ull << 30)) * 256, 1);
-  EXPECT_NEAR(static_cast<double>(model.MediaBytes()), kLines * 256.0, kLines * 256.0 * 0.01);
+  for (uint64_t i = 0; i < kLines; ++i)
+    model.RecordLines((rng() % (1ull << 30)) * 256, 1);
+  EXPECT_NEAR(static_cast<double>(model.MediaBytes()), kLines * 256.0,
+              kLines * 256.0 * 0.01);
 }
 
 TEST(WriteAmpModelTest, RewritesWithinTheBufferAreFree) {
   WriteAmpModel model;
   for (int round = 0; round < 100; ++round) {
-    for (uint64_t x = 0; x < WriteAmpModel::kBufferLines; ++x) model.RecordLines(x * 256, 4);
+    for (uint64_t x = 0; x < WriteAmpModel::kBufferLines; ++x)
+      model.RecordLines(x * 256, 4);
   }
   EXPECT_EQ(model.MediaBytes(), WriteAmpModel::kBufferLines * 256);
 }
@@ -49,8 +53,8 @@ TEST(WriteAmpModelTest, LeastRecentlyUsedLineIsEvicted) {
 TEST(WriteAmpModelTest, MediaFeedsFlushesIntoTheModel) {
   SimMedia m(1 << 20, 1 << 20);
   m.EnableWriteAmpModel();
-  m.Persist(m.At<char>(0), 256);     // one XPLine, four lines
-  m.Persist(m.At<char>(4096), 64);   // another XPLine
+  m.Persist(m.At<char>(0), 256);    // one XPLine, four lines
+  m.Persist(m.At<char>(4096), 64);  // another XPLine
   EXPECT_EQ(m.flushed_lines(), 5u);
   EXPECT_EQ(m.write_amp_model()->MediaBytes(), 512u);
 }

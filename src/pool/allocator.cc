@@ -14,7 +14,8 @@ uint64_t AlignUp(uint64_t v, uint64_t alignment) {
 
 }  // namespace
 
-Allocator::Allocator(media::Media* media, RootPage* root, uint64_t max_pool_size)
+Allocator::Allocator(media::Media* media, RootPage* root,
+                     uint64_t max_pool_size)
     : media_(media),
       root_(root),
       max_pool_size_(max_pool_size),
@@ -31,19 +32,22 @@ Status Allocator::EnsureMapped(uint64_t end) {
   const uint64_t limit = std::min(max_pool_size_, uint64_t{1} << 62);
   if (end > limit) {
     return Status::NoSpace("pool is full: needs " + std::to_string(end) +
-                           " bytes, max_pool_size is " + std::to_string(max_pool_size_));
+                           " bytes, max_pool_size is " +
+                           std::to_string(max_pool_size_));
   }
   // Grow by a quarter at least so that growth steps stay few; fall back to
   // the exact need when the larger step does not fit.
   const uint64_t step = media::Media::kGrowAlignment;
-  const uint64_t wanted =
-      std::min(AlignUp(std::max(end, mapped + mapped / 4), step), AlignUp(limit, step));
+  const uint64_t wanted = std::min(
+      AlignUp(std::max(end, mapped + mapped / 4), step), AlignUp(limit, step));
   Status s = media_->Grow(wanted);
-  if (!s.ok() && wanted > AlignUp(end, step)) s = media_->Grow(AlignUp(end, step));
+  if (!s.ok() && wanted > AlignUp(end, step))
+    s = media_->Grow(AlignUp(end, step));
   return s;
 }
 
-Status Allocator::Allocate(uint64_t size, uint64_t alignment, uint64_t* offset) {
+Status Allocator::Allocate(uint64_t size, uint64_t alignment,
+                           uint64_t* offset) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t begin = AlignUp(cursor_, alignment);
   const uint64_t end = begin + size;
@@ -57,7 +61,8 @@ Status Allocator::Allocate(uint64_t size, uint64_t alignment, uint64_t* offset) 
       s = EnsureMapped(end);  // the slab does not fit; the exact need may
       if (!s.ok()) return s;
     }
-    high_water.store(std::min(new_mark, media_->size()), std::memory_order_relaxed);
+    high_water.store(std::min(new_mark, media_->size()),
+                     std::memory_order_relaxed);
     media_->Persist(&root_->alloc_high_water, sizeof(uint64_t));
   }
   cursor_ = end;

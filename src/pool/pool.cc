@@ -55,20 +55,29 @@ PoolParams PoolParams::FromOptions(const Options& o) {
 }
 
 Status PoolParams::Validate() const {
-  auto bad = [](const std::string& what) { return Status::InvalidArgument(what); };
-  if (partitioning != Partitioning::kHash && partitioning != Partitioning::kRange) {
+  auto bad = [](const std::string& what) {
+    return Status::InvalidArgument(what);
+  };
+  if (partitioning != Partitioning::kHash &&
+      partitioning != Partitioning::kRange) {
     return bad("partitioning must be kHash or kRange");
   }
-  if (dram_directory_bits > 24) return bad("dram_directory_bits must be at most 24");
-  if (fanout_bits < 1 || fanout_bits > 4) return bad("fanout_bits must be in 1..4");
-  if (first_level_fanout_bits > 4) return bad("first_level_fanout_bits must be in 0..4");
-  if (preallocated_levels > 4) return bad("preallocated_levels must be at most 4");
-  if (dram_filter_levels > 2) return bad("dram_filter_levels must be at most 2");
+  if (dram_directory_bits > 24)
+    return bad("dram_directory_bits must be at most 24");
+  if (fanout_bits < 1 || fanout_bits > 4)
+    return bad("fanout_bits must be in 1..4");
+  if (first_level_fanout_bits > 4)
+    return bad("first_level_fanout_bits must be in 0..4");
+  if (preallocated_levels > 4)
+    return bad("preallocated_levels must be at most 4");
+  if (dram_filter_levels > 2)
+    return bad("dram_filter_levels must be at most 2");
   if (log_count == 0 || (log_count & (log_count - 1)) != 0) {
     return bad("log_count must be a power of two");
   }
   if (log_count > (1u << dram_directory_bits)) {
-    return bad("log_count must not exceed the number of DRAM directory entries");
+    return bad(
+        "log_count must not exceed the number of DRAM directory entries");
   }
   if (log_chunk_size < 4096 || log_chunk_size % 4096 != 0 ||
       log_chunk_size > (1u << 30)) {
@@ -91,38 +100,40 @@ Status Pool::Open(const Options& options, const std::string& path,
                   std::unique_ptr<Pool>* pool, bool* created) {
   const bool sim = options.backend == Backend::kSim;
   struct stat st {};
-  const bool exists =
-      sim ? media::SimMedia::Find(path) != nullptr : stat(path.c_str(), &st) == 0;
+  const bool exists = sim ? media::SimMedia::Find(path) != nullptr
+                          : stat(path.c_str(), &st) == 0;
   if (!exists && !options.create_if_missing) {
-    return Status::InvalidArgument("pool '" + path +
-                                   "' does not exist and create_if_missing is false");
+    return Status::InvalidArgument(
+        "pool '" + path + "' does not exist and create_if_missing is false");
   }
   if (exists && options.error_if_exists) {
-    return Status::InvalidArgument("pool '" + path +
-                                   "' already exists and error_if_exists is true");
+    return Status::InvalidArgument(
+        "pool '" + path + "' already exists and error_if_exists is true");
   }
   const PoolParams params = PoolParams::FromOptions(options);
   uint64_t create_size = 0;
   if (!exists) {
     Status s = params.Validate();
     if (!s.ok()) return s;
-    create_size = AlignUp(std::max(options.initial_pool_size,
-                                   HeapOffsetFor(params) + media::Media::kGrowAlignment),
-                          media::Media::kGrowAlignment);
+    create_size =
+        AlignUp(std::max(options.initial_pool_size,
+                         HeapOffsetFor(params) + media::Media::kGrowAlignment),
+                media::Media::kGrowAlignment);
     if (create_size > options.max_pool_size) {
-      return Status::InvalidArgument("max_pool_size (" +
-                                     std::to_string(options.max_pool_size) +
-                                     ") is too small for the logs and the first "
-                                     "allocations (" + std::to_string(create_size) + ")");
+      return Status::InvalidArgument(
+          "max_pool_size (" + std::to_string(options.max_pool_size) +
+          ") is too small for the logs and the first "
+          "allocations (" +
+          std::to_string(create_size) + ")");
     }
   }
 
   std::shared_ptr<media::Media> media;
   if (sim) {
     std::shared_ptr<media::SimMedia> device;
-    Status s = media::SimMedia::Open(path, !exists, create_size,
-                                     std::min<uint64_t>(options.max_pool_size, 16ull << 30),
-                                     &device);
+    Status s = media::SimMedia::Open(
+        path, !exists, create_size,
+        std::min<uint64_t>(options.max_pool_size, 16ull << 30), &device);
     if (!s.ok()) return s;
     media = std::move(device);
   } else {
@@ -163,9 +174,11 @@ Status Pool::Create() {
   media_->Flush(r, sizeof(RootPage));
 
   // Every chunk starts free, with check 1.
-  const uint64_t chunks = uint64_t{params_.log_count} * params_.log_chunks_per_log;
+  const uint64_t chunks =
+      uint64_t{params_.log_count} * params_.log_chunks_per_log;
   for (uint64_t c = 0; c < chunks; ++c) {
-    auto* state = media_->At<uint64_t>(kLogRegionOffset + c * params_.log_chunk_size);
+    auto* state =
+        media_->At<uint64_t>(kLogRegionOffset + c * params_.log_chunk_size);
     *state = log::ChunkState{}.Encode();
     media_->Flush(state, sizeof(uint64_t));
   }
@@ -179,11 +192,13 @@ Status Pool::Create() {
   fresh.superblock_bytes = sizeof(Superblock);
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
-  fresh.creation_time_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  fresh.creation_time_ns =
+      static_cast<uint64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
   fresh.partitioning = static_cast<uint8_t>(params_.partitioning);
   fresh.dram_directory_bits = static_cast<uint8_t>(params_.dram_directory_bits);
   fresh.fanout_bits = static_cast<uint8_t>(params_.fanout_bits);
-  fresh.first_level_fanout_bits = static_cast<uint8_t>(params_.first_level_fanout_bits);
+  fresh.first_level_fanout_bits =
+      static_cast<uint8_t>(params_.first_level_fanout_bits);
   fresh.preallocated_levels = static_cast<uint8_t>(params_.preallocated_levels);
   fresh.dram_filter_levels = static_cast<uint8_t>(params_.dram_filter_levels);
   fresh.log_count = params_.log_count;
@@ -235,23 +250,29 @@ Status Pool::Load() {
   params_.log_chunk_size = sb.log_chunk_size;
   params_.log_chunks_per_log = sb.log_chunks_per_log;
   Status s = params_.Validate();
-  if (!s.ok()) return Status::Corruption("superblock parameters: " + std::string(s.message()));
+  if (!s.ok())
+    return Status::Corruption("superblock parameters: " +
+                              std::string(s.message()));
   heap_offset_ = HeapOffsetFor(params_);
   if (sb.log_region_offset != kLogRegionOffset ||
-      sb.log_region_size != params_.log_region_size() || sb.heap_offset != heap_offset_) {
+      sb.log_region_size != params_.log_region_size() ||
+      sb.heap_offset != heap_offset_) {
     return Status::Corruption("superblock region table is inconsistent");
   }
   if (heap_offset_ > media_->size()) {
     return Status::Corruption("pool file is shorter than its log region");
   }
   std::string report;
-  if (Verify(&report) != 0) return Status::Corruption(report.substr(0, report.find('\n')));
-  allocator_ = std::make_unique<Allocator>(media_.get(), root(), max_pool_size_);
+  if (Verify(&report) != 0)
+    return Status::Corruption(report.substr(0, report.find('\n')));
+  allocator_ =
+      std::make_unique<Allocator>(media_.get(), root(), max_pool_size_);
   return Status::OK();
 }
 
 uint64_t Pool::level_count() const {
-  return std::atomic_ref<uint64_t>(root()->level_count).load(std::memory_order_acquire);
+  return std::atomic_ref<uint64_t>(root()->level_count)
+      .load(std::memory_order_acquire);
 }
 
 Status Pool::AddLevel(LevelDescriptor d) {
@@ -261,7 +282,8 @@ Status Pool::AddLevel(LevelDescriptor d) {
   d.checksum = DescriptorChecksum(d);
   r->levels[n] = d;
   media_->Persist(&r->levels[n], sizeof(LevelDescriptor));
-  std::atomic_ref<uint64_t>(r->level_count).store(n + 1, std::memory_order_release);
+  std::atomic_ref<uint64_t>(r->level_count)
+      .store(n + 1, std::memory_order_release);
   media_->Persist(&r->level_count, sizeof(uint64_t));
   return Status::OK();
 }
@@ -276,8 +298,9 @@ uint64_t Pool::Verify(std::string* report) const {
   const uint64_t mark = r->alloc_high_water;
   if (mark < heap_offset_ || mark > media_->size()) {
     problem("root page @" + std::to_string(kRootOffset) + ": allocation mark " +
-            std::to_string(mark) + " outside heap [" + std::to_string(heap_offset_) +
-            ", " + std::to_string(media_->size()) + "]");
+            std::to_string(mark) + " outside heap [" +
+            std::to_string(heap_offset_) + ", " +
+            std::to_string(media_->size()) + "]");
   }
   const uint64_t levels = r->level_count;
   if (levels > kMaxPmemLevels) {
@@ -297,11 +320,14 @@ uint64_t Pool::Verify(std::string* report) const {
     }
     if (d.entry_count == 0 || d.directory_offset % 512 != 0 ||
         !in_heap(d.directory_offset, d.directory_bytes)) {
-      problem(where + ": directory [" + std::to_string(d.directory_offset) + ", +" +
-              std::to_string(d.directory_bytes) + ") is not inside the allocated heap");
+      problem(where + ": directory [" + std::to_string(d.directory_offset) +
+              ", +" + std::to_string(d.directory_bytes) +
+              ") is not inside the allocated heap");
     }
-    if (d.bucket_area_bytes != 0 && !in_heap(d.bucket_area_offset, d.bucket_area_bytes)) {
-      problem(where + ": preallocated bucket area is not inside the allocated heap");
+    if (d.bucket_area_bytes != 0 &&
+        !in_heap(d.bucket_area_offset, d.bucket_area_bytes)) {
+      problem(where +
+              ": preallocated bucket area is not inside the allocated heap");
     }
   }
   return problems;

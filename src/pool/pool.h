@@ -62,7 +62,8 @@ class Pool {
   // End of the heap space handed out so far (the allocation mark): every
   // valid reference into the heap points below it.
   uint64_t allocated_end() const {
-    return std::atomic_ref<uint64_t>(root()->alloc_high_water).load(std::memory_order_relaxed);
+    return std::atomic_ref<uint64_t>(root()->alloc_high_water)
+        .load(std::memory_order_relaxed);
   }
 
   // Number of PMem levels recorded in the root page.

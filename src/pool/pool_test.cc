@@ -31,16 +31,19 @@ Options Small() {
   return o;
 }
 
-Status OpenPool(const Options& o, const std::string& path, std::unique_ptr<Pool>* pool) {
+Status OpenPool(const Options& o, const std::string& path,
+                std::unique_ptr<Pool>* pool) {
   bool created = false;
   return Pool::Open(o, path, pool, &created);
 }
 
 // Rewrites part of a pool file in place.
-void Patch(const std::string& path, uint64_t offset, const void* bytes, size_t n) {
+void Patch(const std::string& path, uint64_t offset, const void* bytes,
+           size_t n) {
   const int fd = open(path.c_str(), O_WRONLY);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(pwrite(fd, bytes, n, static_cast<off_t>(offset)), static_cast<ssize_t>(n));
+  ASSERT_EQ(pwrite(fd, bytes, n, static_cast<off_t>(offset)),
+            static_cast<ssize_t>(n));
   close(fd);
 }
 
@@ -82,7 +85,10 @@ TEST(PoolTest, MissingPoolWithoutCreateIsInvalidArgument) {
 
 TEST(PoolTest, ExistingPoolWithErrorIfExistsIsInvalidArgument) {
   ScratchPool file("exists");
-  { std::unique_ptr<Pool> pool; ASSERT_OK(OpenPool(Small(), file.path(), &pool)); }
+  {
+    std::unique_ptr<Pool> pool;
+    ASSERT_OK(OpenPool(Small(), file.path(), &pool));
+  }
   Options o = Small();
   o.error_if_exists = true;
   std::unique_ptr<Pool> pool;
@@ -100,7 +106,8 @@ TEST(PoolTest, BadCreationParametersAreInvalidArgument) {
   o = Small();
   o.fanout_bits = 5;
   EXPECT_TRUE(OpenPool(o, file.path(), &pool).IsInvalidArgument());
-  EXPECT_NE(access(file.path().c_str(), F_OK), 0) << "nothing is created on bad options";
+  EXPECT_NE(access(file.path().c_str(), F_OK), 0)
+      << "nothing is created on bad options";
 }
 
 TEST(PoolTest, SecondOpenIsBusyUntilTheFirstCloses) {
@@ -116,7 +123,10 @@ TEST(PoolTest, SecondOpenIsBusyUntilTheFirstCloses) {
 
 TEST(PoolTest, DamagedSuperblockIsCorruption) {
   ScratchPool file("damaged");
-  { std::unique_ptr<Pool> pool; ASSERT_OK(OpenPool(Small(), file.path(), &pool)); }
+  {
+    std::unique_ptr<Pool> pool;
+    ASSERT_OK(OpenPool(Small(), file.path(), &pool));
+  }
   const uint8_t junk = 0x5A;
   Patch(file.path(), offsetof(Superblock, log_chunk_size) + 1, &junk, 1);
   std::unique_ptr<Pool> pool;
@@ -127,7 +137,10 @@ TEST(PoolTest, DamagedSuperblockIsCorruption) {
 
 TEST(PoolTest, WrongMagicIsCorruption) {
   ScratchPool file("magic");
-  { std::unique_ptr<Pool> pool; ASSERT_OK(OpenPool(Small(), file.path(), &pool)); }
+  {
+    std::unique_ptr<Pool> pool;
+    ASSERT_OK(OpenPool(Small(), file.path(), &pool));
+  }
   Patch(file.path(), 0, "SQLite f", 8);
   std::unique_ptr<Pool> pool;
   Status s = OpenPool(Small(), file.path(), &pool);
@@ -137,7 +150,10 @@ TEST(PoolTest, WrongMagicIsCorruption) {
 
 TEST(PoolTest, NewerFormatVersionIsNotSupported) {
   ScratchPool file("version");
-  { std::unique_ptr<Pool> pool; ASSERT_OK(OpenPool(Small(), file.path(), &pool)); }
+  {
+    std::unique_ptr<Pool> pool;
+    ASSERT_OK(OpenPool(Small(), file.path(), &pool));
+  }
   Superblock sb = ReadSuperblock(file.path());
   sb.format_version = kFormatVersion + 1;
   sb.checksum = Checksum(&sb, offsetof(Superblock, checksum));
@@ -218,8 +234,10 @@ TEST(PoolTest, AllocatorStateSurvivesASimulatedCrash) {
   ASSERT_OK(OpenPool(o, name, &pool));
   uint64_t b = 0;
   ASSERT_OK(pool->allocator().Allocate(256, 256, &b));
-  EXPECT_GE(b, end) << "space handed out before the crash must not be handed out again";
-  EXPECT_LT(b, end + Allocator::kSlab + 256) << "a crash leaks at most one slab";
+  EXPECT_GE(b, end)
+      << "space handed out before the crash must not be handed out again";
+  EXPECT_LT(b, end + Allocator::kSlab + 256)
+      << "a crash leaks at most one slab";
   pool.reset();
   media::SimMedia::Remove(name);
 }
@@ -244,7 +262,8 @@ TEST(PoolTest, LevelsArePersistedAndValidated) {
     LevelDescriptor d{};
     d.entry_count = 16;
     d.directory_bytes = 16 * 512;
-    ASSERT_OK(pool->allocator().Allocate(d.directory_bytes, 4096, &d.directory_offset));
+    ASSERT_OK(pool->allocator().Allocate(d.directory_bytes, 4096,
+                                         &d.directory_offset));
     ASSERT_OK(pool->AddLevel(d));
   }
   {

@@ -15,8 +15,9 @@
 // block of its bucket there. So the bits a key needs in *every* partition
 // lie in one plane of at most 64 bytes: one cache line per level and
 // lookup (the paper's layout touches all 256 bytes), tested for all buckets
-// with one SIMD compare (FilterCandidates in simd.h). With the same 8 bits per key the false-positive
-// rate is about that of an unblocked filter (2.4% per bucket at 16 keys).
+// with one SIMD compare (FilterCandidates in simd.h). With the same 8 bits per
+// key the false-positive rate is about that of an unblocked filter (2.4% per
+// bucket at 16 keys).
 //
 // Bit positions come from a remix of the key hash, independent of the low
 // hash bits that choose directory entries. kProbeBits, the remix and the
@@ -52,24 +53,31 @@ inline FilterProbe MakeProbe(uint64_t hash, unsigned fanout) {
 }
 
 // The 32-bit blocks of a filter, read and written atomically.
-inline uint32_t* Blocks(uint64_t* filter) { return reinterpret_cast<uint32_t*>(filter); }
+inline uint32_t* Blocks(uint64_t* filter) {
+  return reinterpret_cast<uint32_t*>(filter);
+}
 
 // Clears every block of `bucket`: done when its slot 0 is (re)written, so
 // that clearing an entry never has to touch the filter. Single writer.
-inline void FilterResetBucket(uint64_t* filter, unsigned bucket, unsigned fanout) {
+inline void FilterResetBucket(uint64_t* filter, unsigned bucket,
+                              unsigned fanout) {
   for (unsigned b = bucket; b < kFilterBlocks; b += fanout) {
-    std::atomic_ref<uint32_t>(Blocks(filter)[b]).store(0, std::memory_order_relaxed);
+    std::atomic_ref<uint32_t>(Blocks(filter)[b])
+        .store(0, std::memory_order_relaxed);
   }
 }
 
 // Sets the key's bits for `bucket`. Single writer.
-inline void FilterAdd(uint64_t* filter, unsigned bucket, const FilterProbe& probe) {
+inline void FilterAdd(uint64_t* filter, unsigned bucket,
+                      const FilterProbe& probe) {
   std::atomic_ref<uint32_t> block(Blocks(filter)[probe.plane_offset + bucket]);
-  block.store(block.load(std::memory_order_relaxed) | probe.mask, std::memory_order_relaxed);
+  block.store(block.load(std::memory_order_relaxed) | probe.mask,
+              std::memory_order_relaxed);
 }
 
 // The address of the line a probe reads (for prefetching).
-inline const void* FilterLine(const uint64_t* filter, const FilterProbe& probe) {
+inline const void* FilterLine(const uint64_t* filter,
+                              const FilterProbe& probe) {
   return reinterpret_cast<const uint32_t*>(filter) + probe.plane_offset;
 }
 

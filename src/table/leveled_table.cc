@@ -47,10 +47,12 @@ void* MapDram(uint64_t bytes) {
 
 LeveledTable::~LeveledTable() {
   if (dram_memory_ != nullptr) munmap(dram_memory_, dram_level_bytes_);
-  if (dram_filter_memory_ != nullptr) munmap(dram_filter_memory_, dram_filter_bytes_);
+  if (dram_filter_memory_ != nullptr)
+    munmap(dram_filter_memory_, dram_filter_bytes_);
 }
 
-Status LeveledTable::Open(pool::Pool* pool, std::unique_ptr<LeveledTable>* table) {
+Status LeveledTable::Open(pool::Pool* pool,
+                          std::unique_ptr<LeveledTable>* table) {
   std::unique_ptr<LeveledTable> t(new LeveledTable(pool));
   const pool::PoolParams& p = pool->params();
 
@@ -65,12 +67,14 @@ Status LeveledTable::Open(pool::Pool* pool, std::unique_ptr<LeveledTable>* table
   t->dram_level_bytes_ = entry_bytes + bucket_bytes;
   void* memory = MapDram(t->dram_level_bytes_);
   if (memory == nullptr) {
-    return Status::IOError("cannot allocate " + std::to_string(t->dram_level_bytes_) +
+    return Status::IOError("cannot allocate " +
+                           std::to_string(t->dram_level_bytes_) +
                            " bytes for the DRAM level");
   }
   t->dram_memory_ = memory;
   dram.entries = static_cast<DirectoryEntry*>(memory);
-  dram.bucket_area = reinterpret_cast<Bucket*>(static_cast<char*>(memory) + entry_bytes);
+  dram.bucket_area =
+      reinterpret_cast<Bucket*>(static_cast<char*>(memory) + entry_bytes);
   // Epoch 0 is what a level-1 entry that never received records holds; the
   // DRAM level starts above it (recovery raises it further).
   for (uint64_t i = 0; i < dram.entry_count; ++i) {
@@ -90,18 +94,20 @@ Status LeveledTable::AllocateDramFilters() {
   std::array<uint64_t, 3> offsets{};  // of levels 1..dram_filter_levels
   for (unsigned l = 1; l <= p.dram_filter_levels; ++l) {
     offsets[l] = dram_filter_bytes_;
-    dram_filter_bytes_ += (uint64_t{1} << (bits + (l - 1) * p.fanout_bits)) * kFilterBytes;
+    dram_filter_bytes_ +=
+        (uint64_t{1} << (bits + (l - 1) * p.fanout_bits)) * kFilterBytes;
   }
   if (dram_filter_bytes_ == 0) return Status::OK();
   dram_filter_memory_ = MapDram(dram_filter_bytes_);
   if (dram_filter_memory_ == nullptr) {
     dram_filter_bytes_ = 0;
     return Status::IOError("cannot allocate DRAM for the filters of " +
-                           std::to_string(p.dram_filter_levels) + " PMem levels");
+                           std::to_string(p.dram_filter_levels) +
+                           " PMem levels");
   }
   for (unsigned l = 1; l <= p.dram_filter_levels; ++l) {
-    levels_[l].dram_filters =
-        reinterpret_cast<uint64_t*>(static_cast<char*>(dram_filter_memory_) + offsets[l]);
+    levels_[l].dram_filters = reinterpret_cast<uint64_t*>(
+        static_cast<char*>(dram_filter_memory_) + offsets[l]);
   }
   return Status::OK();
 }
@@ -140,20 +146,22 @@ Status LeveledTable::AttachLevels() {
     const std::string where = "level " + std::to_string(i + 1);
     if (d.entry_count != l.entry_count ||
         d.directory_bytes != l.entry_count * sizeof(DirectoryEntry)) {
-      return Status::Corruption(where + " has " + std::to_string(d.entry_count) +
-                                " directory entries, expected " +
-                                std::to_string(l.entry_count));
+      return Status::Corruption(
+          where + " has " + std::to_string(d.entry_count) +
+          " directory entries, expected " + std::to_string(l.entry_count));
     }
     const bool preallocated = i < p.preallocated_levels;
     if (preallocated != (d.bucket_area_bytes != 0) ||
         (preallocated &&
          d.bucket_area_bytes != l.entry_count * fanout_ * sizeof(Bucket))) {
-      return Status::Corruption(where + " has a bucket area that does not match the "
-                                        "preallocated_levels parameter");
+      return Status::Corruption(where +
+                                " has a bucket area that does not match the "
+                                "preallocated_levels parameter");
     }
     l.entries = media_.At<DirectoryEntry>(d.directory_offset);
     if (preallocated) l.bucket_area = media_.At<Bucket>(d.bucket_area_offset);
-    if (l.dram_filters != nullptr) RebuildDramFilters(static_cast<unsigned>(i + 1));
+    if (l.dram_filters != nullptr)
+      RebuildDramFilters(static_cast<unsigned>(i + 1));
   }
   level_count_.store(static_cast<unsigned>(n + 1), std::memory_order_release);
   return Status::OK();
@@ -171,17 +179,22 @@ Status LeveledTable::EnsureLevel(unsigned level) {
   l.child_bits = pool_->params().fanout_bits;
   l.entry_count = uint64_t{1} << l.index_bits;
   l.persistent = true;
-  if (l.index_bits > 40) return Status::NoSpace("level directory would exceed 512 TiB");
+  if (l.index_bits > 40)
+    return Status::NoSpace("level directory would exceed 512 TiB");
 
   pool::LevelDescriptor d{};
   d.entry_count = l.entry_count;
   d.directory_bytes = l.entry_count * sizeof(DirectoryEntry);
-  Status s = pool_->allocator().Allocate(d.directory_bytes, 4096, &d.directory_offset);
+  Status s =
+      pool_->allocator().Allocate(d.directory_bytes, 4096, &d.directory_offset);
   if (!s.ok()) return s.WithContext("creating level " + std::to_string(level));
   if (level <= pool_->params().preallocated_levels) {
     d.bucket_area_bytes = l.entry_count * fanout_ * sizeof(Bucket);
-    s = pool_->allocator().Allocate(d.bucket_area_bytes, 4096, &d.bucket_area_offset);
-    if (!s.ok()) return s.WithContext("preallocating buckets of level " + std::to_string(level));
+    s = pool_->allocator().Allocate(d.bucket_area_bytes, 4096,
+                                    &d.bucket_area_offset);
+    if (!s.ok())
+      return s.WithContext("preallocating buckets of level " +
+                           std::to_string(level));
     l.bucket_area = media_.At<Bucket>(d.bucket_area_offset);
   }
   // Fresh heap space is zero: every entry starts empty with epoch 0.
@@ -193,23 +206,28 @@ Status LeveledTable::EnsureLevel(unsigned level) {
   return Status::OK();
 }
 
-uint64_t LeveledTable::ChildIndex(unsigned level, uint64_t index, uint64_t hash) const {
+uint64_t LeveledTable::ChildIndex(unsigned level, uint64_t index,
+                                  uint64_t hash) const {
   const Level& l = levels_[level];
-  const uint64_t digit = (hash >> l.index_bits) & ((uint64_t{1} << l.child_bits) - 1);
+  const uint64_t digit =
+      (hash >> l.index_bits) & ((uint64_t{1} << l.child_bits) - 1);
   return index << l.child_bits | digit;
 }
 
 Bucket* LeveledTable::BucketAt(const Level& level, uint64_t index,
                                const DirectoryEntry& e, unsigned b) const {
-  if (level.bucket_area != nullptr) return &level.bucket_area[index * fanout_ + b];
+  if (level.bucket_area != nullptr)
+    return &level.bucket_area[index * fanout_ + b];
   const uint64_t offset = LoadRelaxed(e.bucket[b]);
   return ValidBucketRef(offset) ? media_.At<Bucket>(offset) : nullptr;
 }
 
 void LeveledTable::PrefetchDramSlot(uint64_t dram_index, uint64_t hash) const {
   const DirectoryEntry& e = levels_[0].entries[dram_index];
-  const unsigned pos = std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_ - 1);
-  const Bucket& bucket = levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
+  const unsigned pos =
+      std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_ - 1);
+  const Bucket& bucket =
+      levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
   __builtin_prefetch(&bucket.keys[pos % kSlotsPerBucket], 1);
   __builtin_prefetch(&bucket.values[pos % kSlotsPerBucket], 1);
   __builtin_prefetch(FilterLine(e.filter, MakeProbe(hash, fanout_)), 1);
@@ -226,7 +244,8 @@ EntryState LeveledTable::DramState(uint64_t dram_index) const {
   return EntryState::Decode(LoadRelaxed(levels_[0].entries[dram_index].state));
 }
 
-void LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash, const Slot& slot) {
+void LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash,
+                              const Slot& slot) {
   DirectoryEntry& e = levels_[0].entries[dram_index];
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
   const unsigned pos = st.size;
@@ -274,7 +293,8 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot) const {
       __builtin_prefetch(&e.bucket[8]);
     }
   }
-  for (unsigned l = 0; l < n; ++l) PrefetchCandidates(levels_[l], index[l], probe);
+  for (unsigned l = 0; l < n; ++l)
+    PrefetchCandidates(levels_[l], index[l], probe);
   // Re-reading the level count each step matters: records only move down,
   // and a level is published before any record moves into it.
   for (unsigned l = 0; l < (n = level_count()); ++l) {
@@ -288,10 +308,11 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot) const {
 void LeveledTable::PrefetchCandidates(const Level& level, uint64_t index,
                                       const FilterProbe& probe) const {
   const DirectoryEntry& e = level.entries[index];
-  const unsigned size = std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
+  const unsigned size =
+      std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
   const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-  for (uint32_t c = FilterCandidates(FilterOf(level, index), buckets, probe); c != 0;
-       c &= c - 1) {
+  for (uint32_t c = FilterCandidates(FilterOf(level, index), buckets, probe);
+       c != 0; c &= c - 1) {
     const Bucket* bucket = BucketAt(level, index, e, std::countr_zero(c));
     if (bucket == nullptr) continue;
     for (unsigned line = 0; line < sizeof(Bucket); line += 64) {
@@ -300,8 +321,9 @@ void LeveledTable::PrefetchCandidates(const Level& level, uint64_t index,
   }
 }
 
-Found LeveledTable::SearchEntry(const Level& level, uint64_t index, const LookupKey& key,
-                                const FilterProbe& probe, Slot* slot) const {
+Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
+                                const LookupKey& key, const FilterProbe& probe,
+                                Slot* slot) const {
   const DirectoryEntry& e = level.entries[index];
   for (;;) {
     const uint64_t before = LoadAcquire(e.state);
@@ -310,18 +332,23 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index, const Lookup
     Found found = Found::kAbsent;
     if (size > 0) {
       const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-      uint32_t candidates = FilterCandidates(FilterOf(level, index), buckets, probe);
+      uint32_t candidates =
+          FilterCandidates(FilterOf(level, index), buckets, probe);
       while (candidates != 0 && found == Found::kAbsent) {
         const unsigned b = 31 - std::countl_zero(candidates);
         candidates &= ~(1u << b);
         const Bucket* bucket = BucketAt(level, index, e, b);
         if (bucket == nullptr) continue;
-        const unsigned used = std::min(size - b * kSlotsPerBucket, kSlotsPerBucket);
+        const unsigned used =
+            std::min(size - b * kSlotsPerBucket, kSlotsPerBucket);
         const uint32_t valid = (1u << used) - 1;
         const uint32_t indirect =
-            static_cast<uint32_t>(LoadRelaxed(e.indirect[b / 4]) >> (b % 4 * 16)) & 0xFFFF;
+            static_cast<uint32_t>(LoadRelaxed(e.indirect[b / 4]) >>
+                                  (b % 4 * 16)) &
+            0xFFFF;
         uint32_t matches = 0;
-        if (key.has_inline) matches |= MatchKeys(bucket->keys, key.inline_key) & ~indirect;
+        if (key.has_inline)
+          matches |= MatchKeys(bucket->keys, key.inline_key) & ~indirect;
         if (indirect != 0 && resolver_ != nullptr) {
           matches |= MatchKeys(bucket->keys, key.hash) & indirect;
         }
@@ -352,7 +379,8 @@ uint64_t LeveledTable::FirstLevelEpoch(uint64_t hash) const {
   return EntryState::Decode(LoadAcquire(levels_[1].entries[index].state)).epoch;
 }
 
-std::pair<uint64_t, uint64_t> LeveledTable::ChildEpochRange(uint64_t dram_index) const {
+std::pair<uint64_t, uint64_t> LeveledTable::ChildEpochRange(
+    uint64_t dram_index) const {
   if (level_count() < 2) return {0, 0};
   uint64_t min = ~uint64_t{0};
   uint64_t max = 0;
@@ -366,20 +394,23 @@ std::pair<uint64_t, uint64_t> LeveledTable::ChildEpochRange(uint64_t dram_index)
   return {min, max};
 }
 
-Status LeveledTable::RecoverIntoDram(uint64_t dram_index, uint64_t hash, const Slot& slot) {
+Status LeveledTable::RecoverIntoDram(uint64_t dram_index, uint64_t hash,
+                                     const Slot& slot) {
   DirectoryEntry& e = levels_[0].entries[dram_index];
   const EntryState st = EntryState::Decode(e.state);
   // Only buckets whose filter admits the key can hold an older version.
   const unsigned buckets = (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-  for (uint32_t c = FilterCandidates(e.filter, buckets, MakeProbe(hash, fanout_)); c != 0;
-       c &= c - 1) {
+  for (uint32_t c =
+           FilterCandidates(e.filter, buckets, MakeProbe(hash, fanout_));
+       c != 0; c &= c - 1) {
     const unsigned b = static_cast<unsigned>(std::countr_zero(c));
     Bucket& bucket = levels_[0].bucket_area[dram_index * fanout_ + b];
-    const unsigned used = std::min(st.size - b * kSlotsPerBucket, kSlotsPerBucket);
+    const unsigned used =
+        std::min(st.size - b * kSlotsPerBucket, kSlotsPerBucket);
     for (unsigned i = 0; i < used; ++i) {
       const unsigned pos = b * kSlotsPerBucket + i;
-      const Slot old{bucket.keys[i], bucket.values[i], TestBit(e.tombstone, pos),
-                     TestBit(e.indirect, pos)};
+      const Slot old{bucket.keys[i], bucket.values[i],
+                     TestBit(e.tombstone, pos), TestBit(e.indirect, pos)};
       const uint64_t old_hash = old.indirect ? old.key : InlineKeyHash(old.key);
       if (!SameKey(old, old_hash, slot, hash)) continue;
       bucket.keys[i] = slot.key;
@@ -390,8 +421,9 @@ Status LeveledTable::RecoverIntoDram(uint64_t dram_index, uint64_t hash, const S
     }
   }
   if (st.size >= capacity_) {
-    return Status::Corruption("recovery log holds more unmigrated records for DRAM entry " +
-                              std::to_string(dram_index) + " than the entry can hold");
+    return Status::Corruption(
+        "recovery log holds more unmigrated records for DRAM entry " +
+        std::to_string(dram_index) + " than the entry can hold");
   }
   InsertDram(dram_index, hash, slot);
   return Status::OK();
@@ -402,8 +434,9 @@ std::vector<uint64_t> LeveledTable::RecordsPerLevel() const {
   for (unsigned l = 0; l < level_count(); ++l) {
     uint64_t n = 0;
     for (uint64_t i = 0; i < levels_[l].entry_count; ++i) {
-      n += std::min(EntryState::Decode(LoadRelaxed(levels_[l].entries[i].state)).size,
-                    capacity_);
+      n += std::min(
+          EntryState::Decode(LoadRelaxed(levels_[l].entries[i].state)).size,
+          capacity_);
     }
     records.push_back(n);
   }

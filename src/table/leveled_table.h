@@ -103,7 +103,9 @@ class LeveledTable {
   uint64_t dram_entries() const { return levels_[0].entry_count; }
   unsigned capacity() const { return capacity_; }
   // Index of the DRAM entry of a key hash.
-  uint64_t DramIndex(uint64_t hash) const { return hash & (dram_entries() - 1); }
+  uint64_t DramIndex(uint64_t hash) const {
+    return hash & (dram_entries() - 1);
+  }
 
   // ---- Writers (REQUIRE the DRAM entry's lock) -----------------------------
 
@@ -146,7 +148,9 @@ class LeveledTable {
   // The epoch of the level-1 entry of `hash`, or 0 if level 1 does not
   // exist yet. Log entries with an epoch at most this are on PMem.
   uint64_t FirstLevelEpoch(uint64_t hash) const;
-  unsigned level_count() const { return level_count_.load(std::memory_order_acquire); }
+  unsigned level_count() const {
+    return level_count_.load(std::memory_order_acquire);
+  }
   // Occupied slots per level (DRAM first). Walks every directory.
   std::vector<uint64_t> RecordsPerLevel() const;
   uint64_t dram_bytes() const { return dram_level_bytes_ + dram_filter_bytes_; }
@@ -160,9 +164,9 @@ class LeveledTable {
   struct Level {
     DirectoryEntry* entries = nullptr;
     uint64_t entry_count = 0;
-    unsigned index_bits = 0;       // log2(entry_count)
-    unsigned child_bits = 0;       // log2(fanout towards the next level)
-    Bucket* bucket_area = nullptr;  // preallocated buckets (DRAM: always)
+    unsigned index_bits = 0;           // log2(entry_count)
+    unsigned child_bits = 0;           // log2(fanout towards the next level)
+    Bucket* bucket_area = nullptr;     // preallocated buckets (DRAM: always)
     uint64_t* dram_filters = nullptr;  // filters kept in DRAM, or null
     bool persistent = false;
   };
@@ -175,8 +179,9 @@ class LeveledTable {
   // The filter of an entry: in DRAM for the first dram_filter_levels PMem
   // levels, else inside the entry.
   uint64_t* FilterOf(const Level& level, uint64_t index) const {
-    return level.dram_filters != nullptr ? level.dram_filters + index * (kFilterBytes / 8)
-                                         : level.entries[index].filter;
+    return level.dram_filters != nullptr
+               ? level.dram_filters + index * (kFilterBytes / 8)
+               : level.entries[index].filter;
   }
   Status EnsureLevel(unsigned level);
 
@@ -185,10 +190,12 @@ class LeveledTable {
   Bucket* BucketAt(const Level& level, uint64_t index, const DirectoryEntry& e,
                    unsigned b) const;
   bool ValidBucketRef(uint64_t offset) const;
-  void PrefetchCandidates(const Level& level, uint64_t index, const FilterProbe& probe) const;
+  void PrefetchCandidates(const Level& level, uint64_t index,
+                          const FilterProbe& probe) const;
   Found SearchEntry(const Level& level, uint64_t index, const LookupKey& key,
                     const FilterProbe& probe, Slot* slot) const;
-  bool SameKey(const Slot& a, uint64_t hash_a, const Slot& b, uint64_t hash_b) const;
+  bool SameKey(const Slot& a, uint64_t hash_a, const Slot& b,
+               uint64_t hash_b) const;
   bool ExistsAtOrBelow(unsigned level, uint64_t index, const Slot& slot,
                        uint64_t hash) const;
 
@@ -199,8 +206,8 @@ class LeveledTable {
 
   pool::Pool* const pool_;
   media::Media& media_;
-  const unsigned fanout_;           // buckets per entry
-  const unsigned capacity_;         // slots per entry
+  const unsigned fanout_;    // buckets per entry
+  const unsigned capacity_;  // slots per entry
   const PayloadResolver* resolver_ = nullptr;
 
   std::array<Level, pool::kMaxPmemLevels + 1> levels_;
@@ -209,7 +216,8 @@ class LeveledTable {
 
   void* dram_memory_ = nullptr;  // entries + buckets of level 0
   uint64_t dram_level_bytes_ = 0;
-  void* dram_filter_memory_ = nullptr;  // filters of levels 1..dram_filter_levels
+  void* dram_filter_memory_ =
+      nullptr;  // filters of levels 1..dram_filter_levels
   uint64_t dram_filter_bytes_ = 0;
   ShardedCounter migrations_;
 };

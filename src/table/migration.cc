@@ -37,14 +37,17 @@ struct LeveledTable::Target {
   std::vector<std::pair<Slot, uint64_t>> records;  // (slot, hash), newest first
 };
 
-Status LeveledTable::MigrateDram(uint64_t dram_index) { return Migrate(0, dram_index); }
+Status LeveledTable::MigrateDram(uint64_t dram_index) {
+  return Migrate(0, dram_index);
+}
 
 bool LeveledTable::SameKey(const Slot& a, uint64_t hash_a, const Slot& b,
                            uint64_t hash_b) const {
   if (hash_a != hash_b) return false;
   if (!a.indirect && !b.indirect) return a.key == b.key;
   if (resolver_ == nullptr) return false;
-  if (a.indirect && b.indirect) return resolver_->RefsHaveSameKey(a.value, b.value);
+  if (a.indirect && b.indirect)
+    return resolver_->RefsHaveSameKey(a.value, b.value);
   const Slot& inline_slot = a.indirect ? b : a;
   const Slot& ref_slot = a.indirect ? a : b;
   return resolver_->RefHasKey(
@@ -52,14 +55,15 @@ bool LeveledTable::SameKey(const Slot& a, uint64_t hash_a, const Slot& b,
       std::string_view(reinterpret_cast<const char*>(&inline_slot.key), 8));
 }
 
-bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index, const Slot& slot,
-                                   uint64_t hash) const {
+bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index,
+                                   const Slot& slot, uint64_t hash) const {
   std::string key_bytes;
   LookupKey key;
   key.hash = hash;
   if (slot.indirect) {
     // Without the key we cannot prove the tombstone is useless: keep it.
-    if (resolver_ == nullptr || !resolver_->ReadKey(slot.value, &key_bytes)) return true;
+    if (resolver_ == nullptr || !resolver_->ReadKey(slot.value, &key_bytes))
+      return true;
     key.bytes = key_bytes;
   } else {
     key.bytes = std::string_view(reinterpret_cast<const char*>(&slot.key), 8);
@@ -84,7 +88,8 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
   const std::string where =
       "level " + std::to_string(level) + " entry " + std::to_string(index);
-  if (st.size > capacity_) return Status::Corruption(where + ": size exceeds capacity");
+  if (st.size > capacity_)
+    return Status::Corruption(where + ": size exceeds capacity");
   Status s = EnsureLevel(level + 1);
   if (!s.ok()) return s;
   const Level& dst = levels_[level + 1];
@@ -105,11 +110,13 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   }
   for (int pos = static_cast<int>(st.size) - 1; pos >= 0; --pos) {
     const Bucket* bucket = BucketAt(src, index, e, pos / kSlotsPerBucket);
-    if (bucket == nullptr) return Status::Corruption(where + ": bad bucket reference");
+    if (bucket == nullptr)
+      return Status::Corruption(where + ": bad bucket reference");
     const unsigned i = pos % kSlotsPerBucket;
-    const Slot slot{bucket->keys[i], bucket->values[i], TestBit(e.tombstone, pos),
-                    TestBit(e.indirect, pos)};
-    if (slot.indirect && (resolver_ == nullptr || !resolver_->IsLive(slot.value))) {
+    const Slot slot{bucket->keys[i], bucket->values[i],
+                    TestBit(e.tombstone, pos), TestBit(e.indirect, pos)};
+    if (slot.indirect &&
+        (resolver_ == nullptr || !resolver_->IsLive(slot.value))) {
       continue;  // dangling payload reference: its record was superseded
     }
     const uint64_t hash = slot.indirect ? slot.key : InlineKeyHash(slot.key);
@@ -125,8 +132,9 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   for (Target& t : targets) {
     t.old_size = EntryState::Decode(LoadRelaxed(t.entry->state)).size;
     if (t.old_size > capacity_) {
-      return Status::Corruption("level " + std::to_string(level + 1) + " entry " +
-                                std::to_string(t.index) + ": size exceeds capacity");
+      return Status::Corruption("level " + std::to_string(level + 1) +
+                                " entry " + std::to_string(t.index) +
+                                ": size exceeds capacity");
     }
   }
   for (Target& t : targets) {
@@ -140,7 +148,8 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   // 3. cancel
   for (Target& t : targets) {
     std::erase_if(t.records, [&](const auto& r) {
-      return r.first.tombstone && !ExistsAtOrBelow(level + 1, t.index, r.first, r.second);
+      return r.first.tombstone &&
+             !ExistsAtOrBelow(level + 1, t.index, r.first, r.second);
     });
   }
 
@@ -166,34 +175,38 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   return Status::OK();
 }
 
-Status LeveledTable::AllocateBuckets(unsigned level, std::vector<Target>& targets) {
+Status LeveledTable::AllocateBuckets(unsigned level,
+                                     std::vector<Target>& targets) {
   const Level& dst = levels_[level];
   if (dst.bucket_area != nullptr) return Status::OK();
   uint64_t missing = 0;
   for (const Target& t : targets) {
     const unsigned needed = static_cast<unsigned>(
-        (t.old_size + t.records.size() + kSlotsPerBucket - 1) / kSlotsPerBucket);
+        (t.old_size + t.records.size() + kSlotsPerBucket - 1) /
+        kSlotsPerBucket);
     for (unsigned b = 0; b < needed; ++b) {
       const uint64_t ref = LoadRelaxed(t.entry->bucket[b]);
       if (ref == 0) {
         ++missing;
       } else if (!ValidBucketRef(ref)) {
         return Status::Corruption("level " + std::to_string(level) + " entry " +
-                                  std::to_string(t.index) + ": bucket reference " +
-                                  std::to_string(b) + " (" + std::to_string(ref) +
-                                  ") is invalid");
+                                  std::to_string(t.index) +
+                                  ": bucket reference " + std::to_string(b) +
+                                  " (" + std::to_string(ref) + ") is invalid");
       }
     }
   }
   if (missing == 0) return Status::OK();
   uint64_t offset = 0;
-  Status s = pool_->allocator().Allocate(missing * sizeof(Bucket), sizeof(Bucket), &offset);
+  Status s = pool_->allocator().Allocate(missing * sizeof(Bucket),
+                                         sizeof(Bucket), &offset);
   if (!s.ok()) return s;
   // Readers never follow references at or beyond an entry's size, so the
   // new ones may be stored before the records are published.
   for (const Target& t : targets) {
     const unsigned needed = static_cast<unsigned>(
-        (t.old_size + t.records.size() + kSlotsPerBucket - 1) / kSlotsPerBucket);
+        (t.old_size + t.records.size() + kSlotsPerBucket - 1) /
+        kSlotsPerBucket);
     for (unsigned b = 0; b < needed; ++b) {
       if (LoadRelaxed(t.entry->bucket[b]) != 0) continue;
       StoreRelaxed(t.entry->bucket[b], offset);
@@ -231,7 +244,8 @@ void LeveledTable::WriteTarget(unsigned level, Target& t) {
   for (unsigned b = first_bucket; b <= last_bucket; ++b) {
     Bucket* bucket = BucketAt(dst, t.index, te, b);
     const unsigned lo = b == first_bucket ? first % kSlotsPerBucket : 0;
-    const unsigned hi = b == last_bucket ? last % kSlotsPerBucket : kSlotsPerBucket - 1;
+    const unsigned hi =
+        b == last_bucket ? last % kSlotsPerBucket : kSlotsPerBucket - 1;
     media_.Flush(&bucket->keys[lo], (hi - lo + 1) * sizeof(uint64_t));
     media_.Flush(&bucket->values[lo], (hi - lo + 1) * sizeof(uint64_t));
   }

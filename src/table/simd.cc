@@ -21,22 +21,26 @@ uint32_t MatchKeysScalar(const uint64_t* keys, uint64_t word) {
 
 uint32_t FilterCandidatesScalar(const uint64_t* filter, unsigned buckets,
                                 const FilterProbe& probe) {
-  const uint32_t* plane = reinterpret_cast<const uint32_t*>(filter) + probe.plane_offset;
+  const uint32_t* plane =
+      reinterpret_cast<const uint32_t*>(filter) + probe.plane_offset;
   uint32_t candidates = 0;
   for (unsigned b = 0; b < buckets; ++b) {
-    const uint32_t block = std::atomic_ref<uint32_t>(const_cast<uint32_t&>(plane[b]))
-                               .load(std::memory_order_relaxed);
+    const uint32_t block =
+        std::atomic_ref<uint32_t>(const_cast<uint32_t&>(plane[b]))
+            .load(std::memory_order_relaxed);
     candidates |= uint32_t{(block & probe.mask) == probe.mask} << b;
   }
   return candidates;
 }
 
 #if !defined(__SANITIZE_THREAD__)
-__attribute__((target("avx512f"))) uint32_t MatchKeysAvx512(const uint64_t* keys,
-                                                             uint64_t word) {
+__attribute__((target("avx512f"))) uint32_t MatchKeysAvx512(
+    const uint64_t* keys, uint64_t word) {
   const __m512i needle = _mm512_set1_epi64(static_cast<long long>(word));
-  const __mmask8 low = _mm512_cmpeq_epi64_mask(_mm512_loadu_si512(keys), needle);
-  const __mmask8 high = _mm512_cmpeq_epi64_mask(_mm512_loadu_si512(keys + 8), needle);
+  const __mmask8 low =
+      _mm512_cmpeq_epi64_mask(_mm512_loadu_si512(keys), needle);
+  const __mmask8 high =
+      _mm512_cmpeq_epi64_mask(_mm512_loadu_si512(keys + 8), needle);
   return uint32_t{low} | uint32_t{high} << 8;
 }
 
@@ -47,16 +51,19 @@ __attribute__((target("avx512f"))) uint32_t FilterCandidatesAvx512(
   const __m512i blocks = _mm512_maskz_loadu_epi32(
       used, reinterpret_cast<const uint32_t*>(filter) + probe.plane_offset);
   const __m512i mask = _mm512_set1_epi32(static_cast<int>(probe.mask));
-  return _mm512_mask_cmpeq_epi32_mask(used, _mm512_and_si512(blocks, mask), mask);
+  return _mm512_mask_cmpeq_epi32_mask(used, _mm512_and_si512(blocks, mask),
+                                      mask);
 }
 
-__attribute__((target("avx2"))) uint32_t MatchKeysAvx2(const uint64_t* keys, uint64_t word) {
+__attribute__((target("avx2"))) uint32_t MatchKeysAvx2(const uint64_t* keys,
+                                                       uint64_t word) {
   const __m256i needle = _mm256_set1_epi64x(static_cast<long long>(word));
   uint32_t mask = 0;
   for (unsigned i = 0; i < kSlotsPerBucket; i += 4) {
     const __m256i eq = _mm256_cmpeq_epi64(
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys + i)), needle);
-    mask |= static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(eq))) << i;
+    mask |= static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(eq)))
+            << i;
   }
   return mask;
 }
@@ -68,8 +75,10 @@ struct Kernels {
 
 Kernels Choose() {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {MatchKeysAvx512, FilterCandidatesAvx512};
-  if (__builtin_cpu_supports("avx2")) return {MatchKeysAvx2, FilterCandidatesScalar};
+  if (__builtin_cpu_supports("avx512f"))
+    return {MatchKeysAvx512, FilterCandidatesAvx512};
+  if (__builtin_cpu_supports("avx2"))
+    return {MatchKeysAvx2, FilterCandidatesScalar};
   return {MatchKeysScalar, FilterCandidatesScalar};
 }
 
@@ -87,7 +96,8 @@ uint32_t MatchKeys(const uint64_t* keys, uint64_t word) {
   return kKernels.match_keys(keys, word);
 }
 
-uint32_t FilterCandidates(const uint64_t* filter, unsigned buckets, const FilterProbe& probe) {
+uint32_t FilterCandidates(const uint64_t* filter, unsigned buckets,
+                          const FilterProbe& probe) {
   return kKernels.filter_candidates(filter, buckets, probe);
 }
 

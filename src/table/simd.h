@@ -19,7 +19,8 @@ namespace plush::table {
 uint32_t MatchKeys(const uint64_t* keys, uint64_t word);
 
 // Bit b of the result is set iff bucket b (< buckets) may hold the key.
-uint32_t FilterCandidates(const uint64_t* filter, unsigned buckets, const FilterProbe& probe);
+uint32_t FilterCandidates(const uint64_t* filter, unsigned buckets,
+                          const FilterProbe& probe);
 
 }  // namespace plush::table
 

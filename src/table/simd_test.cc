@@ -44,12 +44,14 @@ TEST_P(FilterTest, NoFalseNegativesAndFewFalsePositives) {
     }
   }
   for (const auto& [h, b] : stored) {
-    ASSERT_TRUE((FilterCandidates(filter, fanout, MakeProbe(h, fanout)) >> b) & 1);
+    ASSERT_TRUE((FilterCandidates(filter, fanout, MakeProbe(h, fanout)) >> b) &
+                1);
   }
   constexpr int kProbes = 200000;
   uint64_t false_positives = 0;
   for (int i = 0; i < kProbes; ++i) {
-    const uint32_t c = FilterCandidates(filter, fanout, MakeProbe(rng(), fanout));
+    const uint32_t c =
+        FilterCandidates(filter, fanout, MakeProbe(rng(), fanout));
     false_positives += static_cast<uint64_t>(__builtin_popcount(c));
     ASSERT_EQ(c >> fanout, 0u) << "only existing buckets are candidates";
   }
@@ -66,10 +68,12 @@ TEST_P(FilterTest, ResettingABucketForgetsOnlyIt) {
   FilterResetBucket(filter, 1, fanout);
   const uint32_t all = (fanout == 32 ? ~0u : (1u << fanout) - 1);
   EXPECT_EQ(FilterCandidates(filter, fanout, probe), all & ~2u);
-  EXPECT_EQ(FilterCandidates(filter, 1, probe), 1u) << "buckets beyond the size are ignored";
+  EXPECT_EQ(FilterCandidates(filter, 1, probe), 1u)
+      << "buckets beyond the size are ignored";
 }
 
-INSTANTIATE_TEST_SUITE_P(Fanouts, FilterTest, ::testing::Values(2u, 4u, 8u, 16u));
+INSTANTIATE_TEST_SUITE_P(Fanouts, FilterTest,
+                         ::testing::Values(2u, 4u, 8u, 16u));
 
 }  // namespace
 }  // namespace plush::table

@@ -17,8 +17,8 @@ uint64_t LeveledTable::Verify(std::string* report) const {
   uint64_t problems = 0;
   auto problem = [&](unsigned l, uint64_t i, const std::string& what) {
     if (++problems <= kMaxReported && report != nullptr) {
-      *report += "level " + std::to_string(l) + " entry " + std::to_string(i) + ": " +
-                 what + "\n";
+      *report += "level " + std::to_string(l) + " entry " + std::to_string(i) +
+                 ": " + what + "\n";
     }
   };
   for (unsigned l = 1; l < level_count(); ++l) {
@@ -27,57 +27,70 @@ uint64_t LeveledTable::Verify(std::string* report) const {
       const DirectoryEntry& e = level.entries[i];
       const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
       if (st.size > capacity_) {
-        problem(l, i, "size " + std::to_string(st.size) + " exceeds capacity " +
-                          std::to_string(capacity_));
+        problem(l, i,
+                "size " + std::to_string(st.size) + " exceeds capacity " +
+                    std::to_string(capacity_));
         continue;
       }
-      const unsigned buckets = (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
+      const unsigned buckets =
+          (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
       // References beyond the size are reused by the next refill: they must
       // be valid too (or zero).
-      for (unsigned b = buckets; b < fanout_ && level.bucket_area == nullptr; ++b) {
+      for (unsigned b = buckets; b < fanout_ && level.bucket_area == nullptr;
+           ++b) {
         const uint64_t ref = LoadRelaxed(e.bucket[b]);
         if (ref != 0 && !ValidBucketRef(ref)) {
-          problem(l, i, "spare bucket " + std::to_string(b) + " reference " +
-                            std::to_string(ref) + " is invalid");
+          problem(l, i,
+                  "spare bucket " + std::to_string(b) + " reference " +
+                      std::to_string(ref) + " is invalid");
         }
       }
       for (unsigned b = 0; b < buckets; ++b) {
         const Bucket* bucket = BucketAt(level, i, e, b);
         if (bucket == nullptr) {
-          problem(l, i, "bucket " + std::to_string(b) + " reference " +
-                            std::to_string(LoadRelaxed(e.bucket[b])) +
-                            " is not inside the allocated heap");
+          problem(l, i,
+                  "bucket " + std::to_string(b) + " reference " +
+                      std::to_string(LoadRelaxed(e.bucket[b])) +
+                      " is not inside the allocated heap");
           continue;
         }
-        const unsigned used = std::min(st.size - b * kSlotsPerBucket, kSlotsPerBucket);
+        const unsigned used =
+            std::min(st.size - b * kSlotsPerBucket, kSlotsPerBucket);
         for (unsigned s = 0; s < used; ++s) {
           const unsigned pos = b * kSlotsPerBucket + s;
           const uint64_t key = LoadRelaxed(bucket->keys[s]);
           const uint64_t value = LoadRelaxed(bucket->values[s]);
           const bool indirect = TestBit(e.indirect, pos);
           if (indirect && (resolver_ == nullptr || !resolver_->IsLive(value))) {
-            continue;  // dangling references are legal: dropped by the next migration
+            continue;  // dangling references are legal: dropped by the next
+                       // migration
           }
           const uint64_t hash = indirect ? key : InlineKeyHash(key);
           // Placement: the record must live in the entry its hash selects.
           uint64_t expected = DramIndex(hash);
-          for (unsigned k = 1; k <= l; ++k) expected = ChildIndex(k - 1, expected, hash);
+          for (unsigned k = 1; k <= l; ++k)
+            expected = ChildIndex(k - 1, expected, hash);
           if (expected != i) {
-            problem(l, i, "slot " + std::to_string(pos) + " belongs to entry " +
-                              std::to_string(expected));
+            problem(l, i,
+                    "slot " + std::to_string(pos) + " belongs to entry " +
+                        std::to_string(expected));
             continue;
           }
           // Filter: lookups must not be able to miss the record.
           const FilterProbe probe = MakeProbe(hash, fanout_);
-          if (((FilterCandidates(FilterOf(level, i), buckets, probe) >> b) & 1) == 0) {
-            problem(l, i, "slot " + std::to_string(pos) + " is missing from the filter");
+          if (((FilterCandidates(FilterOf(level, i), buckets, probe) >> b) &
+               1) == 0) {
+            problem(
+                l, i,
+                "slot " + std::to_string(pos) + " is missing from the filter");
           }
         }
       }
     }
   }
   if (problems > kMaxReported && report != nullptr) {
-    *report += "... and " + std::to_string(problems - kMaxReported) + " more problems\n";
+    *report += "... and " + std::to_string(problems - kMaxReported) +
+               " more problems\n";
   }
   return problems;
 }

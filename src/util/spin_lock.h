@@ -8,11 +8,11 @@
 #ifndef PLUSH_UTIL_SPIN_LOCK_H_
 #define PLUSH_UTIL_SPIN_LOCK_H_
 
+#include <immintrin.h>
+
 #include <atomic>
 #include <cstdint>
 #include <thread>
-
-#include <immintrin.h>
 
 namespace plush {
 

@@ -7,14 +7,22 @@ namespace {
 
 const char* CodeName(Status::Code code) {
   switch (code) {
-    case Status::Code::kOk: return "OK";
-    case Status::Code::kNotFound: return "NotFound";
-    case Status::Code::kInvalidArgument: return "InvalidArgument";
-    case Status::Code::kCorruption: return "Corruption";
-    case Status::Code::kNoSpace: return "NoSpace";
-    case Status::Code::kIOError: return "IOError";
-    case Status::Code::kBusy: return "Busy";
-    case Status::Code::kNotSupported: return "NotSupported";
+    case Status::Code::kOk:
+      return "OK";
+    case Status::Code::kNotFound:
+      return "NotFound";
+    case Status::Code::kInvalidArgument:
+      return "InvalidArgument";
+    case Status::Code::kCorruption:
+      return "Corruption";
+    case Status::Code::kNoSpace:
+      return "NoSpace";
+    case Status::Code::kIOError:
+      return "IOError";
+    case Status::Code::kBusy:
+      return "Busy";
+    case Status::Code::kNotSupported:
+      return "NotSupported";
   }
   return "Unknown";
 }

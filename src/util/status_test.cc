@@ -23,7 +23,8 @@ TEST(StatusTest, EachCodeHasItsPredicateAndName) {
   EXPECT_TRUE(Status::IOError("x").IsIOError());
   EXPECT_TRUE(Status::Busy("x").IsBusy());
   EXPECT_TRUE(Status::NotSupported("x").IsNotSupported());
-  EXPECT_EQ(Status::Corruption("bad superblock").ToString(), "Corruption: bad superblock");
+  EXPECT_EQ(Status::Corruption("bad superblock").ToString(),
+            "Corruption: bad superblock");
   EXPECT_EQ(Status::Busy("open").ToString(), "Busy: open");
   EXPECT_FALSE(Status::NoSpace("x").ok());
 }

@@ -7,7 +7,8 @@
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   std::unique_ptr<plush::DB> db;
-  plush::Status s = plush::DB::Open(plush::Options::SmallProfile(), argv[1], &db);
+  plush::Status s =
+      plush::DB::Open(plush::Options::SmallProfile(), argv[1], &db);
   if (s.ok()) s = db->Put(plush::WriteOptions(), "key12345", "value123");
   std::string value;
   if (s.ok()) s = db->Get(plush::ReadOptions(), "key12345", &value);
