@@ -40,7 +40,8 @@ Status DB::Open(const Options& options, const std::string& path,
 DBImpl::DBImpl(const Options& options) : options_(options) {}
 
 DBImpl::~DBImpl() {
-  if (pool_ != nullptr) (void)Close();
+  // A DB whose Open() failed half way has nothing to close.
+  if (logs_ != nullptr) (void)Close();
 }
 
 Status DBImpl::Open(const Options& options, const std::string& path,

@@ -240,6 +240,21 @@ bool LeveledTable::ValidBucketRef(uint64_t offset) const {
          offset <= pool_->allocated_end() - sizeof(Bucket);
 }
 
+bool LeveledTable::WritableBucketRef(uint64_t offset) const {
+  if (!ValidBucketRef(offset)) return false;
+  for (unsigned i = 0; i < pool_->level_count(); ++i) {
+    const pool::LevelDescriptor& d = pool_->level(i);
+    const auto inside = [&](uint64_t begin, uint64_t bytes) {
+      return offset + sizeof(Bucket) > begin && offset < begin + bytes;
+    };
+    if (inside(d.directory_offset, d.directory_bytes) ||
+        inside(d.bucket_area_offset, d.bucket_area_bytes)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 EntryState LeveledTable::DramState(uint64_t dram_index) const {
   return EntryState::Decode(LoadRelaxed(levels_[0].entries[dram_index].state));
 }

@@ -189,7 +189,13 @@ class LeveledTable {
   // The bucket `b` of entry `index`, or null if its reference is invalid.
   Bucket* BucketAt(const Level& level, uint64_t index, const DirectoryEntry& e,
                    unsigned b) const;
+  // A reference that can be read through: aligned, inside the heap space
+  // handed out. Cheap; used on every read.
   bool ValidBucketRef(uint64_t offset) const;
+  // A reference that can be written through: valid, and not inside a level
+  // directory or a preallocated bucket area (a damaged reference there would
+  // overwrite other entries).
+  bool WritableBucketRef(uint64_t offset) const;
   void PrefetchCandidates(const Level& level, uint64_t index,
                           const FilterProbe& probe) const;
   Found SearchEntry(const Level& level, uint64_t index, const LookupKey& key,

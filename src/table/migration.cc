@@ -188,7 +188,7 @@ Status LeveledTable::AllocateBuckets(unsigned level,
       const uint64_t ref = LoadRelaxed(t.entry->bucket[b]);
       if (ref == 0) {
         ++missing;
-      } else if (!ValidBucketRef(ref)) {
+      } else if (!WritableBucketRef(ref)) {
         return Status::Corruption("level " + std::to_string(level) + " entry " +
                                   std::to_string(t.index) +
                                   ": bucket reference " + std::to_string(b) +

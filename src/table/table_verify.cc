@@ -4,7 +4,9 @@
 // its location; the walk validates each reference before following it, so
 // it never crashes on a damaged pool.
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "table/leveled_table.h"
 #include "table/simd.h"
@@ -21,6 +23,7 @@ uint64_t LeveledTable::Verify(std::string* report) const {
                  ": " + what + "\n";
     }
   };
+  std::vector<uint64_t> refs;  // every bucket reference seen
   for (unsigned l = 1; l < level_count(); ++l) {
     const Level& level = levels_[l];
     for (uint64_t i = 0; i < level.entry_count; ++i) {
@@ -34,26 +37,23 @@ uint64_t LeveledTable::Verify(std::string* report) const {
       }
       const unsigned buckets =
           (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-      // References beyond the size are reused by the next refill: they must
-      // be valid too (or zero).
-      for (unsigned b = buckets; b < fanout_ && level.bucket_area == nullptr;
-           ++b) {
+      // Every reference, also beyond the size (the next refill reuses
+      // those), must be writable: a bucket of the heap, not a directory.
+      for (unsigned b = 0; b < fanout_ && level.bucket_area == nullptr; ++b) {
         const uint64_t ref = LoadRelaxed(e.bucket[b]);
-        if (ref != 0 && !ValidBucketRef(ref)) {
+        if (ref == 0 && b >= buckets) continue;
+        if (!WritableBucketRef(ref)) {
           problem(l, i,
-                  "spare bucket " + std::to_string(b) + " reference " +
-                      std::to_string(ref) + " is invalid");
+                  (b < buckets ? "bucket " : "spare bucket ") +
+                      std::to_string(b) + " reference " + std::to_string(ref) +
+                      " is not a bucket of the heap");
+        } else {
+          refs.push_back(ref);
         }
       }
       for (unsigned b = 0; b < buckets; ++b) {
         const Bucket* bucket = BucketAt(level, i, e, b);
-        if (bucket == nullptr) {
-          problem(l, i,
-                  "bucket " + std::to_string(b) + " reference " +
-                      std::to_string(LoadRelaxed(e.bucket[b])) +
-                      " is not inside the allocated heap");
-          continue;
-        }
+        if (bucket == nullptr) continue;  // reported above
         const unsigned used =
             std::min(st.size - b * kSlotsPerBucket, kSlotsPerBucket);
         for (unsigned s = 0; s < used; ++s) {
@@ -86,6 +86,15 @@ uint64_t LeveledTable::Verify(std::string* report) const {
           }
         }
       }
+    }
+  }
+  // Two entries sharing a bucket would overwrite each other's records.
+  std::sort(refs.begin(), refs.end());
+  for (size_t k = 1; k < refs.size(); ++k) {
+    if (refs[k] == refs[k - 1] && ++problems <= kMaxReported &&
+        report != nullptr) {
+      *report += "bucket " + std::to_string(refs[k]) +
+                 " is referenced by two directory entries\n";
     }
   }
   if (problems > kMaxReported && report != nullptr) {
