@@ -7,12 +7,16 @@
 #define PLUSH_TESTS_TESTUTIL_H_
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "plush/db.h"
@@ -59,6 +63,29 @@ class ScratchPool {
  private:
   std::string path_;
 };
+
+// Forks; in the child, arranges for it to be killed if the test process
+// dies first, so that no child outlives a failed test (and keeps ctest
+// waiting on its output). Returns fork()'s result.
+inline pid_t ForkTestChild() {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) prctl(PR_SET_PDEATHSIG, SIGKILL);
+  return pid;
+}
+
+// Runs `body` in a forked child and returns its wait status (test it with
+// WIFEXITED/WEXITSTATUS), so that a test can see what a second process
+// sees, or let a process die in ways the test process must survive. The
+// child leaves with _exit(): gtest's and atexit handlers run only in the
+// parent. REQUIRES: the caller runs no other threads (fork copies one).
+inline int RunInChild(const std::function<int()>& body) {
+  const pid_t pid = ForkTestChild();
+  if (pid == 0) _exit(body());
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+  return status;
+}
 
 }  // namespace plush::test
 

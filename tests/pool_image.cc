@@ -1,0 +1,200 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "pool_image.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <utility>
+
+#include "table/table_format.h"
+#include "util/hash.h"
+
+namespace plush::test {
+
+PoolImage PoolImage::FromFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return PoolImage(std::string(std::istreambuf_iterator<char>(in), {}));
+}
+
+PoolImage PoolImage::FromWords(const std::vector<uint64_t>& words) {
+  return PoolImage(std::string(reinterpret_cast<const char*>(words.data()),
+                               words.size() * 8));
+}
+
+bool PoolImage::Save(const std::string& path) const {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes_.data(), static_cast<std::streamsize>(bytes_.size()));
+  return static_cast<bool>(out);
+}
+
+std::vector<uint64_t> PoolImage::ToWords() const {
+  std::vector<uint64_t> words((bytes_.size() + 7) / 8, 0);
+  if (!bytes_.empty()) std::memcpy(words.data(), bytes_.data(), bytes_.size());
+  return words;
+}
+
+template <typename T>
+T PoolImage::Read(uint64_t offset) const {
+  T value{};
+  if (offset < bytes_.size()) {
+    std::memcpy(&value, bytes_.data() + offset,
+                std::min<uint64_t>(sizeof(T), bytes_.size() - offset));
+  }
+  return value;
+}
+
+template <typename T>
+void PoolImage::Write(uint64_t offset, const T& value) {
+  if (offset < bytes_.size()) {
+    std::memcpy(bytes_.data() + offset, &value,
+                std::min<uint64_t>(sizeof(T), bytes_.size() - offset));
+  }
+}
+
+pool::Superblock PoolImage::superblock() const {
+  return Read<pool::Superblock>(pool::kSuperblockOffset);
+}
+
+pool::RootPage PoolImage::root() const {
+  return Read<pool::RootPage>(pool::kRootOffset);
+}
+
+uint64_t PoolImage::log_chunks() const {
+  const pool::Superblock sb = superblock();
+  return uint64_t{sb.log_count} * sb.log_chunks_per_log;
+}
+
+std::optional<uint64_t> PoolImage::ChunkOffset(uint64_t c) const {
+  const pool::Superblock sb = superblock();
+  if (c >= log_chunks()) return std::nullopt;
+  const uint64_t offset = pool::kLogRegionOffset + c * sb.log_chunk_size;
+  if (offset + 8 > size()) return std::nullopt;
+  return offset;
+}
+
+uint64_t PoolImage::EntryCount(unsigned level) const {
+  if (level == 0 || level > pool::kMaxPmemLevels) return 0;
+  return Read<pool::LevelDescriptor>(DescriptorOffset(level)).entry_count;
+}
+
+std::optional<uint64_t> PoolImage::EntryOffset(unsigned level,
+                                               uint64_t index) const {
+  if (level == 0 || level > level_count() || level > pool::kMaxPmemLevels)
+    return std::nullopt;
+  const auto d = Read<pool::LevelDescriptor>(DescriptorOffset(level));
+  if (index >= d.entry_count) return std::nullopt;
+  const uint64_t offset =
+      d.directory_offset + index * sizeof(table::DirectoryEntry);
+  if (offset < d.directory_offset ||
+      offset + sizeof(table::DirectoryEntry) > size()) {
+    return std::nullopt;
+  }
+  return offset;
+}
+
+uint64_t PoolImage::EntryState(unsigned level, uint64_t index) const {
+  const auto e = EntryOffset(level, index);
+  return e ? Word(*e + offsetof(table::DirectoryEntry, state)) : 0;
+}
+
+std::optional<uint64_t> PoolImage::BucketOffset(unsigned level, uint64_t index,
+                                                unsigned b) const {
+  const auto e = EntryOffset(level, index);
+  if (!e || b >= fanout()) return std::nullopt;
+  const auto d = Read<pool::LevelDescriptor>(DescriptorOffset(level));
+  const uint64_t offset =
+      d.bucket_area_bytes != 0
+          ? d.bucket_area_offset +
+                (index * fanout() + b) * sizeof(table::Bucket)
+          : Word(*e + offsetof(table::DirectoryEntry, bucket) + b * 8);
+  if (offset == 0 || offset + sizeof(table::Bucket) > size())
+    return std::nullopt;
+  return offset;
+}
+
+std::optional<uint64_t> PoolImage::FindEntry(unsigned level,
+                                             uint32_t min_size) const {
+  for (uint64_t i = 0; i < EntryCount(level); ++i) {
+    if (!EntryOffset(level, i)) return std::nullopt;
+    if ((EntryState(level, i) & 0xFFFF) >= min_size) return i;
+  }
+  return std::nullopt;
+}
+
+std::string PoolImage::KnownBugTrigger() const {
+  const pool::Superblock sb = superblock();
+  const pool::RootPage r = root();
+  if (r.level_count > pool::kMaxPmemLevels || sb.fanout_bits > 4) return "";
+  // Bug 3: a checksummed descriptor that the table rejects.
+  std::vector<std::pair<uint64_t, uint64_t>> directories;  // [begin, end)
+  for (unsigned l = 1; l <= r.level_count; ++l) {
+    const pool::LevelDescriptor& d = r.levels[l - 1];
+    if (d.checksum != Checksum(&d, offsetof(pool::LevelDescriptor, checksum))) {
+      continue;
+    }
+    const uint64_t bits = uint64_t{sb.dram_directory_bits} +
+                          sb.first_level_fanout_bits +
+                          uint64_t{l - 1} * sb.fanout_bits;
+    const uint64_t entries = bits < 64 ? uint64_t{1} << bits : 0;
+    const bool preallocated = l <= sb.preallocated_levels;
+    if (d.entry_count != entries ||
+        d.directory_bytes != entries * sizeof(table::DirectoryEntry) ||
+        preallocated != (d.bucket_area_bytes != 0)) {
+      return "level " + std::to_string(l) +
+             " descriptor is checksummed but inconsistent (bug 3)";
+    }
+    directories.emplace_back(d.directory_offset,
+                             d.directory_offset + d.directory_bytes);
+  }
+  // Bug 4: a bucket reference into a directory, or at or past the mark
+  // (where the allocator may later place a new directory).
+  for (unsigned l = 1; l <= directories.size(); ++l) {
+    for (uint64_t i = 0; i < EntryCount(l); ++i) {
+      const std::optional<uint64_t> e = EntryOffset(l, i);
+      if (!e) break;
+      for (unsigned b = 0; b < fanout(); ++b) {
+        const uint64_t ref =
+            Word(*e + offsetof(table::DirectoryEntry, bucket) + b * 8);
+        if (ref == 0) continue;
+        bool into_directory = ref >= r.alloc_high_water;
+        for (const auto& [begin, end] : directories) {
+          into_directory |= ref < end && ref + sizeof(table::Bucket) > begin;
+        }
+        if (into_directory) {
+          return "level " + std::to_string(l) + " entry " + std::to_string(i) +
+                 " has a bucket reference into a directory (bug 4)";
+        }
+      }
+    }
+  }
+  return "";
+}
+
+uint64_t PoolImage::Word(uint64_t offset) const {
+  return Read<uint64_t>(offset);
+}
+
+void PoolImage::SetWord(uint64_t offset, uint64_t value) {
+  Write(offset, value);
+}
+
+void PoolImage::FlipBit(uint64_t offset, unsigned bit) {
+  if (offset < bytes_.size())
+    bytes_[offset] = static_cast<char>(bytes_[offset] ^ (1 << (bit % 8)));
+}
+
+void PoolImage::ResealSuperblock() {
+  pool::Superblock sb = superblock();
+  sb.checksum = Checksum(&sb, offsetof(pool::Superblock, checksum));
+  Write(pool::kSuperblockOffset, sb);
+}
+
+void PoolImage::ResealDescriptor(unsigned level) {
+  auto d = Read<pool::LevelDescriptor>(DescriptorOffset(level));
+  d.checksum = Checksum(&d, offsetof(pool::LevelDescriptor, checksum));
+  Write(DescriptorOffset(level), d);
+}
+
+}  // namespace plush::test
