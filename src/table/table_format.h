@@ -44,7 +44,6 @@ inline constexpr unsigned kSlotsPerBucket = 16;
 inline constexpr unsigned kMaxFanout = 16;
 inline constexpr unsigned kMaxSlots = kSlotsPerBucket * kMaxFanout;
 inline constexpr unsigned kFilterBytes = 256;
-inline constexpr uint64_t kMaxEpoch = (1ull << 48) - 1;
 
 struct alignas(256) Bucket {
   uint64_t keys[kSlotsPerBucket];
