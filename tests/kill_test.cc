@@ -233,6 +233,10 @@ class KillRunner {
                   KeyState{!m.is_delete, m.is_delete ? 0 : m.value};
               break;
             case Msg::kAcked:
+              if (!expected_[m.key].pending) {
+                error = "an ack without a pending operation";
+                break;
+              }
               expected_[m.key].acked = *expected_[m.key].pending;
               expected_[m.key].pending.reset();
               ++totals_.acked;

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <utility>
 
 #include "table/table_format.h"
 #include "util/hash.h"
@@ -121,55 +120,6 @@ std::optional<uint64_t> PoolImage::FindEntry(unsigned level,
     if ((EntryState(level, i) & 0xFFFF) >= min_size) return i;
   }
   return std::nullopt;
-}
-
-std::string PoolImage::KnownBugTrigger() const {
-  const pool::Superblock sb = superblock();
-  const pool::RootPage r = root();
-  if (r.level_count > pool::kMaxPmemLevels || sb.fanout_bits > 4) return "";
-  // Bug 3: a checksummed descriptor that the table rejects.
-  std::vector<std::pair<uint64_t, uint64_t>> directories;  // [begin, end)
-  for (unsigned l = 1; l <= r.level_count; ++l) {
-    const pool::LevelDescriptor& d = r.levels[l - 1];
-    if (d.checksum != Checksum(&d, offsetof(pool::LevelDescriptor, checksum))) {
-      continue;
-    }
-    const uint64_t bits = uint64_t{sb.dram_directory_bits} +
-                          sb.first_level_fanout_bits +
-                          uint64_t{l - 1} * sb.fanout_bits;
-    const uint64_t entries = bits < 64 ? uint64_t{1} << bits : 0;
-    const bool preallocated = l <= sb.preallocated_levels;
-    if (d.entry_count != entries ||
-        d.directory_bytes != entries * sizeof(table::DirectoryEntry) ||
-        preallocated != (d.bucket_area_bytes != 0)) {
-      return "level " + std::to_string(l) +
-             " descriptor is checksummed but inconsistent (bug 3)";
-    }
-    directories.emplace_back(d.directory_offset,
-                             d.directory_offset + d.directory_bytes);
-  }
-  // Bug 4: a bucket reference into a directory, or at or past the mark
-  // (where the allocator may later place a new directory).
-  for (unsigned l = 1; l <= directories.size(); ++l) {
-    for (uint64_t i = 0; i < EntryCount(l); ++i) {
-      const std::optional<uint64_t> e = EntryOffset(l, i);
-      if (!e) break;
-      for (unsigned b = 0; b < fanout(); ++b) {
-        const uint64_t ref =
-            Word(*e + offsetof(table::DirectoryEntry, bucket) + b * 8);
-        if (ref == 0) continue;
-        bool into_directory = ref >= r.alloc_high_water;
-        for (const auto& [begin, end] : directories) {
-          into_directory |= ref < end && ref + sizeof(table::Bucket) > begin;
-        }
-        if (into_directory) {
-          return "level " + std::to_string(l) + " entry " + std::to_string(i) +
-                 " has a bucket reference into a directory (bug 4)";
-        }
-      }
-    }
-  }
-  return "";
 }
 
 uint64_t PoolImage::Word(uint64_t offset) const {

@@ -70,17 +70,6 @@ class PoolImage {
   // The first entry of `level` holding at least `min_size` records.
   std::optional<uint64_t> FindEntry(unsigned level, uint32_t min_size) const;
 
-  // ---- Known engine bugs ------------------------------------------------------
-  // Describes why using this image would run into a known, still open
-  // engine bug (each has a DISABLED_ test in bad_input_test.cc), or "":
-  //   bug 3: a level descriptor that passes its checksum but not the
-  //          table's checks crashes a failed Open() in ~DBImpl;
-  //   bug 4: a bucket reference into a level directory (or at or past the
-  //          allocation mark) crashes a migration in WriteTarget.
-  // Random damage tests and the fuzzer skip such images so that they keep
-  // finding new problems; remove each check once its bug is fixed.
-  std::string KnownBugTrigger() const;
-
   // ---- Editing --------------------------------------------------------------
   uint64_t Word(uint64_t offset) const;
   void SetWord(uint64_t offset, uint64_t value);

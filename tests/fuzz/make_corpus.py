@@ -40,7 +40,7 @@ SEEDS = {
     'root_level_count_lowered': edit(ADD, ROOT, 8, -1),
     'root_descriptor_flip': edit(FLIP, ROOT, 64 + 16, 2),
     # Level 2's descriptor over level 1's: valid checksum, wrong entry count
-    # (open bug: a crash in ~DBImpl; skipped unless PLUSH_FUZZ_KNOWN_BUGS=1).
+    # (crashed a failed Open in ~DBImpl until f6c5ff5).
     'root_descriptor_copied': edit(COPY_LINE, ROOT, 64, 1),
     'chunk_check_zero': edit(SET_BYTE, CHUNK_STATE, 0, 0x00),
     'chunk_in_use_flip': edit(FLIP, CHUNK_STATE, 8, 2),

@@ -87,7 +87,6 @@ const Base& GetBase() {
                                   d.directory_offset + d.directory_bytes);
     }
     b->chunks = b->image.log_chunks();
-    if (!b->image.KnownBugTrigger().empty()) std::abort();  // would skip all
     return b;
   }();
   return *base;
@@ -177,12 +176,6 @@ std::string RunPoolFuzzInput(const uint8_t* data, size_t size) {
     ApplyEdit(base, data + pos, &image);
     pos += 8;
   }
-  // Known, still open engine bugs would end every run at the same crash:
-  // skip their inputs unless asked to reproduce them.
-  static const bool known_bugs =
-      std::getenv("PLUSH_FUZZ_KNOWN_BUGS") != nullptr;
-  if (!known_bugs && !image.KnownBugTrigger().empty()) return "";
-
   std::vector<PoolOp> ops;
   if (pos < size && data[pos] == 0xFF) {
     for (++pos; pos + 2 <= size && ops.size() < 64; pos += 2) {

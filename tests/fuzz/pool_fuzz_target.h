@@ -31,10 +31,6 @@
 //     (a kind byte of 0xFF can never start an edit, so it ends the edits).
 //   No op section: DefaultDamageOps(), which includes a Checkpoint.
 //
-// Images that would run into a known, still open engine bug
-// (PoolImage::KnownBugTrigger) are skipped unless the environment variable
-// PLUSH_FUZZ_KNOWN_BUGS is set.
-//
 // tests/fuzz/make_corpus.py writes the seed corpus in this format.
 
 #ifndef PLUSH_TESTS_FUZZ_POOL_FUZZ_TARGET_H_
