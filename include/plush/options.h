@@ -106,6 +106,15 @@ struct Options {
   uint32_t log_count = 16;
   uint32_t log_chunk_size = 4u << 20;
   uint32_t log_chunks_per_log = 4;
+  // Payload logs hold the records that are not an 8-byte key with an
+  // 8-byte value (docs/format.md, "Payload logs"): their count and chunk
+  // size. Writers spread over the logs by thread. 0 logs creates a pool
+  // restricted to 8/8 records (other sizes: NotSupported). Chunk size: a
+  // multiple of 4 KiB in [128 KiB, 4 MiB] (a chunk holds the largest
+  // record). Chunks are allocated from the pool on demand; a log whose
+  // chunks are full compacts its own chunks before the pool grows for it.
+  uint32_t payload_log_count = 4;
+  uint32_t payload_chunk_size = 1u << 20;
 
   // A profile for tests and small machines: tiny DRAM level, low fanout and
   // small logs so that a few thousand records already create several PMem
@@ -119,6 +128,8 @@ struct Options {
     o.log_count = 2;
     o.log_chunk_size = 4096;
     o.log_chunks_per_log = 3;
+    o.payload_log_count = 2;
+    o.payload_chunk_size = 128u << 10;
     return o;
   }
 };

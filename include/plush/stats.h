@@ -43,6 +43,13 @@ struct Stats {
   uint64_t log_compactions = 0;  // recovery-log chunks recycled
   uint64_t log_forced_migrations = 0;  // migrations done to free a log chunk
 
+  // Payload logs (records other than 8-byte keys with 8-byte values).
+  uint64_t payload_chunks = 0;      // chunks holding payload entries
+  uint64_t payload_bytes = 0;       // their bytes (chunk size * chunks)
+  uint64_t payload_gc_runs = 0;     // chunks compacted and freed
+  uint64_t payload_gc_moved = 0;    // live records moved by compaction
+  uint64_t payload_gc_skipped = 0;  // chunks examined and left (too live)
+
   // Persistence work done by the media layer.
   uint64_t persist_calls = 0;  // fences (drains) issued
   uint64_t flushed_lines = 0;  // 64-byte lines flushed or streamed

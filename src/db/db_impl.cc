@@ -54,6 +54,19 @@ Status DBImpl::Open(const Options& options, const std::string& path,
   if (!s.ok()) return s;
   s = table::LeveledTable::Open(impl->pool_.get(), &impl->table_);
   if (!s.ok()) return s.WithContext("pool '" + path + "'");
+  s = payload::PayloadLogs::Open(impl->pool_.get(),
+                                 static_cast<payload::PayloadHost*>(impl.get()),
+                                 &impl->payload_);
+  if (!s.ok()) return s.WithContext("pool '" + path + "'");
+  if (impl->payload_->enabled())
+    impl->table_->set_resolver(impl->payload_.get());
+  // A new pool's first log appends then take no page faults. (Reopening
+  // does not pre-fault: ~70 ms for the default 256 MiB of logs would add
+  // to every recovery; the pages fault in as the logs are written.)
+  if (created) {
+    impl->pool_->media().Prefault(pool::kLogRegionOffset,
+                                  impl->pool_->params().log_region_size());
+  }
   impl->logs_ = std::make_unique<log::RecoveryLogs>(
       impl->pool_.get(), static_cast<log::LogHost*>(impl.get()));
   if (!created) {
@@ -92,6 +105,12 @@ Status DBImpl::Recover() {
         (r.epoch <= max_child && r.epoch <= table_->FirstLevelEpoch(hash))) {
       return Status::OK();  // already on PMem
     }
+    // A record whose payload entry is torn was in flight at the crash (its
+    // log append and its payload entry share one fence), or its chunk was
+    // compacted after a newer version was written: either way not the
+    // key's current version.
+    if (r.indirect && !payload_->EntryIsIntact(r.value, r.key))
+      return Status::OK();
     // Logs partition the DRAM entries, so each entry is touched by one
     // recovery thread only.
     max_replayed[d] = std::max(max_replayed[d], r.epoch);
@@ -111,8 +130,9 @@ Status DBImpl::Recover() {
   return Status::OK();
 }
 
+template <typename Prepare>
 Status DBImpl::Write(const WriteOptions& options, uint64_t hash,
-                     const table::Slot& slot) {
+                     Prepare prepare) {
   const uint64_t d = table_->DramIndex(hash);
   const unsigned log = static_cast<unsigned>(d % logs_->log_count());
   table_->PrefetchDram(d);
@@ -125,12 +145,13 @@ Status DBImpl::Write(const WriteOptions& options, uint64_t hash,
       lock.unlock();
       return ClosedError();
     }
-    if (table_->DramFull(d)) {
-      Status s = table_->MigrateDram(d);
-      if (!s.ok()) {
-        lock.unlock();
-        return s;
-      }
+    table::Slot slot;
+    bool skip = false;
+    Status s = prepare(d, &slot, &skip);
+    if (s.ok() && !skip && table_->DramFull(d)) s = table_->MigrateDram(d);
+    if (!s.ok() || skip) {
+      lock.unlock();
+      return s;
     }
     // The slot's lines load while the log append waits for its fence.
     table_->PrefetchDramSlot(d, hash);
@@ -142,15 +163,37 @@ Status DBImpl::Write(const WriteOptions& options, uint64_t hash,
       if (!logs_->TryAppend(log, record, &chunk_seen)) {
         // Rotating may migrate DRAM entries: never while holding a lock.
         lock.unlock();
-        Status s = logs_->Rotate(log, chunk_seen);
+        s = logs_->Rotate(log, chunk_seen);
         if (!s.ok()) return s;
         continue;
       }
     }
-    table_->InsertDram(d, hash, slot);
+    table_->InsertDram(d, hash, slot, options.log);
     lock.unlock();
     return Status::OK();
   }
+}
+
+Status DBImpl::WriteSlot(const WriteOptions& options, uint64_t hash,
+                         const table::Slot& slot) {
+  return Write(options, hash, [&](uint64_t, table::Slot* out, bool*) {
+    *out = slot;
+    return Status::OK();
+  });
+}
+
+Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
+                            std::string_view value, bool tombstone) {
+  const uint64_t hash = KeyHash(key);
+  uint64_t ref = 0;
+  payload::PayloadLogs::Ticket ticket;  // until the reference is published
+  Status s = payload_->Append(key, hash, value, &ref, &ticket);
+  if (!s.ok()) return s;
+  // A logged write's fence (its log append) covers the entry. An unlogged
+  // one is published without a fence of its own, and a migration by
+  // another thread cannot persist this thread's flushes: fence here.
+  if (!options.log) pool_->media().Drain();
+  return WriteSlot(options, hash, {hash, ref, tombstone, true});
 }
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key,
@@ -163,12 +206,10 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
         std::to_string(kMaxKeySize) + ", " + std::to_string(kMaxValueSize) +
         ")");
   }
-  if (key.size() != 8 || value.size() != 8) {
-    return Status::NotSupported(
-        "only 8-byte keys with 8-byte values are supported so far");
-  }
-  Status s = Write(options, InlineKeyHash(Word(key)),
-                   {Word(key), Word(value), false, false});
+  const Status s = key.size() == 8 && value.size() == 8
+                       ? WriteSlot(options, InlineKeyHash(Word(key)),
+                                   {Word(key), Word(value), false, false})
+                       : WritePayload(options, key, value, /*tombstone=*/false);
   if (s.ok()) user_bytes_.Add(key.size() + value.size());
   return s;
 }
@@ -180,11 +221,12 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
                                    " bytes exceeds the limit of " +
                                    std::to_string(kMaxKeySize));
   }
-  if (key.size() != 8) {
-    return Status::NotSupported("only 8-byte keys are supported so far");
-  }
-  Status s =
-      Write(options, InlineKeyHash(Word(key)), {Word(key), 0, true, false});
+  // An 8-byte key's tombstone is inline; it hides the key's older
+  // versions whether they are inline or in the payload logs.
+  const Status s = key.size() == 8
+                       ? WriteSlot(options, InlineKeyHash(Word(key)),
+                                   {Word(key), 0, true, false})
+                       : WritePayload(options, key, {}, /*tombstone=*/true);
   if (s.ok()) user_bytes_.Add(key.size());
   return s;
 }
@@ -197,13 +239,28 @@ Status DBImpl::Get(const ReadOptions&, std::string_view key,
                                    " bytes exceeds the limit of " +
                                    std::to_string(kMaxKeySize));
   }
-  table::Slot slot;
-  if (table_->Lookup(table::LookupKey::For(key), &slot) !=
-      table::Found::kValue) {
-    return Status::NotFound("key not found");
+  const table::LookupKey lookup = table::LookupKey::For(key);
+  // A compaction may move the record between the lookup and the read of
+  // its payload (the read then sees a dangling reference): look up again.
+  constexpr int kMaxAttempts = 64;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    table::Slot slot;
+    if (table_->Lookup(lookup, &slot) != table::Found::kValue)
+      return Status::NotFound("key not found");
+    if (!slot.indirect) {
+      value->assign(reinterpret_cast<const char*>(&slot.value),
+                    sizeof(slot.value));
+      return Status::OK();
+    }
+    if (payload_->ReadValue(slot.value, key, value) ==
+        payload::PayloadLogs::Read::kMatch) {
+      return Status::OK();
+    }
+    std::this_thread::yield();
   }
-  value->assign(reinterpret_cast<const char*>(&slot.value), sizeof(slot.value));
-  return Status::OK();
+  return Status::Corruption(
+      "the newest version of the key references payload "
+      "that keeps changing or is damaged");
 }
 
 namespace {
@@ -275,6 +332,7 @@ Status DBImpl::Verify(std::string* report) {
   uint64_t n = pool_->Verify(&problems);
   n += table_->Verify(&problems);
   n += logs_->Verify(&problems);
+  n += payload_->Verify(&problems);
   if (report != nullptr) *report += problems;
   if (n == 0) return Status::OK();
   return Status::Corruption(std::to_string(n) + " problem(s), first: " +
@@ -298,6 +356,11 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->migrations = table_->migrations();
   stats->log_compactions = logs_->compactions();
   stats->log_forced_migrations = logs_->forced_migrations();
+  stats->payload_chunks = payload_->chunks();
+  stats->payload_bytes = payload_->chunks() * payload_->chunk_size();
+  stats->payload_gc_runs = payload_->gc_runs();
+  stats->payload_gc_moved = payload_->gc_moved();
+  stats->payload_gc_skipped = payload_->gc_skipped();
   stats->persist_calls = m.persist_calls();
   stats->flushed_lines = m.flushed_lines();
   stats->user_bytes_written = user_bytes_.Read();
@@ -326,6 +389,8 @@ Status DBImpl::Close() {
     lock.lock();
     lock.unlock();
   }
+  payload_->Close();
+  pool_->allocator().TrimMark();
   Status s = pool_->media().Sync();
   pool_->media().ReleaseLock();
   return s;
@@ -361,6 +426,56 @@ Status DBImpl::MigrateIfUnmigrated(const log::LogRecord& record) {
                                                         : Status::OK();
   lock.unlock();
   return s;
+}
+
+bool DBImpl::IsReachable(std::string_view key, uint64_t key_hash,
+                         uint64_t ref) {
+  table::LookupKey lookup = table::LookupKey::For(key);
+  lookup.hash = key_hash;
+  table::Slot slot;
+  const table::Found f = table_->Lookup(lookup, &slot);
+  return f != table::Found::kAbsent && slot.indirect && slot.value == ref;
+}
+
+// Relocation is a write of the record's current version, under its DRAM
+// entry's lock: nothing can overtake it, and like any logged write it
+// survives a crash before the compacted chunk is freed.
+Status DBImpl::Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
+                        Relocation* result) {
+  *result = Relocation::kUnreachable;
+  payload::PayloadLogs::Ticket ticket;
+  WriteOptions logged;
+  logged.log = true;
+  return Write(
+      logged, key_hash,
+      [&](uint64_t d, table::Slot* slot, bool* skip) -> Status {
+        *skip = true;
+        // A newer unlogged version could be lost by a crash, and
+        // this one would then be the key's current version again:
+        // it must stay until a checkpoint.
+        if (table_->DramHasUnlogged(d)) {
+          *result = Relocation::kBlocked;
+          return Status::OK();
+        }
+        table::LookupKey lookup = table::LookupKey::For(key);
+        lookup.hash = key_hash;
+        table::Slot current;
+        std::string value;
+        if (table_->Lookup(lookup, &current) == table::Found::kAbsent ||
+            !current.indirect || current.value != ref ||
+            payload_->ReadValue(ref, key, &value) !=
+                payload::PayloadLogs::Read::kMatch) {
+          *result = Relocation::kUnreachable;
+          return Status::OK();
+        }
+        uint64_t moved = 0;
+        Status s = payload_->Append(key, key_hash, value, &moved, &ticket);
+        if (!s.ok()) return s;
+        *slot = {key_hash, moved, current.tombstone, true};
+        *skip = false;
+        *result = Relocation::kMoved;
+        return Status::OK();
+      });
 }
 
 }  // namespace plush

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "log/recovery_log.h"
+#include "payload/payload_logs.h"
 #include "plush/db.h"
 #include "pool/pool.h"
 #include "table/leveled_table.h"
@@ -19,7 +20,9 @@
 
 namespace plush {
 
-class DBImpl final : public DB, private log::LogHost {
+class DBImpl final : public DB,
+                     private log::LogHost,
+                     private payload::PayloadHost {
  public:
   static Status Open(const Options& options, const std::string& path,
                      std::unique_ptr<DB>* db);
@@ -44,9 +47,17 @@ class DBImpl final : public DB, private log::LogHost {
  private:
   explicit DBImpl(const Options& options);
   Status Recover();
-  // The write path of listing 1 for one slot.
-  Status Write(const WriteOptions& options, uint64_t hash,
-               const table::Slot& slot);
+  // The write path of listing 1 for one slot. `prepare` runs under the
+  // DRAM entry's lock, before the record is logged: it fills in the slot,
+  // or sets *skip to write nothing.
+  template <typename Prepare>
+  Status Write(const WriteOptions& options, uint64_t hash, Prepare prepare);
+  Status WriteSlot(const WriteOptions& options, uint64_t hash,
+                   const table::Slot& slot);
+  // A record stored in the payload logs: key and value out of place, or a
+  // tombstone for a key that is not 8 bytes long.
+  Status WritePayload(const WriteOptions& options, std::string_view key,
+                      std::string_view value, bool tombstone);
   Status CheckpointRange(uint64_t first, uint64_t end);
   bool closed() const { return closed_.load(std::memory_order_relaxed); }
 
@@ -56,10 +67,17 @@ class DBImpl final : public DB, private log::LogHost {
   Status MigrateIfUnmigrated(const log::LogRecord& record) override;
   void WaitForAppends(unsigned log) override;
 
+  // payload::PayloadHost
+  bool IsReachable(std::string_view key, uint64_t key_hash,
+                   uint64_t ref) override;
+  Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
+                  Relocation* result) override;
+
   const Options options_;
   std::unique_ptr<pool::Pool> pool_;
   std::unique_ptr<table::LeveledTable> table_;
   std::unique_ptr<log::RecoveryLogs> logs_;
+  std::unique_ptr<payload::PayloadLogs> payload_;
   std::atomic<bool> closed_{false};
   ShardedCounter user_bytes_;
   double recovery_seconds_ = 0;

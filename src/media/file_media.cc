@@ -78,6 +78,18 @@ class MappedFileMedia final : public Media {
     fd_ = -1;
   }
 
+  void Prefault(uint64_t offset, uint64_t len) noexcept override {
+#ifdef MADV_POPULATE_WRITE
+    const uint64_t first = offset & ~uint64_t{4095};
+    const uint64_t end = std::min(offset + len, size());
+    if (end > first)
+      (void)madvise(base_ + first, end - first, MADV_POPULATE_WRITE);
+#else
+    (void)offset;
+    (void)len;
+#endif
+  }
+
   Status Init(uint64_t file_size, uint64_t max_size) {
     // Where address space is scarce (sanitizers reserve most of it), settle
     // for a smaller window: the pool then grows only up to what is mapped.

@@ -111,6 +111,10 @@ class Media {
   // Lets the pool be opened again (by this or another process) while this
   // mapping stays valid until destruction.
   virtual void ReleaseLock() = 0;
+  // Maps the pages of [offset, offset + len) now, so that the first stores
+  // into them take no page faults (logs are pre-faulted, paper §4.3).
+  // Contents are unchanged; best effort.
+  virtual void Prefault(uint64_t /*offset*/, uint64_t /*len*/) noexcept {}
 
   Backend backend() const { return backend_; }
   Granularity granularity() const { return granularity_; }

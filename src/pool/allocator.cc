@@ -26,6 +26,15 @@ uint64_t Allocator::used_bytes() const {
   return cursor_;
 }
 
+void Allocator::TrimMark() {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Page-aligned, like every mark: a pool file truncated at its mark is
+  // still a whole number of pages.
+  std::atomic_ref<uint64_t>(root_->alloc_high_water)
+      .store(AlignUp(cursor_, kPageSize), std::memory_order_relaxed);
+  media_->Persist(&root_->alloc_high_water, sizeof(uint64_t));
+}
+
 Status Allocator::EnsureMapped(uint64_t end) {
   const uint64_t mapped = media_->size();
   if (end <= mapped) return Status::OK();

@@ -8,8 +8,10 @@
 // DRAM cursor below the high-water mark; when the cursor would pass it, the
 // mark is advanced by at least one slab and persisted *before* the space is
 // used. After a crash the cursor restarts at the mark, so a crash leaks at
-// most one slab and never hands out space twice. Fresh space is zero: the
-// file is extended with posix_fallocate and never reused below the mark.
+// most one slab and never hands out space twice; a clean close trims the
+// mark to the cursor (TrimMark), so that reopening leaks nothing. Fresh space
+// is zero: the file is extended with posix_fallocate and never reused below the
+// mark.
 //
 // Thread safety: thread-safe (one mutex; callers allocate in batches, e.g.
 // all buckets of a migration at once).
@@ -40,6 +42,10 @@ class Allocator {
 
   // Bytes of the pool below the allocation cursor.
   uint64_t used_bytes() const;
+
+  // Lowers the persisted mark to the cursor, so that reopening the pool
+  // leaks nothing. Only when no allocation can follow (a clean close).
+  void TrimMark();
 
  private:
   Status EnsureMapped(uint64_t end);

@@ -51,6 +51,8 @@ PoolParams PoolParams::FromOptions(const Options& o) {
   p.log_count = o.log_count;
   p.log_chunk_size = o.log_chunk_size;
   p.log_chunks_per_log = o.log_chunks_per_log;
+  p.payload_log_count = o.payload_log_count;
+  p.payload_chunk_size = o.payload_chunk_size;
   return p;
 }
 
@@ -85,6 +87,15 @@ Status PoolParams::Validate() const {
   }
   if (log_chunks_per_log < 2 || log_chunks_per_log > 4096) {
     return bad("log_chunks_per_log must be in 2..4096");
+  }
+  if (payload_log_count > 256)
+    return bad("payload_log_count must be at most 256");
+  if (payload_log_count > 0 &&
+      (payload_chunk_size < (128u << 10) || payload_chunk_size % 4096 != 0 ||
+       payload_chunk_size > (4u << 20))) {
+    // 128 KiB: every pool takes the largest record the API allows.
+    return bad(
+        "payload_chunk_size must be a multiple of 4096 in [128 KiB, 4 MiB]");
   }
   return Status::OK();
 }
@@ -171,6 +182,7 @@ Status Pool::Create() {
   RootPage* r = root();
   r->alloc_high_water = heap_offset_;
   r->level_count = 0;
+  r->payload_chunk_table = 0;
   media_->Flush(r, sizeof(RootPage));
 
   // Every chunk starts free, with check 1.
@@ -207,6 +219,9 @@ Status Pool::Create() {
   fresh.log_region_offset = kLogRegionOffset;
   fresh.log_region_size = params_.log_region_size();
   fresh.heap_offset = heap_offset_;
+  fresh.payload_log_count = params_.payload_log_count;
+  fresh.payload_chunk_size =
+      params_.payload_log_count > 0 ? params_.payload_chunk_size : 0;
   fresh.checksum = SuperblockChecksum(fresh);
   std::memcpy(sb, &fresh, sizeof(fresh));
   media_->Persist(sb, sizeof(Superblock));
@@ -249,6 +264,8 @@ Status Pool::Load() {
   params_.log_count = sb.log_count;
   params_.log_chunk_size = sb.log_chunk_size;
   params_.log_chunks_per_log = sb.log_chunks_per_log;
+  params_.payload_log_count = sb.payload_log_count;
+  params_.payload_chunk_size = sb.payload_chunk_size;
   Status s = params_.Validate();
   if (!s.ok())
     return Status::Corruption("superblock parameters: " +

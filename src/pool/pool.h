@@ -35,6 +35,8 @@ struct PoolParams {
   uint32_t log_count = 0;
   uint32_t log_chunk_size = 0;
   uint32_t log_chunks_per_log = 0;
+  uint32_t payload_log_count = 0;
+  uint32_t payload_chunk_size = 0;
 
   static PoolParams FromOptions(const Options& options);
   // InvalidArgument (from options) or Corruption (from a superblock) with a

@@ -8,7 +8,8 @@
 //   offset 0        Superblock   written once at creation, checksummed
 //   offset 4096     RootPage     allocator high-water mark + level table
 //   offset 8192     recovery logs (log/log_format.h)
-//   heap_offset     heap: level directories and buckets (bump-allocated)
+//   heap_offset     heap: level directories, buckets, payload chunks and
+//                   the payload chunk table (bump-allocated)
 
 #ifndef PLUSH_POOL_POOL_FORMAT_H_
 #define PLUSH_POOL_POOL_FORMAT_H_
@@ -55,13 +56,17 @@ struct Superblock {
   uint64_t log_region_offset;
   uint64_t log_region_size;
   uint64_t heap_offset;
-  uint64_t reserved2[8];  // zero in format version 1
+  // Payload logs (payload/payload_format.h); 0 logs: 8/8 records only.
+  uint32_t payload_log_count;
+  uint32_t payload_chunk_size;
+  uint64_t reserved2[7];  // zero in format version 1
   uint64_t checksum;      // XXH64 (seed 0) of the bytes before this field
 };
 static_assert(sizeof(Superblock) == 144);
 static_assert(offsetof(Superblock, partitioning) == 24);
 static_assert(offsetof(Superblock, log_count) == 32);
 static_assert(offsetof(Superblock, log_region_offset) == 48);
+static_assert(offsetof(Superblock, payload_log_count) == 72);
 static_assert(offsetof(Superblock, checksum) == 136);
 
 // Written once when a PMem level is created, then read-only.
@@ -84,7 +89,11 @@ struct RootPage {
   // Number of valid entries in `levels`. Incremented (and persisted) only
   // after the new descriptor is persisted.
   uint64_t level_count;
-  uint64_t reserved[6];
+  // The payload chunk table (payload/chunk_table.h): its offset (4 KiB
+  // aligned) | log2 of its capacity in entries; 0 = no table yet. Replaced
+  // in one atomic store when the table grows.
+  uint64_t payload_chunk_table;
+  uint64_t reserved[5];
   LevelDescriptor levels[kMaxPmemLevels];
 };
 static_assert(sizeof(RootPage) == 64 + 64 * kMaxPmemLevels);

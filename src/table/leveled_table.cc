@@ -260,8 +260,9 @@ EntryState LeveledTable::DramState(uint64_t dram_index) const {
 }
 
 void LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash,
-                              const Slot& slot) {
+                              const Slot& slot, bool logged) {
   DirectoryEntry& e = levels_[0].entries[dram_index];
+  if (!logged) StoreRelaxed(e.dram_unlogged, 1);
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
   const unsigned pos = st.size;
   const unsigned b = pos / kSlotsPerBucket;
@@ -311,11 +312,25 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot) const {
   for (unsigned l = 0; l < n; ++l)
     PrefetchCandidates(levels_[l], index[l], probe);
   // Re-reading the level count each step matters: records only move down,
-  // and a level is published before any record moves into it.
-  for (unsigned l = 0; l < (n = level_count()); ++l) {
-    if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
-    const Found found = SearchEntry(levels_[l], index[l], key, probe, slot);
-    if (found != Found::kAbsent) return found;
+  // and a level is published before any record moves into it. A dangling
+  // payload reference means a compaction raced this lookup after a newer
+  // version was written: the search starts over and finds that version.
+  // (Only a damaged pool keeps one visible; after many rounds the search
+  // then treats it as another key, so that it ends.)
+  constexpr unsigned kMaxRounds = 64;
+  for (unsigned round = 0;; ++round) {
+    const bool skip_dangling = round == kMaxRounds;
+    bool retry = false;
+    for (unsigned l = 0; l < (n = level_count()) && !retry; ++l) {
+      if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
+      const Found found =
+          SearchEntry(levels_[l], index[l], key, probe, skip_dangling, slot);
+      if (found == Found::kRetry)
+        retry = true;
+      else if (found != Found::kAbsent)
+        return found;
+    }
+    if (!retry) break;
   }
   return Found::kAbsent;
 }
@@ -338,7 +353,7 @@ void LeveledTable::PrefetchCandidates(const Level& level, uint64_t index,
 
 Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
                                 const LookupKey& key, const FilterProbe& probe,
-                                Slot* slot) const {
+                                bool skip_dangling, Slot* slot) const {
   const DirectoryEntry& e = level.entries[index];
   for (;;) {
     const uint64_t before = LoadAcquire(e.state);
@@ -374,7 +389,15 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
           const unsigned pos = b * kSlotsPerBucket + i;
           Slot s{LoadRelaxed(bucket->keys[i]), LoadRelaxed(bucket->values[i]),
                  TestBit(e.tombstone, pos), ((indirect >> i) & 1) != 0};
-          if (s.indirect && !resolver_->RefHasKey(s.value, key.bytes)) continue;
+          if (s.indirect) {
+            const RefMatch m = resolver_->RefHasKey(s.value, key.bytes);
+            if (m == RefMatch::kNo) continue;
+            if (m == RefMatch::kDangling) {
+              if (skip_dangling) continue;
+              found = Found::kRetry;
+              break;
+            }
+          }
           *slot = s;
           found = s.tombstone ? Found::kTombstone : Found::kValue;
           break;
@@ -440,7 +463,7 @@ Status LeveledTable::RecoverIntoDram(uint64_t dram_index, uint64_t hash,
         "recovery log holds more unmigrated records for DRAM entry " +
         std::to_string(dram_index) + " than the entry can hold");
   }
-  InsertDram(dram_index, hash, slot);
+  InsertDram(dram_index, hash, slot, /*logged=*/true);
   return Status::OK();
 }
 

@@ -75,22 +75,37 @@ struct LookupKey {
   static LookupKey For(std::string_view key);
 };
 
+// Whether a payload reference holds a given key.
+enum class RefMatch {
+  kYes,
+  kNo,
+  // The reference's chunk was compacted: a newer version of the key exists
+  // (a reader racing the compaction sees this; it starts over).
+  kDangling,
+};
+
 // Answers questions about indirect slots (payload references), for
 // variable-length records. Without one, the table holds inline slots only.
 class PayloadResolver {
  public:
   virtual ~PayloadResolver() = default;
-  // True iff `ref` points to a live payload entry whose key is `key`.
-  virtual bool RefHasKey(uint64_t ref, std::string_view key) const = 0;
+  virtual RefMatch RefHasKey(uint64_t ref, std::string_view key) const = 0;
   // True iff both references point to live entries with equal keys.
   virtual bool RefsHaveSameKey(uint64_t a, uint64_t b) const = 0;
   // False iff `ref` is dangling (its chunk was recycled).
   virtual bool IsLive(uint64_t ref) const = 0;
   // Copies the key of the live entry `ref` into *key; false if dangling.
   virtual bool ReadKey(uint64_t ref, std::string* key) const = 0;
+  // True iff `ref` is a complete entry whose key hashes to `key_hash`.
+  virtual bool EntryIsIntact(uint64_t ref, uint64_t key_hash) const = 0;
 };
 
-enum class Found { kAbsent, kValue, kTombstone };
+enum class Found {
+  kAbsent,
+  kValue,
+  kTombstone,
+  kRetry,  // SearchEntry only: a dangling reference was met; start over
+};
 
 class LeveledTable {
  public:
@@ -123,7 +138,15 @@ class LeveledTable {
     return DramState(dram_index).size >= capacity_;
   }
   // Appends a slot to the DRAM entry. REQUIRES: !DramFull(dram_index).
-  void InsertDram(uint64_t dram_index, uint64_t hash, const Slot& slot);
+  // `logged`: the slot's record is in the recovery log (else it is durable
+  // only once the entry migrates).
+  void InsertDram(uint64_t dram_index, uint64_t hash, const Slot& slot,
+                  bool logged);
+  // True while the DRAM entry holds records that are not in the recovery
+  // log (unlogged writes not yet migrated).
+  bool DramHasUnlogged(uint64_t dram_index) const {
+    return LoadRelaxed(levels_[0].entries[dram_index].dram_unlogged) != 0;
+  }
   // Moves the DRAM entry's records to PMem and advances its epoch.
   // NoSpace if the pool cannot hold them (nothing moved then).
   Status MigrateDram(uint64_t dram_index);
@@ -141,6 +164,7 @@ class LeveledTable {
   // ---- Readers (lock-free) -------------------------------------------------
 
   // Finds the newest version of `key`; on kValue/kTombstone fills *slot.
+  // Never returns kRetry.
   Found Lookup(const LookupKey& key, Slot* slot) const;
 
   // ---- Recovery, inspection ------------------------------------------------
@@ -198,8 +222,10 @@ class LeveledTable {
   bool WritableBucketRef(uint64_t offset) const;
   void PrefetchCandidates(const Level& level, uint64_t index,
                           const FilterProbe& probe) const;
+  // kRetry if a dangling reference was met (unless skip_dangling).
   Found SearchEntry(const Level& level, uint64_t index, const LookupKey& key,
-                    const FilterProbe& probe, Slot* slot) const;
+                    const FilterProbe& probe, bool skip_dangling,
+                    Slot* slot) const;
   bool SameKey(const Slot& a, uint64_t hash_a, const Slot& b,
                uint64_t hash_b) const;
   bool ExistsAtOrBelow(unsigned level, uint64_t index, const Slot& slot,

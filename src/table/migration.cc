@@ -51,8 +51,9 @@ bool LeveledTable::SameKey(const Slot& a, uint64_t hash_a, const Slot& b,
   const Slot& inline_slot = a.indirect ? b : a;
   const Slot& ref_slot = a.indirect ? a : b;
   return resolver_->RefHasKey(
-      ref_slot.value,
-      std::string_view(reinterpret_cast<const char*>(&inline_slot.key), 8));
+             ref_slot.value,
+             std::string_view(reinterpret_cast<const char*>(&inline_slot.key),
+                              8)) == RefMatch::kYes;
 }
 
 bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index,
@@ -74,7 +75,9 @@ bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index,
   Slot found;
   for (unsigned l = level; l < level_count(); ++l) {
     if (l > level) index = ChildIndex(l - 1, index, hash);
-    const Found f = SearchEntry(levels_[l], index, key, probe, &found);
+    // A dangling reference below is an older version: it does not count.
+    const Found f = SearchEntry(levels_[l], index, key, probe,
+                                /*skip_dangling=*/true, &found);
     // The newest version below decides: a tombstone there already hides
     // everything older.
     if (f != Found::kAbsent) return f == Found::kValue;
@@ -266,6 +269,7 @@ void LeveledTable::ClearSource(unsigned level, uint64_t index) {
   // is left as it is; refilling a bucket resets its partition (filter.h).
   const uint64_t epoch = level == 0 ? st.epoch + 1 : st.epoch;
   StoreRelease(e.state, EntryState{epoch, 0}.Encode());
+  if (level == 0) StoreRelaxed(e.dram_unlogged, 0);
   if (levels_[level].persistent) media_.Persist(&e.state, sizeof(uint64_t));
 }
 

@@ -9,7 +9,9 @@
 //                          256/fanout bytes per bucket (filter.h)
 //   +256  state            epoch << 16 | size  (one word: atomic, untearable)
 //   +264  lock             DRAM level only: the writer lock. 0 on media.
-//   +272  reserved[6]
+//   +272  dram_unlogged    DRAM level only: non-zero while the entry holds
+//                          unlogged records. 0 on media.
+//   +280  reserved[5]
 //   +320  tombstone[4]     bit i: slot i is a tombstone
 //   +352  indirect[4]      bit i: slot i holds (key hash, payload reference)
 //                          instead of an inline 8-byte key and value
@@ -55,7 +57,8 @@ struct alignas(512) DirectoryEntry {
   uint64_t filter[kFilterBytes / 8];
   uint64_t state;
   uint64_t lock;
-  uint64_t reserved[6];
+  uint64_t dram_unlogged;
+  uint64_t reserved[5];
   uint64_t tombstone[kMaxSlots / 64];
   uint64_t indirect[kMaxSlots / 64];
   uint64_t bucket[kMaxFanout];

@@ -65,6 +65,14 @@ uint64_t LeveledTable::Verify(std::string* report) const {
             continue;  // dangling references are legal: dropped by the next
                        // migration
           }
+          if (indirect && !resolver_->EntryIsIntact(value, key) &&
+              resolver_->IsLive(value)) {  // not compacted meanwhile
+            problem(l, i,
+                    "slot " + std::to_string(pos) + " references payload " +
+                        std::to_string(value) +
+                        ", which is damaged or holds another key");
+            continue;
+          }
           const uint64_t hash = indirect ? key : InlineKeyHash(key);
           // Placement: the record must live in the entry its hash selects.
           uint64_t expected = DramIndex(hash);

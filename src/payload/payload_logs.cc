@@ -1,0 +1,511 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "payload/payload_logs.h"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include "plush/db.h"
+#include "table/table_format.h"
+
+namespace plush::payload {
+namespace {
+
+using table::LoadAcquire;
+using table::LoadRelaxed;
+
+static_assert(EntrySize(kMaxKeySize, kMaxValueSize) + kChunkHeaderSize <=
+                  (128u << 10),
+              "the smallest payload chunk must hold the largest record");
+
+// A log needs this many sealed chunks before it compacts one: compaction
+// pays off only once the oldest chunks had time to turn into garbage.
+constexpr size_t kMinSealedChunks = 4;
+
+// Each thread appends to one log, chosen round robin when the thread first
+// appends: concurrent writers rarely share a log's head line.
+unsigned ThreadSlot() {
+  static std::atomic<unsigned> next{0};
+  thread_local const unsigned slot =
+      next.fetch_add(1, std::memory_order_relaxed);
+  return slot;
+}
+
+// Copies between DRAM and the mapping. Readers may read an entry while a
+// compaction reuses its chunk (they notice by the epoch and discard what
+// they read, like a seqlock); under ThreadSanitizer both sides use atomic
+// words so that this intended race is not reported.
+#if defined(__SANITIZE_THREAD__)
+void StoreToMedia(char* dst, const char* src, size_t n) {
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, src + i, 8);
+    table::StoreRelaxed(*reinterpret_cast<uint64_t*>(dst + i), w);
+  }
+}
+void LoadFromMedia(const char* src, size_t n, char* dst) {
+  const uintptr_t first = reinterpret_cast<uintptr_t>(src) & ~uintptr_t{7};
+  const uintptr_t end = reinterpret_cast<uintptr_t>(src) + n;
+  for (uintptr_t a = first; a < end; a += 8) {
+    const uint64_t w = LoadRelaxed(*reinterpret_cast<const uint64_t*>(a));
+    const uintptr_t from = std::max(a, reinterpret_cast<uintptr_t>(src));
+    const uintptr_t to = std::min(a + 8, end);
+    std::memcpy(dst + (from - reinterpret_cast<uintptr_t>(src)),
+                reinterpret_cast<const char*>(&w) + (from - a), to - from);
+  }
+}
+#else
+void StoreToMedia(char* dst, const char* src, size_t n) {
+  std::memcpy(dst, src, n);
+}
+void LoadFromMedia(const char* src, size_t n, char* dst) {
+  std::memcpy(dst, src, n);
+}
+#endif
+
+bool MediaEquals(const char* media, std::string_view bytes) {
+  char buffer[kMaxKeySize];
+  if (bytes.size() > sizeof(buffer)) return false;
+  LoadFromMedia(media, bytes.size(), buffer);
+  return std::memcmp(buffer, bytes.data(), bytes.size()) == 0;
+}
+
+}  // namespace
+
+void PayloadLogs::Ticket::Release() {
+  if (pending_ != nullptr) pending_->fetch_sub(1, std::memory_order_seq_cst);
+  pending_ = nullptr;
+}
+
+PayloadLogs::PayloadLogs(pool::Pool* pool, PayloadHost* host)
+    : pool_(pool),
+      media_(pool->media()),
+      host_(host),
+      chunk_size_(pool->params().payload_chunk_size),
+      table_(pool, pool->params().payload_chunk_size) {}
+
+PayloadLogs::~PayloadLogs() = default;
+
+Status PayloadLogs::Open(pool::Pool* pool, PayloadHost* host,
+                         std::unique_ptr<PayloadLogs>* logs) {
+  std::unique_ptr<PayloadLogs> p(new PayloadLogs(pool, host));
+  Status s = p->Load();
+  if (!s.ok()) return s;
+  *logs = std::move(p);
+  return Status::OK();
+}
+
+Status PayloadLogs::Load() {
+  const unsigned n = pool_->params().payload_log_count;
+  if (n == 0) return Status::OK();
+  for (unsigned i = 0; i < n; ++i) logs_.push_back(std::make_unique<Log>());
+  Status s = table_.Load();
+  if (!s.ok()) return s;
+  uint64_t max_seq = 0;
+  for (uint64_t id = 0; id < table_.count(); ++id) {
+    const uint64_t offset = table_.OffsetOf(id);
+    const ChunkHeader* h = HeaderOf(offset);
+    const ChunkState st = ChunkState::Decode(h->state);
+    const std::string where =
+        "payload chunk " + std::to_string(id) + " @" + std::to_string(offset);
+    if (!ChunkState::WellFormed(h->state) || st.epoch == 0 ||
+        (st.in_use && st.log >= n)) {
+      return Status::Corruption(where + ": bad state word " +
+                                std::to_string(h->state));
+    }
+    Chunk& c = all_chunks_.emplace_back();
+    c.id = static_cast<uint32_t>(id);
+    c.offset = offset;
+    c.epoch = st.epoch;
+    c.seq = h->seq;
+    max_seq = std::max(max_seq, h->seq);
+    if (st.in_use) {
+      logs_[st.log]->chunks.push_back(&c);
+    } else {
+      free_chunks_.push_back(&c);
+    }
+  }
+  next_seq_.store(max_seq + 1, std::memory_order_relaxed);
+  for (auto& log : logs_) {
+    std::sort(log->chunks.begin(), log->chunks.end(),
+              [](const Chunk* a, const Chunk* b) { return a->seq < b->seq; });
+    for (Chunk* c : log->chunks) {
+      ChunkHeader* h = HeaderOf(c->offset);
+      const uint64_t resume = h->resume;
+      if (resume == 0) continue;
+      // Only the newest chunk of a cleanly closed log resumes; the mark is
+      // cleared before anything is appended, so that a crash later cannot
+      // leave a stale one.
+      if (c == log->chunks.back()) {
+        if (resume < kChunkHeaderSize || resume % 8 != 0 ||
+            resume > chunk_size_) {
+          return Status::Corruption("payload chunk " + std::to_string(c->id) +
+                                    ": resume offset " +
+                                    std::to_string(resume) + " out of range");
+        }
+        c->tail.store(resume, std::memory_order_relaxed);
+        log->head.store(c, std::memory_order_release);
+      }
+      h->resume = 0;
+      media_.Persist(&h->resume, sizeof(h->resume));
+    }
+  }
+  return Status::OK();
+}
+
+uint64_t PayloadLogs::StateOf(uint64_t chunk_offset) const {
+  return LoadAcquire(HeaderOf(chunk_offset)->state);
+}
+
+bool PayloadLogs::Locate(const Ref& ref, uint64_t* chunk_offset,
+                         Entry* entry) const {
+  const uint64_t offset = table_.OffsetOf(ref.chunk);
+  if (offset == 0) return false;
+  const ChunkState st = ChunkState::Decode(StateOf(offset));
+  if (!st.in_use || Ref::EpochBits(st.epoch) != ref.epoch) return false;
+  if (ref.offset < kChunkHeaderSize || ref.offset + 8 > chunk_size_)
+    return false;
+  const char* at = media_.At<char>(offset + ref.offset);
+  const EntryLayout e =
+      EntryLayout::Decode(LoadRelaxed(*reinterpret_cast<const uint64_t*>(at)));
+  if (e.epoch_nibble != (st.epoch & 0xF) || e.key_len > kMaxKeySize ||
+      e.value_len > kMaxValueSize ||
+      ref.offset + EntrySize(e.key_len, e.value_len) > chunk_size_) {
+    return false;
+  }
+  *chunk_offset = offset;
+  *entry = {at + 8, e.key_len, at + 8 + e.key_len, e.value_len};
+  return true;
+}
+
+bool PayloadLogs::StillValid(uint64_t chunk_offset, const Ref& ref) const {
+  const ChunkState st = ChunkState::Decode(
+      table::ReloadAfterReads(HeaderOf(chunk_offset)->state));
+  return st.in_use && Ref::EpochBits(st.epoch) == ref.epoch;
+}
+
+PayloadLogs::Read PayloadLogs::ReadValue(uint64_t ref, std::string_view key,
+                                         std::string* value) const {
+  const Ref r = Ref::Decode(ref);
+  uint64_t chunk = 0;
+  Entry e;
+  if (!Locate(r, &chunk, &e)) return Read::kDangling;
+  const bool match = e.key_len == key.size() && MediaEquals(e.key, key);
+  if (match) {
+    value->resize(e.value_len);
+    LoadFromMedia(e.value, e.value_len, value->data());
+  }
+  if (!StillValid(chunk, r)) return Read::kDangling;
+  return match ? Read::kMatch : Read::kOtherKey;
+}
+
+table::RefMatch PayloadLogs::RefHasKey(uint64_t ref,
+                                       std::string_view key) const {
+  const Ref r = Ref::Decode(ref);
+  uint64_t chunk = 0;
+  Entry e;
+  if (!Locate(r, &chunk, &e)) return table::RefMatch::kDangling;
+  const bool match = e.key_len == key.size() && MediaEquals(e.key, key);
+  if (!StillValid(chunk, r)) return table::RefMatch::kDangling;
+  return match ? table::RefMatch::kYes : table::RefMatch::kNo;
+}
+
+bool PayloadLogs::ReadKey(uint64_t ref, std::string* key) const {
+  const Ref r = Ref::Decode(ref);
+  uint64_t chunk = 0;
+  Entry e;
+  if (!Locate(r, &chunk, &e)) return false;
+  key->resize(e.key_len);
+  LoadFromMedia(e.key, e.key_len, key->data());
+  return StillValid(chunk, r);
+}
+
+bool PayloadLogs::RefsHaveSameKey(uint64_t a, uint64_t b) const {
+  std::string key;
+  return ReadKey(a, &key) && RefHasKey(b, key) == table::RefMatch::kYes;
+}
+
+bool PayloadLogs::IsLive(uint64_t ref) const {
+  const Ref r = Ref::Decode(ref);
+  uint64_t chunk = 0;
+  Entry e;
+  return Locate(r, &chunk, &e);
+}
+
+bool PayloadLogs::EntryIsIntact(uint64_t ref, uint64_t key_hash) const {
+  const Ref r = Ref::Decode(ref);
+  uint64_t chunk = 0;
+  Entry e;
+  if (!Locate(r, &chunk, &e)) return false;
+  std::string bytes(e.key_len + e.value_len, '\0');
+  LoadFromMedia(e.key, bytes.size(), bytes.data());
+  const std::string_view key(bytes.data(), e.key_len);
+  const std::string_view value(bytes.data() + e.key_len, e.value_len);
+  const uint32_t epoch = ChunkState::Decode(StateOf(chunk)).epoch;
+  const uint64_t header = EntryHeader(key_hash, key, value, epoch, r.offset);
+  const uint64_t stored = LoadRelaxed(*media_.At<uint64_t>(chunk + r.offset));
+  return KeyHash(key) == key_hash && header == stored && StillValid(chunk, r);
+}
+
+Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,
+                           std::string_view value, uint64_t* ref,
+                           Ticket* ticket) {
+  if (!enabled()) {
+    return Status::NotSupported(
+        "this pool was created without payload logs (payload_log_count = "
+        "0): it stores 8-byte keys with 8-byte values only");
+  }
+  const unsigned index = ThreadSlot() % logs_.size();
+  Log& log = *logs_[index];
+  // Close() sets closed_, then waits for `active` to drop to 0: either it
+  // sees this append or this append sees the flag (both seq_cst).
+  log.active.fetch_add(1, std::memory_order_seq_cst);
+  Status s = closed_.load(std::memory_order_seq_cst)
+                 ? Status::InvalidArgument("the DB is closed")
+                 : AppendToLog(index, key, key_hash, value, ref, ticket);
+  log.active.fetch_sub(1, std::memory_order_seq_cst);
+  return s;
+}
+
+Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
+                                uint64_t key_hash, std::string_view value,
+                                uint64_t* ref, Ticket* ticket) {
+  Log& log = *logs_[index];
+  const uint64_t size = EntrySize(key.size(), value.size());
+  for (;;) {
+    Chunk* c = log.head.load(std::memory_order_acquire);
+    if (c != nullptr) {
+      // Pending before reserving: a compaction that sees no pending
+      // reservation on a sealed chunk sees every reservation in it.
+      c->pending.fetch_add(1, std::memory_order_seq_cst);
+      const uint64_t offset =
+          c->tail.fetch_add(size, std::memory_order_seq_cst);
+      if (offset + size <= chunk_size_) {
+        thread_local std::string staging;
+        staging.assign(size, '\0');
+        const uint64_t header =
+            EntryHeader(key_hash, key, value, c->epoch, offset);
+        std::memcpy(staging.data(), &header, 8);
+        std::memcpy(staging.data() + 8, key.data(), key.size());
+        std::memcpy(staging.data() + 8 + key.size(), value.data(),
+                    value.size());
+        char* dst = media_.At<char>(c->offset + offset);
+        StoreToMedia(dst, staging.data(), size);
+        media_.Flush(dst, size);
+        *ref =
+            Ref{c->id, Ref::EpochBits(c->epoch), static_cast<uint32_t>(offset)}
+                .Encode();
+        ticket->Release();
+        ticket->pending_ = &c->pending;
+        return Status::OK();
+      }
+      c->pending.fetch_sub(1, std::memory_order_seq_cst);
+    }
+    Status s = Rotate(index, c);
+    if (!s.ok()) return s;
+  }
+}
+
+Status PayloadLogs::Rotate(unsigned index, Chunk* full) {
+  Log& log = *logs_[index];
+  Chunk* candidate = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(log.mu);
+    if (log.head.load(std::memory_order_relaxed) != full) return Status::OK();
+    Chunk* fresh = nullptr;
+    Status s = TakeChunk(index, &fresh);
+    if (!s.ok()) return s;
+    log.chunks.push_back(fresh);
+    log.head.store(fresh, std::memory_order_release);
+    if (!log.compacting) {
+      candidate = CompactionCandidate(log);
+      log.compacting = candidate != nullptr;
+    }
+  }
+  if (candidate != nullptr) Compact(index, candidate);
+  return Status::OK();
+}
+
+Status PayloadLogs::TakeChunk(unsigned index, Chunk** out) {
+  Chunk* c = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(chunks_mu_);
+    if (!free_chunks_.empty()) {
+      c = free_chunks_.back();
+      free_chunks_.pop_back();
+    }
+  }
+  const uint64_t seq = next_seq_.fetch_add(1, std::memory_order_relaxed);
+  if (c != nullptr) {
+    ChunkHeader* h = HeaderOf(c->offset);
+    h->seq = seq;
+    h->resume = 0;
+    table::StoreRelease(h->state, ChunkState{c->epoch, index, true}.Encode());
+    media_.Persist(h, sizeof(ChunkHeader));
+  } else {
+    uint64_t offset = 0;
+    Status s = pool_->allocator().Allocate(chunk_size_, 4096, &offset);
+    if (!s.ok()) return s;
+    media_.Prefault(offset, chunk_size_);
+    ChunkHeader* h = HeaderOf(offset);
+    h->seq = seq;
+    h->resume = 0;
+    table::StoreRelease(h->state, ChunkState{1, index, true}.Encode());
+    media_.Persist(h, sizeof(ChunkHeader));
+    std::lock_guard<std::mutex> lock(chunks_mu_);
+    uint32_t id = 0;
+    s = table_.Add(offset, &id);  // ids follow all_chunks_'s order
+    if (!s.ok()) return s;
+    c = &all_chunks_.emplace_back();
+    c->id = id;
+    c->offset = offset;
+    c->epoch = 1;
+  }
+  c->seq = seq;
+  c->tail.store(kChunkHeaderSize, std::memory_order_relaxed);
+  *out = c;
+  return Status::OK();
+}
+
+PayloadLogs::Chunk* PayloadLogs::CompactionCandidate(Log& log) {
+  const Chunk* head = log.head.load(std::memory_order_relaxed);
+  const size_t sealed = log.chunks.size() - (head != nullptr ? 1 : 0);
+  if (sealed < kMinSealedChunks) return nullptr;
+  if (log.rotations_to_wait > 0) {
+    --log.rotations_to_wait;
+    return nullptr;
+  }
+  // Round robin over the sealed chunks, oldest first.
+  for (size_t i = 0; i < sealed; ++i) {
+    if (log.chunks[i]->seq > log.gc_cursor) return log.chunks[i];
+  }
+  return log.chunks[0];
+}
+
+template <typename Fn>
+void PayloadLogs::ForEachEntry(const Chunk& chunk, Fn fn) const {
+  const char* base = media_.At<char>(chunk.offset);
+  // Entries are contiguous, except where a crash left a reservation
+  // unwritten: such gaps are skipped word by word until the next entry
+  // that passes its check.
+  for (uint64_t offset = kChunkHeaderSize; offset + 8 <= chunk_size_;) {
+    const uint64_t header = *reinterpret_cast<const uint64_t*>(base + offset);
+    const EntryLayout e = EntryLayout::Decode(header);
+    const uint64_t size = EntrySize(e.key_len, e.value_len);
+    if (header != 0 && e.epoch_nibble == (chunk.epoch & 0xF) &&
+        e.key_len <= kMaxKeySize && e.value_len <= kMaxValueSize &&
+        offset + size <= chunk_size_) {
+      const std::string_view key(base + offset + 8, e.key_len);
+      const std::string_view value(base + offset + 8 + e.key_len, e.value_len);
+      const uint64_t key_hash = KeyHash(key);
+      if (EntryHeader(key_hash, key, value, chunk.epoch, offset) == header) {
+        fn(offset, key, key_hash, size);
+        offset += size;
+        continue;
+      }
+    }
+    offset += 8;
+  }
+}
+
+void PayloadLogs::Compact(unsigned index, Chunk* chunk) {
+  Log& log = *logs_[index];
+  // Reservations made while the chunk was the head must be published (or
+  // abandoned) before reachability means anything.
+  while (chunk->pending.load(std::memory_order_seq_cst) != 0)
+    std::this_thread::yield();
+
+  struct Live {
+    uint64_t ref;
+    std::string key;
+    uint64_t key_hash;
+  };
+  std::vector<Live> live;
+  uint64_t live_bytes = 0;
+  ForEachEntry(*chunk, [&](uint64_t offset, std::string_view key,
+                           uint64_t key_hash, uint64_t size) {
+    const uint64_t ref = Ref{chunk->id, Ref::EpochBits(chunk->epoch),
+                             static_cast<uint32_t>(offset)}
+                             .Encode();
+    if (host_->IsReachable(key, key_hash, ref)) {
+      live.push_back({ref, std::string(key), key_hash});
+      live_bytes += size;
+    }
+  });
+  bool freed = live_bytes * 2 <= chunk_size_ - kChunkHeaderSize;
+  uint64_t moved = 0;
+  for (size_t i = 0; freed && i < live.size(); ++i) {
+    PayloadHost::Relocation r = PayloadHost::Relocation::kUnreachable;
+    const Status s =
+        host_->Relocate(live[i].key, live[i].key_hash, live[i].ref, &r);
+    if (!s.ok() || r == PayloadHost::Relocation::kBlocked) freed = false;
+    if (r == PayloadHost::Relocation::kMoved) ++moved;
+  }
+  gc_moved_.Add(moved);
+  if (freed) {
+    // Every reachable entry has a newer copy now. Bumping the epoch makes
+    // all references into the chunk dangle; it is persisted before the
+    // chunk can be reused.
+    const uint32_t epoch = chunk->epoch + 1 == 0 ? 1 : chunk->epoch + 1;
+    ChunkHeader* h = HeaderOf(chunk->offset);
+    table::StoreRelease(h->state, ChunkState{epoch, index, false}.Encode());
+    media_.Persist(&h->state, sizeof(h->state));
+    chunk->epoch = epoch;
+  }
+  {
+    std::lock_guard<std::mutex> lock(log.mu);
+    log.compacting = false;
+    log.gc_cursor = chunk->seq;
+    if (freed) {
+      log.chunks.erase(std::find(log.chunks.begin(), log.chunks.end(), chunk));
+    } else {
+      log.rotations_to_wait = std::max<size_t>(1, log.chunks.size() / 8);
+    }
+  }
+  if (freed) {
+    std::lock_guard<std::mutex> lock(chunks_mu_);
+    free_chunks_.push_back(chunk);
+    gc_runs_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    gc_skipped_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void PayloadLogs::Close() {
+  closed_.store(true, std::memory_order_seq_cst);
+  for (auto& log : logs_) {
+    while (log->active.load(std::memory_order_seq_cst) != 0)
+      std::this_thread::yield();
+  }
+  for (auto& log : logs_) {
+    Chunk* head = log->head.load(std::memory_order_acquire);
+    if (head == nullptr) continue;
+    ChunkHeader* h = HeaderOf(head->offset);
+    h->resume =
+        std::min(head->tail.load(std::memory_order_relaxed), chunk_size_);
+    media_.Persist(&h->resume, sizeof(h->resume));
+  }
+}
+
+uint64_t PayloadLogs::Verify(std::string* report) const {
+  uint64_t problems = 0;
+  const uint64_t logs = logs_.size();
+  for (uint64_t id = 0; id < table_.count(); ++id) {
+    const uint64_t offset = table_.OffsetOf(id);
+    const uint64_t word = StateOf(offset);
+    const ChunkState st = ChunkState::Decode(word);
+    if (!ChunkState::WellFormed(word) || st.epoch == 0 ||
+        (st.in_use && st.log >= logs)) {
+      ++problems;
+      if (report != nullptr) {
+        *report += "payload chunk " + std::to_string(id) + " @" +
+                   std::to_string(offset) + ": bad state word " +
+                   std::to_string(word) + "\n";
+      }
+    }
+  }
+  return problems;
+}
+
+}  // namespace plush::payload

@@ -1,0 +1,199 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The payload logs (paper §4.3): where records other than an 8-byte key
+// with an 8-byte value live. Layout in payload_format.h.
+//
+// Appending: a writer reserves space in its log's head chunk with one
+// atomic add, copies the entry and flushes it; the caller's recovery-log
+// append fences both. Writers spread over the logs by thread. When the
+// head chunk is full, the log takes a free chunk or allocates one from the
+// heap (pre-faulted before use).
+//
+// Garbage collection (compaction): when a log rotates to a new head and has
+// enough sealed chunks, it examines one of them (round robin from the
+// oldest): it walks the entries and asks the host whether each is still
+// reachable (a lookup of its key yields a reference to this very entry).
+// If at most half of the chunk is live, the live entries are relocated
+// (copied to the head and re-published by the host under the key's lock),
+// then the chunk's epoch is bumped and persisted, which makes every
+// remaining reference into it dangle, and the chunk is freed. Otherwise the
+// chunk stays and the log waits a while before examining the next one.
+// Dangling references are skipped by readers (who validate the chunk epoch
+// after reading) and dropped by migrations.
+//
+// Readers read entries lock-free: they check the chunk's epoch before and
+// after copying, as a seqlock, and retry their lookup when it changed.
+
+#ifndef PLUSH_PAYLOAD_PAYLOAD_LOGS_H_
+#define PLUSH_PAYLOAD_PAYLOAD_LOGS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "payload/chunk_table.h"
+#include "payload/payload_format.h"
+#include "plush/status.h"
+#include "pool/pool.h"
+#include "table/leveled_table.h"
+#include "util/sharded_counter.h"
+
+namespace plush::payload {
+
+// What garbage collection needs from the layer that owns the hash table.
+class PayloadHost {
+ public:
+  enum class Relocation { kMoved, kUnreachable, kBlocked };
+  virtual ~PayloadHost() = default;
+  // Lock-free estimate: does a lookup of `key` yield `ref`?
+  virtual bool IsReachable(std::string_view key, uint64_t key_hash,
+                           uint64_t ref) = 0;
+  // Under the key's lock: if a lookup of `key` yields `ref`, copies the
+  // entry to the payload logs and publishes the copy as the key's newest
+  // version (kMoved). kBlocked if that cannot be done safely now (the key's
+  // DRAM entry holds unlogged writes that a crash could lose).
+  virtual Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
+                          Relocation* result) = 0;
+};
+
+class PayloadLogs final : public table::PayloadResolver {
+ public:
+  // A reservation in a chunk, held from Append until the reference is
+  // published (or abandoned): compaction waits for it.
+  class Ticket {
+   public:
+    Ticket() = default;
+    Ticket(const Ticket&) = delete;
+    Ticket& operator=(const Ticket&) = delete;
+    ~Ticket() { Release(); }
+    void Release();
+
+   private:
+    friend class PayloadLogs;
+    std::atomic<int64_t>* pending_ = nullptr;
+  };
+
+  // Attaches to the payload logs of `pool` (none if the pool has 0 logs).
+  static Status Open(pool::Pool* pool, PayloadHost* host,
+                     std::unique_ptr<PayloadLogs>* logs);
+  ~PayloadLogs() override;
+
+  bool enabled() const { return !logs_.empty(); }
+
+  // Writes an entry for (key, value) into the calling thread's log and
+  // flushes it (no fence). *ref receives its reference; *ticket must live
+  // until the reference is published. `key_hash` = KeyHash(key).
+  Status Append(std::string_view key, uint64_t key_hash, std::string_view value,
+                uint64_t* ref, Ticket* ticket);
+
+  enum class Read { kMatch, kOtherKey, kDangling };
+  // Copies the value of the entry `ref` into *value if its key is `key`.
+  Read ReadValue(uint64_t ref, std::string_view key, std::string* value) const;
+  // True iff `ref` points to a complete entry of its chunk's current epoch
+  // whose key hashes to `key_hash` (recovery: a log record is replayed only
+  // if its entry passed; Verify).
+  bool EntryIsIntact(uint64_t ref, uint64_t key_hash) const;
+
+  // Stops appends (new ones fail with InvalidArgument), waits for those in
+  // flight, and records where each log resumes.
+  void Close();
+
+  // Checks the chunk headers; appends one line per problem to *report.
+  uint64_t Verify(std::string* report) const;
+
+  uint64_t chunks() const { return table_.count(); }
+  uint64_t chunk_size() const { return chunk_size_; }
+  uint64_t gc_runs() const { return gc_runs_.load(std::memory_order_relaxed); }
+  uint64_t gc_moved() const { return gc_moved_.Read(); }
+  uint64_t gc_skipped() const {
+    return gc_skipped_.load(std::memory_order_relaxed);
+  }
+
+  // table::PayloadResolver
+  table::RefMatch RefHasKey(uint64_t ref, std::string_view key) const override;
+  bool RefsHaveSameKey(uint64_t a, uint64_t b) const override;
+  bool IsLive(uint64_t ref) const override;
+  bool ReadKey(uint64_t ref, std::string* key) const override;
+
+ private:
+  // DRAM state of one chunk.
+  struct Chunk {
+    uint32_t id = 0;
+    uint64_t offset = 0;
+    // Next free byte (reservations; may run past the chunk when full).
+    std::atomic<uint64_t> tail{kChunkHeaderSize};
+    // Reservations not yet published or abandoned.
+    std::atomic<int64_t> pending{0};
+    uint32_t epoch = 0;  // the header's epoch, cached
+    uint64_t seq = 0;    // GUARDED_BY(Log::mu)
+  };
+  struct Log {
+    // Appends running in this log (Close waits for them). Next to `head`:
+    // an append touches one line of its log.
+    alignas(64) std::atomic<int64_t> active{0};
+    std::atomic<Chunk*> head{nullptr};
+    std::mutex mu;
+    std::vector<Chunk*> chunks;  // in seq order; the head (if any) last
+    bool compacting = false;     // GUARDED_BY(mu)
+    uint64_t gc_cursor = 0;      // seq of the chunk examined last
+    uint64_t rotations_to_wait = 0;
+  };
+  // A view of an entry: pointers into the mapping.
+  struct Entry {
+    const char* key = nullptr;
+    uint64_t key_len = 0;
+    const char* value = nullptr;
+    uint64_t value_len = 0;
+  };
+
+  PayloadLogs(pool::Pool* pool, PayloadHost* host);
+  Status Load();
+
+  ChunkHeader* HeaderOf(uint64_t chunk_offset) const {
+    return media_.At<ChunkHeader>(chunk_offset);
+  }
+  uint64_t StateOf(uint64_t chunk_offset) const;
+  // Resolves `ref` to its entry if its chunk's epoch matches; the caller
+  // must re-check the epoch after reading (ValidatedAfterRead).
+  bool Locate(const Ref& ref, uint64_t* chunk_offset, Entry* entry) const;
+  bool StillValid(uint64_t chunk_offset, const Ref& ref) const;
+  Status AppendToLog(unsigned log_index, std::string_view key,
+                     uint64_t key_hash, std::string_view value, uint64_t* ref,
+                     Ticket* ticket);
+
+  Status Rotate(unsigned log_index, Chunk* full);
+  Status TakeChunk(unsigned log_index, Chunk** chunk);
+  // Picks the chunk to examine next, or null. REQUIRES: log.mu.
+  Chunk* CompactionCandidate(Log& log);
+  void Compact(unsigned log_index, Chunk* chunk);
+  void Free(unsigned log_index, Chunk* chunk);
+  // Calls fn(offset, entry) for every intact entry of the chunk.
+  template <typename Fn>
+  void ForEachEntry(const Chunk& chunk, Fn fn) const;
+
+  pool::Pool* const pool_;
+  media::Media& media_;
+  PayloadHost* const host_;
+  const uint64_t chunk_size_;
+  ChunkTable table_;
+  std::vector<std::unique_ptr<Log>> logs_;
+  std::atomic<bool> closed_{false};
+
+  std::mutex chunks_mu_;          // guards the two members below
+  std::deque<Chunk> all_chunks_;  // by id
+  std::vector<Chunk*> free_chunks_;
+  std::atomic<uint64_t> next_seq_{1};
+
+  std::atomic<uint64_t> gc_runs_{0};
+  std::atomic<uint64_t> gc_skipped_{0};
+  ShardedCounter gc_moved_;
+};
+
+}  // namespace plush::payload
+
+#endif  // PLUSH_PAYLOAD_PAYLOAD_LOGS_H_
