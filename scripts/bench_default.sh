@@ -11,7 +11,9 @@
 #
 # Usage: scripts/bench_default.sh BUILD_DIR
 #   PLUSH_BENCH_RECORDS / PLUSH_BENCH_OPERATIONS override the sizes,
-#   PLUSH_BENCH_ROCKSDB_RECORDS / PLUSH_BENCH_ROCKSDB_SECONDS RocksDB's.
+#   PLUSH_BENCH_ROCKSDB_RECORDS / PLUSH_BENCH_ROCKSDB_SECONDS RocksDB's,
+#   PLUSH_BENCH_THREADS the threads (2), PLUSH_BENCH_KEY_SIZE /
+#   PLUSH_BENCH_VALUE_SIZE the record sizes (8; or normal:MEAN,STDDEV).
 # Exits non-zero if any run failed its checks (the table shows which).
 set -euo pipefail
 
@@ -25,6 +27,9 @@ records=${PLUSH_BENCH_RECORDS:-2000000}
 operations=${PLUSH_BENCH_OPERATIONS:-2000000}
 rocksdb_records=${PLUSH_BENCH_ROCKSDB_RECORDS:-$((records / 4))}
 rocksdb_seconds=${PLUSH_BENCH_ROCKSDB_SECONDS:-5}
+threads=${PLUSH_BENCH_THREADS:-2}
+key_size=${PLUSH_BENCH_KEY_SIZE:-8}
+value_size=${PLUSH_BENCH_VALUE_SIZE:-8}
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
@@ -46,14 +51,15 @@ for engine in plush rocksdb dram; do
   for entry in "${workloads[@]}"; do
     name=${entry%%|*}
     read -r -a ratios <<<"${entry#*|}"
-    echo "bench_default: $engine, $name ($size_text, 2 threads)" >&2
+    echo "bench_default: $engine, $name ($size_text, $threads threads)" >&2
     # With --json every completed run prints its object, failed ones too.
-    "$bench" --engine "$engine" "${sizes[@]}" -t 2 \
+    "$bench" --engine "$engine" "${sizes[@]}" -t "$threads" \
+      --key-size "$key_size" --value-size "$value_size" \
       --workload "$name" "${ratios[@]}" --json >>"$results" || status=1
   done
 done
 
-python3 - "$results" <<'EOF'
+python3 - "$results" "$threads" "$key_size" "$value_size" <<'EOF'
 import json
 import sys
 
@@ -70,8 +76,9 @@ for r in rows:
                   r["status"]))
 widths = [max(len(row[i]) for row in table) for i in range(len(header))]
 print()
-print("plush-bench: 2 threads, 8-byte keys and values, uniform keys; "
-      "records loaded, then ops run (rocksdb: fewer, for a fixed time)")
+print(f"plush-bench: {sys.argv[2]} threads, keys {sys.argv[3]} B, values "
+      f"{sys.argv[4]} B, uniform keys; records loaded, then ops run "
+      "(rocksdb: fewer, for a fixed time)")
 for n, row in enumerate(table):
     print("  ".join(cell.rjust(w) if i > 1 else cell.ljust(w)
                     for i, (cell, w) in enumerate(zip(row, widths))))

@@ -1,7 +1,7 @@
 """Shared fixtures: small pools in a per-test directory.
 
-The engine takes 8-byte keys and values on its fast path, and for now only
-those: core tests use them, so they hold before and after other sizes land.
+Core tests use 8-byte keys and values (the engine's inline fast path);
+test_mapping.py also covers the other sizes (payload logs).
 """
 
 import pytest

@@ -67,18 +67,27 @@ def test_keys_and_values_must_be_bytes(db, bad):
 
 
 @pytest.mark.parametrize("k, v", [(b"", b""), (b"short", b"a longer value"),
-                                  (b"x" * 100, b"y" * 5000)])
-def test_other_sizes_work_or_are_not_supported_yet(db, k, v):
-    try:
-        db[k] = v
-    except plush.NotSupportedError:
-        return
+                                  (b"x" * 100, b"y" * 5000),
+                                  (b"k" * plush.MAX_KEY_SIZE,
+                                   b"v" * plush.MAX_VALUE_SIZE)])
+def test_other_sizes_round_trip(db, k, v):
+    db[k] = v
     assert db[k] == v
+    del db[k]
+    assert k not in db
+
+
+def test_a_key_switches_between_inline_and_payload_records(db):
+    db[key(1)] = value(1)
+    db[key(1)] = b"a value longer than eight bytes"
+    assert db[key(1)] == b"a value longer than eight bytes"
+    db[key(1)] = value(2)
+    assert db[key(1)] == value(2)
 
 
 def test_oversized_records_are_refused(db):
-    with pytest.raises((plush.InvalidArgumentError, plush.NotSupportedError)):
+    with pytest.raises(plush.InvalidArgumentError):
         db[b"k" * (plush.MAX_KEY_SIZE + 1)] = value(1)
-    with pytest.raises((plush.InvalidArgumentError, plush.NotSupportedError)):
+    with pytest.raises(plush.InvalidArgumentError):
         db[key(1)] = b"v" * (plush.MAX_VALUE_SIZE + 1)
     assert key(1) not in db

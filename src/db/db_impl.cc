@@ -428,13 +428,20 @@ Status DBImpl::MigrateIfUnmigrated(const log::LogRecord& record) {
   return s;
 }
 
-bool DBImpl::IsReachable(std::string_view key, uint64_t key_hash,
-                         uint64_t ref) {
+payload::PayloadHost::Reachability DBImpl::IsReachable(std::string_view key,
+                                                       uint64_t key_hash,
+                                                       uint64_t ref) {
   table::LookupKey lookup = table::LookupKey::For(key);
   lookup.hash = key_hash;
   table::Slot slot;
   const table::Found f = table_->Lookup(lookup, &slot);
-  return f != table::Found::kAbsent && slot.indirect && slot.value == ref;
+  if (f != table::Found::kAbsent && slot.indirect && slot.value == ref)
+    return Reachability::kReachable;
+  // Read after the lookup: an unlogged record it saw was flagged before
+  // it was published (InsertDram), so the flag is seen too.
+  return table_->DramHasUnlogged(table_->DramIndex(key_hash))
+             ? Reachability::kBlocked
+             : Reachability::kUnreachable;
 }
 
 // Relocation is a write of the record's current version, under its DRAM

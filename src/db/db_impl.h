@@ -68,8 +68,8 @@ class DBImpl final : public DB,
   void WaitForAppends(unsigned log) override;
 
   // payload::PayloadHost
-  bool IsReachable(std::string_view key, uint64_t key_hash,
-                   uint64_t ref) override;
+  Reachability IsReachable(std::string_view key, uint64_t key_hash,
+                           uint64_t ref) override;
   Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
                   Relocation* result) override;
 

@@ -22,6 +22,8 @@ static_assert(EntrySize(kMaxKeySize, kMaxValueSize) + kChunkHeaderSize <=
 // A log needs this many sealed chunks before it compacts one: compaction
 // pays off only once the oldest chunks had time to turn into garbage.
 constexpr size_t kMinSealedChunks = 4;
+// Rotations a running compaction may fall behind before writers wait.
+constexpr uint64_t kMaxOwedChunks = 2;
 
 // Each thread appends to one log, chosen round robin when the thread first
 // appends: concurrent writers rarely share a log's head line.
@@ -162,11 +164,13 @@ bool PayloadLogs::Locate(const Ref& ref, uint64_t* chunk_offset,
                          Entry* entry) const {
   const uint64_t offset = table_.OffsetOf(ref.chunk);
   if (offset == 0) return false;
-  const ChunkState st = ChunkState::Decode(StateOf(offset));
-  if (!st.in_use || Ref::EpochBits(st.epoch) != ref.epoch) return false;
   if (ref.offset < kChunkHeaderSize || ref.offset + 8 > chunk_size_)
     return false;
+  // Two independent misses (header, entry): start both.
   const char* at = media_.At<char>(offset + ref.offset);
+  __builtin_prefetch(at);
+  const ChunkState st = ChunkState::Decode(StateOf(offset));
+  if (!st.in_use || Ref::EpochBits(st.epoch) != ref.epoch) return false;
   const EntryLayout e =
       EntryLayout::Decode(LoadRelaxed(*reinterpret_cast<const uint64_t*>(at)));
   if (e.epoch_nibble != (st.epoch & 0xF) || e.key_len > kMaxKeySize ||
@@ -308,22 +312,47 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
 }
 
 Status PayloadLogs::Rotate(unsigned index, Chunk* full) {
+  // The compactor's own appends (relocations) rotate too; they neither
+  // start a compaction nor wait for one.
+  thread_local bool compacting_here = false;
   Log& log = *logs_[index];
   Chunk* candidate = nullptr;
   {
-    std::lock_guard<std::mutex> lock(log.mu);
+    std::unique_lock<std::mutex> lock(log.mu);
     if (log.head.load(std::memory_order_relaxed) != full) return Status::OK();
     Chunk* fresh = nullptr;
     Status s = TakeChunk(index, &fresh);
     if (!s.ok()) return s;
     log.chunks.push_back(fresh);
     log.head.store(fresh, std::memory_order_release);
-    if (!log.compacting) {
-      candidate = CompactionCandidate(log);
-      log.compacting = candidate != nullptr;
+    if (compacting_here) return Status::OK();
+    if (log.compacting) {
+      // The running compaction frees a chunk for this rotation too. If it
+      // falls behind, writers wait for it: many writers must not grow the
+      // log faster than its one compactor shrinks it.
+      ++log.owed;
+      log.caught_up.wait(
+          lock, [&] { return !log.compacting || log.owed <= kMaxOwedChunks; });
+      return Status::OK();
     }
+    candidate = CompactionCandidate(log);
+    log.compacting = candidate != nullptr;
   }
-  if (candidate != nullptr) Compact(index, candidate);
+  compacting_here = true;
+  while (candidate != nullptr) {
+    const bool freed = Compact(index, candidate);
+    std::lock_guard<std::mutex> lock(log.mu);
+    candidate = nullptr;
+    if (freed && log.owed > 0) {
+      --log.owed;
+      candidate = CompactionCandidate(log);
+    } else if (!freed) {
+      log.owed = 0;  // the live data grows: so may the log
+    }
+    log.compacting = candidate != nullptr;
+    log.caught_up.notify_all();
+  }
+  compacting_here = false;
   return Status::OK();
 }
 
@@ -409,7 +438,7 @@ void PayloadLogs::ForEachEntry(const Chunk& chunk, Fn fn) const {
   }
 }
 
-void PayloadLogs::Compact(unsigned index, Chunk* chunk) {
+bool PayloadLogs::Compact(unsigned index, Chunk* chunk) {
   Log& log = *logs_[index];
   // Reservations made while the chunk was the head must be published (or
   // abandoned) before reachability means anything.
@@ -423,17 +452,25 @@ void PayloadLogs::Compact(unsigned index, Chunk* chunk) {
   };
   std::vector<Live> live;
   uint64_t live_bytes = 0;
+  bool blocked = false;
   ForEachEntry(*chunk, [&](uint64_t offset, std::string_view key,
                            uint64_t key_hash, uint64_t size) {
     const uint64_t ref = Ref{chunk->id, Ref::EpochBits(chunk->epoch),
                              static_cast<uint32_t>(offset)}
                              .Encode();
-    if (host_->IsReachable(key, key_hash, ref)) {
-      live.push_back({ref, std::string(key), key_hash});
-      live_bytes += size;
+    switch (host_->IsReachable(key, key_hash, ref)) {
+      case PayloadHost::Reachability::kReachable:
+        live.push_back({ref, std::string(key), key_hash});
+        live_bytes += size;
+        break;
+      case PayloadHost::Reachability::kBlocked:
+        blocked = true;
+        break;
+      case PayloadHost::Reachability::kUnreachable:
+        break;
     }
   });
-  bool freed = live_bytes * 2 <= chunk_size_ - kChunkHeaderSize;
+  bool freed = !blocked && live_bytes * 2 <= chunk_size_ - kChunkHeaderSize;
   uint64_t moved = 0;
   for (size_t i = 0; freed && i < live.size(); ++i) {
     PayloadHost::Relocation r = PayloadHost::Relocation::kUnreachable;
@@ -455,12 +492,17 @@ void PayloadLogs::Compact(unsigned index, Chunk* chunk) {
   }
   {
     std::lock_guard<std::mutex> lock(log.mu);
-    log.compacting = false;
     log.gc_cursor = chunk->seq;
     if (freed) {
       log.chunks.erase(std::find(log.chunks.begin(), log.chunks.end(), chunk));
     } else {
-      log.rotations_to_wait = std::max<size_t>(1, log.chunks.size() / 8);
+      // A chunk too live to pay off: wait a few rotations (an eighth of
+      // the log, at most 16 chunks) before examining the next one, so that
+      // growing live data costs at most one examined chunk per 16 written,
+      // while garbage is still found soon once it appears. A block by
+      // unlogged writes ends with the next checkpoint: retry soon.
+      log.rotations_to_wait =
+          blocked ? 1 : std::clamp<size_t>(log.chunks.size() / 8, 1, 16);
     }
   }
   if (freed) {
@@ -470,6 +512,7 @@ void PayloadLogs::Compact(unsigned index, Chunk* chunk) {
   } else {
     gc_skipped_.fetch_add(1, std::memory_order_relaxed);
   }
+  return freed;
 }
 
 void PayloadLogs::Close() {

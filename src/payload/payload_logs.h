@@ -28,6 +28,7 @@
 #define PLUSH_PAYLOAD_PAYLOAD_LOGS_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -48,15 +49,18 @@ namespace plush::payload {
 // What garbage collection needs from the layer that owns the hash table.
 class PayloadHost {
  public:
+  // kBlocked: the entry cannot be dropped or moved safely now, because the
+  // key's DRAM entry holds unlogged writes that a crash could lose (the
+  // entry would then be the key's current version again).
+  enum class Reachability { kReachable, kUnreachable, kBlocked };
   enum class Relocation { kMoved, kUnreachable, kBlocked };
   virtual ~PayloadHost() = default;
   // Lock-free estimate: does a lookup of `key` yield `ref`?
-  virtual bool IsReachable(std::string_view key, uint64_t key_hash,
-                           uint64_t ref) = 0;
+  virtual Reachability IsReachable(std::string_view key, uint64_t key_hash,
+                                   uint64_t ref) = 0;
   // Under the key's lock: if a lookup of `key` yields `ref`, copies the
   // entry to the payload logs and publishes the copy as the key's newest
-  // version (kMoved). kBlocked if that cannot be done safely now (the key's
-  // DRAM entry holds unlogged writes that a crash could lose).
+  // version (kMoved), or reports why not.
   virtual Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
                           Relocation* result) = 0;
 };
@@ -140,7 +144,9 @@ class PayloadLogs final : public table::PayloadResolver {
     std::mutex mu;
     std::vector<Chunk*> chunks;  // in seq order; the head (if any) last
     bool compacting = false;     // GUARDED_BY(mu)
-    uint64_t gc_cursor = 0;      // seq of the chunk examined last
+    uint64_t owed = 0;           // rotations during the running compaction
+    std::condition_variable caught_up;  // owed dropped, or compaction ended
+    uint64_t gc_cursor = 0;             // seq of the chunk examined last
     uint64_t rotations_to_wait = 0;
   };
   // A view of an entry: pointers into the mapping.
@@ -170,7 +176,8 @@ class PayloadLogs final : public table::PayloadResolver {
   Status TakeChunk(unsigned log_index, Chunk** chunk);
   // Picks the chunk to examine next, or null. REQUIRES: log.mu.
   Chunk* CompactionCandidate(Log& log);
-  void Compact(unsigned log_index, Chunk* chunk);
+  // Examines the chunk and frees it if that pays off; true if freed.
+  bool Compact(unsigned log_index, Chunk* chunk);
   void Free(unsigned log_index, Chunk* chunk);
   // Calls fn(offset, entry) for every intact entry of the chunk.
   template <typename Fn>

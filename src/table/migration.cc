@@ -79,8 +79,10 @@ bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index,
     const Found f = SearchEntry(levels_[l], index, key, probe,
                                 /*skip_dangling=*/true, &found);
     // The newest version below decides: a tombstone there already hides
-    // everything older.
-    if (f != Found::kAbsent) return f == Found::kValue;
+    // everything older — unless it lives in a payload chunk, which a
+    // compaction may free (after relocating it: possibly into the very
+    // tombstone being cancelled here), so it cannot stand in for this one.
+    if (f != Found::kAbsent) return f == Found::kValue || found.indirect;
   }
   return false;
 }

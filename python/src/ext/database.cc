@@ -86,6 +86,11 @@ py::dict Database::Stats() {
   d["migrations"] = s.migrations;
   d["log_compactions"] = s.log_compactions;
   d["log_forced_migrations"] = s.log_forced_migrations;
+  d["payload_chunks"] = s.payload_chunks;
+  d["payload_bytes"] = s.payload_bytes;
+  d["payload_gc_runs"] = s.payload_gc_runs;
+  d["payload_gc_moved"] = s.payload_gc_moved;
+  d["payload_gc_skipped"] = s.payload_gc_skipped;
   d["persist_calls"] = s.persist_calls;
   d["flushed_lines"] = s.flushed_lines;
   d["user_bytes_written"] = s.user_bytes_written;

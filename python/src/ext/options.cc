@@ -73,6 +73,8 @@ const std::map<std::string, Setter>& Setters() {
       {"log_count", SetField<&Options::log_count>},
       {"log_chunk_size", SetField<&Options::log_chunk_size>},
       {"log_chunks_per_log", SetField<&Options::log_chunks_per_log>},
+      {"payload_log_count", SetField<&Options::payload_log_count>},
+      {"payload_chunk_size", SetField<&Options::payload_chunk_size>},
   };
   return *setters;
 }

@@ -88,6 +88,8 @@ def open(
     log_count: int = ...,
     log_chunk_size: int = ...,
     log_chunks_per_log: int = ...,
+    payload_log_count: int = ...,
+    payload_chunk_size: int = ...,
 ) -> DB:
     """Open (by default create) the pool at path.
 
