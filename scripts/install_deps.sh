@@ -15,6 +15,7 @@ packages=(
   libcli11-dev                      # command-line parsing
   nlohmann-json3-dev                # the CLI's JSON input and output
   python3-matplotlib                # benchmark plots
+  python3-venv python3-dev          # the Python package (built in a venv)
 )
 
 missing=()

@@ -32,6 +32,10 @@ def db(pool_path):
 
 @pytest.fixture
 def range_db(tmp_path):
-    with plush.open(tmp_path / "range.pool", small=True,
-                    partitioning="range") as handle:
+    try:
+        handle = plush.open(tmp_path / "range.pool", small=True,
+                            partitioning="range")
+    except plush.NotSupportedError:
+        pytest.skip("the engine does not offer range partitioning yet")
+    with handle:
         yield handle
