@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <random>
+#include <set>
 #include <unordered_map>
 
 #include "media/sim_media.h"
@@ -15,12 +17,53 @@ namespace {
 
 std::atomic<int> device_counter{0};
 
+// splitmix64: the generator behind KeyBytes() and ValueBytes().
+uint64_t Mix(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+std::string Bytes(uint64_t word, uint32_t size, uint64_t domain) {
+  if (size == 8) return Word(word);
+  std::string out(size, '\0');
+  uint64_t state = word ^ (uint64_t{size} << 40) ^ domain;
+  size_t i = 0;
+  if (size > 8) {  // lead with the word itself: easier to read in a dump
+    std::memcpy(out.data(), &word, 8);
+    i = 8;
+  }
+  for (; i < size; i += 8) {
+    const uint64_t r = Mix(&state);
+    std::memcpy(out.data() + i, &r, std::min<size_t>(8, size - i));
+  }
+  return out;
+}
+
 Status Apply(DB* db, const Op& op) {
-  return op.kind == Op::Kind::kPut ? db->Put({}, Word(op.key), Word(op.value))
-                                   : db->Delete({}, Word(op.key));
+  switch (op.kind) {
+    case Op::Kind::kPut:
+      return db->Put({}, KeyBytes(op), ValueBytes(op.value, op.value_size));
+    case Op::Kind::kDelete:
+      return db->Delete({}, KeyBytes(op));
+    case Op::Kind::kCheckpoint:
+      return db->Checkpoint(1);
+  }
+  return Status::InvalidArgument("bad op");
 }
 
 }  // namespace
+
+std::string KeyBytes(uint64_t key, uint32_t size) {
+  return Bytes(key, size, 0x6b6579);  // "key"
+}
+
+std::string ValueBytes(uint64_t value, uint32_t size) {
+  return Bytes(value, size, 0x76616c7565);  // "value"
+}
+
+std::string KeyBytes(const Op& op) { return KeyBytes(op.key, op.key_size); }
 
 std::vector<Op> RandomWorkload(uint64_t n, uint64_t key_space, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -36,6 +79,58 @@ std::vector<Op> RandomWorkload(uint64_t n, uint64_t key_space, uint64_t seed) {
   return ops;
 }
 
+std::vector<Op> RandomVarlenWorkload(uint64_t n, uint64_t key_space,
+                                     uint64_t seed, uint32_t max_value,
+                                     bool checkpoints) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint32_t> key_size(key_space);
+  for (uint64_t id = 0; id < key_space; ++id) {
+    const unsigned dice = rng() % 100;
+    key_size[id] = id == 0     ? 0
+                   : dice < 33 ? 8
+                   : dice < 38 ? static_cast<uint32_t>(kMaxKeySize)
+                               : 1 + static_cast<uint32_t>(rng() % 64);
+  }
+  std::vector<Op> ops;
+  for (uint64_t i = 0; i < n; ++i) {
+    // Half the operations go to the first quarter of the keys: the other
+    // keys' records stay live in old chunks, which GC must then move.
+    const uint64_t key = rng() % 2 == 0
+                             ? rng() % std::max<uint64_t>(1, key_space / 4)
+                             : rng() % key_space;
+    const unsigned dice = rng() % 100;
+    if (checkpoints && dice == 0) {
+      ops.push_back({Op::Kind::kCheckpoint, 0, 0, 8, 8});
+    } else if (dice < 23) {
+      ops.push_back({Op::Kind::kDelete, key, 0, key_size[key], 0});
+    } else {
+      const unsigned size_dice = rng() % 100;
+      const uint32_t value_size =
+          size_dice < 8    ? 0
+          : size_dice < 40 ? 8
+          : size_dice < 80 ? 1 + static_cast<uint32_t>(rng() % 600)
+                           : static_cast<uint32_t>(rng() % (max_value + 1));
+      ops.push_back({Op::Kind::kPut, key, rng(), key_size[key], value_size});
+    }
+  }
+  return ops;
+}
+
+uint32_t SmallestPayloadChunkSize(Options options) {
+  options.backend = Backend::kSim;
+  const std::string device = "chunk_probe_" + std::to_string(device_counter++);
+  for (uint32_t size = 4096; size <= (4u << 20); size *= 2) {
+    options.payload_chunk_size = size;
+    media::SimMedia::Remove(device);
+    std::unique_ptr<DB> db;
+    const bool ok = DB::Open(options, device, &db).ok();
+    db.reset();
+    media::SimMedia::Remove(device);
+    if (ok) return size;
+  }
+  return 0;
+}
+
 CrashExplorer::CrashExplorer(Options options, std::vector<Op> workload)
     : options_([&] {
         options.backend = Backend::kSim;
@@ -43,10 +138,18 @@ CrashExplorer::CrashExplorer(Options options, std::vector<Op> workload)
       }()),
       workload_(std::move(workload)),
       device_("crash_explorer_" + std::to_string(device_counter++)) {
-  for (const Op& op : workload_) key_space_ = std::max(key_space_, op.key + 1);
+  uint64_t word_keys = 0;  // 8-byte key ids 0..word_keys-1 are checked
+  std::set<std::string> keys;
+  for (const Op& op : workload_) {
+    if (op.kind == Op::Kind::kCheckpoint) continue;
+    keys.insert(KeyBytes(op));
+    if (op.key_size == 8) word_keys = std::max(word_keys, op.key + 1);
+  }
+  for (uint64_t key = 0; key < word_keys; ++key) keys.insert(Word(key));
+  keys_to_check_.assign(keys.begin(), keys.end());
 }
 
-uint64_t CrashExplorer::CountPersistPoints() {
+uint64_t CrashExplorer::CountPersistPoints(Stats* stats) {
   media::SimMedia::Remove(device_);
   std::unique_ptr<DB> db;
   if (!DB::Open(options_, device_, &db).ok()) return 0;
@@ -56,6 +159,7 @@ uint64_t CrashExplorer::CountPersistPoints() {
     if (!Apply(db.get(), op).ok()) return 0;
   }
   const uint64_t points = device->persist_points() - start;
+  if (stats != nullptr && !db->GetStats(stats).ok()) return 0;
   db.reset();
   media::SimMedia::Remove(device_);
   return points;
@@ -66,14 +170,34 @@ namespace {
 // The state of one key: absent, or holding a value.
 struct KeyState {
   bool present = false;
-  uint64_t value = 0;
+  std::string value;
   bool operator==(const KeyState&) const = default;
   std::string ToString() const {
-    return present ? std::to_string(value) : "absent";
+    if (!present) return "absent";
+    if (value.size() == 8) return std::to_string(FromWord(value));
+    std::string s = std::to_string(value.size()) + " bytes";
+    if (value.size() > 8)
+      s += " starting with " + std::to_string(FromWord(value));
+    return s;
   }
 };
 
-KeyState After(const Op& op) { return {op.kind == Op::Kind::kPut, op.value}; }
+KeyState After(const Op& op) {
+  if (op.kind != Op::Kind::kPut) return {};
+  return {true, ValueBytes(op.value, op.value_size)};
+}
+
+// A printable name for a key: its id for 8-byte keys, else its size and
+// first word.
+std::string KeyName(const std::string& key) {
+  if (key.size() == 8) return std::to_string(FromWord(key));
+  std::string name = "(";  // appended: GCC 12 warns on "(" + string&&
+  name += std::to_string(key.size());
+  name += " bytes, first word ";
+  name += std::to_string(FromWord(key));
+  name += ")";
+  return name;
+}
 
 }  // namespace
 
@@ -83,23 +207,30 @@ std::string CrashExplorer::Check(DB* db, size_t acked,
     ++acked;  // the deliberately wrong oracle (see header)
     in_flight = nullptr;
   }
-  std::unordered_map<uint64_t, KeyState> expected;
-  for (size_t i = 0; i < acked; ++i)
-    expected[workload_[i].key] = After(workload_[i]);
-  for (uint64_t key = 0; key < key_space_; ++key) {
+  std::unordered_map<std::string, KeyState> expected;
+  for (size_t i = 0; i < acked; ++i) {
+    const Op& op = workload_[i];
+    if (op.kind != Op::Kind::kCheckpoint) expected[KeyBytes(op)] = After(op);
+  }
+  const std::string in_flight_key =
+      in_flight != nullptr && in_flight->kind != Op::Kind::kCheckpoint
+          ? KeyBytes(*in_flight)
+          : std::string();
+  const bool in_flight_writes =
+      in_flight != nullptr && in_flight->kind != Op::Kind::kCheckpoint;
+  for (const std::string& key : keys_to_check_) {
     std::string value;
-    const Status s = db->Get({}, Word(key), &value);
+    const Status s = db->Get({}, key, &value);
     if (!s.ok() && !s.IsNotFound())
-      return "Get(" + std::to_string(key) + "): " + s.ToString();
-    const KeyState got{s.ok(), s.ok() ? FromWord(value) : 0};
+      return "Get(" + KeyName(key) + "): " + s.ToString();
+    const KeyState got{s.ok(), s.ok() ? value : std::string()};
     auto it = expected.find(key);
     const KeyState want = it == expected.end() ? KeyState{} : it->second;
     if (got == want) continue;
-    if (in_flight != nullptr && in_flight->key == key &&
-        got == After(*in_flight))
+    if (in_flight_writes && in_flight_key == key && got == After(*in_flight))
       continue;
-    return "key " + std::to_string(key) + ": got " + got.ToString() +
-           ", expected " + want.ToString() + " after " + std::to_string(acked) +
+    return "key " + KeyName(key) + ": got " + got.ToString() + ", expected " +
+           want.ToString() + " after " + std::to_string(acked) +
            " acknowledged ops";
   }
   std::string report;

@@ -16,6 +16,12 @@
 // Every persist point of a workload can be explored (Exhaustive) or a
 // random sample of them (Sampled). Counts are reported so that test output
 // says how many crash states were examined.
+//
+// Records of any size: an Op names its key and value by a 64-bit word plus
+// a size; KeyBytes()/ValueBytes() turn them into bytes deterministically
+// (size 8 gives the word itself, so 8/8 workloads are what they always
+// were). The oracle compares the bytes, so keys of different ids that map
+// to the same bytes (e.g. every empty key) are simply the same key.
 
 #ifndef PLUSH_TESTS_CRASH_EXPLORER_H_
 #define PLUSH_TESTS_CRASH_EXPLORER_H_
@@ -29,13 +35,41 @@
 namespace plush::test {
 
 struct Op {
-  enum class Kind { kPut, kDelete } kind;
+  // kCheckpoint calls Checkpoint(1) and changes no key (key, value unused).
+  enum class Kind { kPut, kDelete, kCheckpoint } kind;
   uint64_t key;
-  uint64_t value;  // for kPut
+  uint64_t value;           // for kPut
+  uint32_t key_size = 8;    // bytes of KeyBytes(key, key_size)
+  uint32_t value_size = 8;  // for kPut: bytes of ValueBytes(value, value_size)
 };
+
+// The key and value bytes an Op stands for. Size 8 gives the word itself
+// (little-endian, like Word()); other sizes give `size` bytes drawn from a
+// generator seeded by the word and the size.
+std::string KeyBytes(uint64_t key, uint32_t size);
+std::string ValueBytes(uint64_t value, uint32_t size);
+std::string KeyBytes(const Op& op);
 
 // `n` random operations on keys in [0, key_space): 75% puts, 25% deletes.
 std::vector<Op> RandomWorkload(uint64_t n, uint64_t key_space, uint64_t seed);
+
+// The smallest payload_chunk_size that DB::Open accepts with `options`
+// (powers of two from 4 KiB; 0 if none up to 4 MiB), found by creating
+// pools on the sim back end. Lets tests pick chunks that fill quickly.
+uint32_t SmallestPayloadChunkSize(Options options);
+
+// `n` random operations with records of all sizes on `key_space` keys.
+// Each key id has one key size for the whole workload: id 0 is the empty
+// key, about a third are 8 bytes, 5% are 1024 bytes (kMaxKeySize), the
+// rest 1..64 bytes. Half the operations go to the first quarter of the key
+// ids (so that GC finds live records to move in old chunks). Puts (~75%)
+// draw value sizes: 8% empty, 32% exactly 8 (so that 8-byte keys switch
+// between inline 8/8 records and payload records), 40% 1..600 bytes, 20%
+// 0..max_value bytes. Deletes ~22%; with checkpoints, about 1 op in 100 is
+// a kCheckpoint.
+std::vector<Op> RandomVarlenWorkload(uint64_t n, uint64_t key_space,
+                                     uint64_t seed, uint32_t max_value = 4096,
+                                     bool checkpoints = true);
 
 struct ExplorerStats {
   uint64_t crash_states = 0;  // post-crash images recovered and checked
@@ -50,7 +84,9 @@ class CrashExplorer {
   CrashExplorer(Options options, std::vector<Op> workload);
 
   // Persist points the workload passes through (after the pool is created).
-  uint64_t CountPersistPoints();
+  // If `stats` is not null, stores the DB's statistics at the end of that
+  // crash-free run (e.g. to show that it garbage-collected payload chunks).
+  uint64_t CountPersistPoints(Stats* stats = nullptr);
   // Crashes at every persist point in [1, CountPersistPoints()].
   ExplorerStats Exhaustive();
   // Crashes at `samples` random persist points.
@@ -71,7 +107,9 @@ class CrashExplorer {
   const Options options_;
   const std::vector<Op> workload_;
   const std::string device_;
-  uint64_t key_space_ = 0;
+  // Every key the oracle reads back: the bytes of every key in the
+  // workload, and the 8-byte keys 0..n-1 below the largest 8-byte key id.
+  std::vector<std::string> keys_to_check_;
   bool claim_in_flight_acked_ = false;
 };
 
