@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
+#include <vector>
 
 #include "crash_explorer.h"
 #include "testutil.h"
@@ -72,6 +74,55 @@ TEST(CrashVarlenTest, EveryPersistPointOfASmallWorkload) {
   EXPECT_GT(stats.recovery_crash_states, 0u);
   EXPECT_GT(run.payload_gc_runs, 0u) << "the workload must garbage-collect";
   EXPECT_GT(run.migrations, 0u);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+}
+
+// A workload shaped for compaction: cold keys written once (small values,
+// some deleted later, so that tombstones are live records too) sit in the
+// first chunks while a few hot keys are overwritten with large values.
+// Every chunk compaction then relocates the cold records and tombstones,
+// over and over: crashes hit relocations (a logged write of the moved
+// copy) and chunk frees (the epoch bump) many times.
+std::vector<Op> GcHeavyWorkload(const Options& o, uint64_t hot_puts) {
+  std::mt19937_64 rng(21);
+  std::vector<Op> ops;
+  constexpr uint64_t kCold = 40, kHot = 4;
+  auto key_size = [](uint64_t k) -> uint32_t {
+    return k % 5 == 0 ? 8 : 1 + static_cast<uint32_t>(k * 7 % 60);
+  };
+  for (uint64_t k = 0; k < kCold; ++k) {
+    ops.push_back({Op::Kind::kPut, k, rng(), key_size(k),
+                   k % 5 == 0 ? 8 : 50 + static_cast<uint32_t>(rng() % 250)});
+  }
+  const uint32_t big = o.payload_chunk_size / 12;
+  for (uint64_t i = 0; i < hot_puts; ++i) {
+    const uint64_t hot = 1000 + rng() % kHot;
+    ops.push_back({Op::Kind::kPut, hot, rng(), 24,
+                   big / 2 + static_cast<uint32_t>(rng() % big)});
+    if (i % 10 == 5) {  // a cold key deleted, or put back
+      const uint64_t k = rng() % kCold;
+      if (rng() % 2 == 0) {
+        ops.push_back({Op::Kind::kDelete, k, 0, key_size(k), 0});
+      } else {
+        ops.push_back({Op::Kind::kPut, k, rng(), key_size(k), 100});
+      }
+    }
+  }
+  return ops;
+}
+
+TEST(CrashVarlenTest, EveryPersistPointOfACompactionHeavyWorkload) {
+  const Options o = TinyVarlenPool();
+  ASSERT_GT(o.payload_chunk_size, 0u);
+  CrashExplorer explorer(o, GcHeavyWorkload(o, Soak() ? 600 : 150));
+  Stats run;
+  ASSERT_GT(explorer.CountPersistPoints(&run), 0u)
+      << "the crash-free run of the workload failed";
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("varlen exhaustive, compaction-heavy", stats, run);
+  EXPECT_EQ(stats.crash_states, stats.persist_points);
+  EXPECT_GT(run.payload_gc_runs, 5u);
+  EXPECT_GT(run.payload_gc_moved, 50u) << "compactions must relocate";
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 }
 
