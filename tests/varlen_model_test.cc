@@ -763,5 +763,39 @@ TEST(VarlenTest, SpaceStaysBoundedUnderOverwrites) {
   }
 }
 
+// Bulk loading as documented (WriteOptions::log = false, made durable by
+// Checkpoint()) mixed with updates: 64 keys overwritten with 1000-byte
+// values, every 8th write unlogged, a checkpoint after every 100 writes.
+// The live data is 64 KB and every unlogged write is durable within 100
+// writes, so the payload logs must stay bounded. DISABLED: at 66674e9 they
+// grow by ~1000 bytes per write (compaction skips a chunk when any of its
+// dead entries belongs to a DRAM entry that holds unlogged records, which
+// after any unlogged write is nearly every chunk; skips then back off by
+// chunks/8 rotations). Enable once compaction makes progress here.
+TEST(VarlenTest, DISABLED_SpaceStaysBoundedWithUnloggedWritesAndCheckpoints) {
+  ScratchPool file("bounded_unlogged");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(Options::SmallProfile(), file.path(), &db));
+  WriteOptions unlogged;
+  unlogged.log = false;
+  Stats stats;
+  for (uint64_t i = 1; i <= 100000; ++i) {
+    ASSERT_OK(db->Put(i % 8 == 0 ? unlogged : WriteOptions(),
+                      "key-" + std::to_string(i % 64),
+                      std::string(1000, char('a' + i % 26))));
+    if (i % 100 == 0) ASSERT_OK(db->Checkpoint());
+    if (i % 20000 == 0) {
+      ASSERT_OK(db->GetStats(&stats));
+      std::printf("[varlen] unlogged + checkpoints: %6" PRIu64
+                  " writes: payload %" PRIu64 " bytes, %" PRIu64
+                  " GC runs, %" PRIu64 " skipped\n",
+                  i, stats.payload_bytes, stats.payload_gc_runs,
+                  stats.payload_gc_skipped);
+    }
+  }
+  EXPECT_LE(stats.payload_bytes, 4u << 20)
+      << "100000 writes of 1 KB: without compaction about 100 MB";
+}
+
 }  // namespace
 }  // namespace plush
