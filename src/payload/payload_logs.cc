@@ -70,7 +70,7 @@ bool MediaEquals(const char* media, std::string_view bytes) {
   char buffer[kMaxKeySize];
   if (bytes.size() > sizeof(buffer)) return false;
   LoadFromMedia(media, bytes.size(), buffer);
-  return std::memcmp(buffer, bytes.data(), bytes.size()) == 0;
+  return std::equal(bytes.begin(), bytes.end(), buffer);
 }
 
 }  // namespace
@@ -291,9 +291,10 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
         const uint64_t header =
             EntryHeader(key_hash, key, value, c->epoch, offset);
         std::memcpy(staging.data(), &header, 8);
-        std::memcpy(staging.data() + 8, key.data(), key.size());
-        std::memcpy(staging.data() + 8 + key.size(), value.data(),
-                    value.size());
+        // std::copy: an empty key or value may have a null data().
+        std::copy(key.begin(), key.end(), staging.begin() + 8);
+        std::copy(value.begin(), value.end(),
+                  staging.begin() + 8 + static_cast<ptrdiff_t>(key.size()));
         char* dst = media_.At<char>(c->offset + offset);
         StoreToMedia(dst, staging.data(), size);
         media_.Flush(dst, size);
