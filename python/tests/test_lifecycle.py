@@ -9,7 +9,9 @@ STATS_FIELDS = {
     "backend", "power_fail_durable", "guarantee", "granularity",
     "format_version", "dram_bytes", "pool_bytes", "pool_used_bytes",
     "levels", "records_per_level", "migrations", "log_compactions",
-    "log_forced_migrations", "persist_calls", "flushed_lines",
+    "log_forced_migrations", "payload_chunks", "payload_bytes",
+    "payload_gc_runs", "payload_gc_moved", "payload_gc_skipped",
+    "persist_calls", "flushed_lines",
     "user_bytes_written", "media_bytes_written", "media_write_amp",
     "recovery_seconds", "recovered_log_entries"}
 
