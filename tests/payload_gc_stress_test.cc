@@ -34,16 +34,10 @@
 namespace plush {
 namespace {
 
+using test::ExpectVerified;
 using test::FromWord;
 using test::ScratchPool;
 using test::Word;
-
-// Verify() is clean; prints its report otherwise.
-void ExpectVerified(DB* db) {
-  std::string report;
-  const Status s = db->Verify(&report);
-  ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << report;
-}
 
 uint64_t Mix(uint64_t x) {  // splitmix64's finalizer
   x += 0x9e3779b97f4a7c15ull;

@@ -21,26 +21,35 @@
 
 #include "plush/db.h"
 
-#define ASSERT_OK(expr)                                  \
-  do {                                                   \
-    const ::plush::Status _s = (expr);                   \
+#define ASSERT_OK(expr)                                     \
+  do {                                                      \
+    const ::plush::Status _s = (expr);                      \
     ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
   } while (0)
-#define EXPECT_OK(expr)                                  \
-  do {                                                   \
-    const ::plush::Status _s = (expr);                   \
+#define EXPECT_OK(expr)                                     \
+  do {                                                      \
+    const ::plush::Status _s = (expr);                      \
     EXPECT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
   } while (0)
 
 namespace plush::test {
 
 // An 8-byte string holding `v` (little-endian).
-inline std::string Word(uint64_t v) { return std::string(reinterpret_cast<const char*>(&v), 8); }
+inline std::string Word(uint64_t v) {
+  return std::string(reinterpret_cast<const char*>(&v), 8);
+}
 
 inline uint64_t FromWord(const std::string& s) {
   uint64_t v = 0;
   std::memcpy(&v, s.data(), std::min<size_t>(8, s.size()));
   return v;
+}
+
+// Verify() is clean; prints its report otherwise.
+inline void ExpectVerified(DB* db) {
+  std::string report;
+  const Status s = db->Verify(&report);
+  ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << report;
 }
 
 // True when long "soak" variants of the tests should run (make soak).

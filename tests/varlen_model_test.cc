@@ -11,7 +11,9 @@
 //   * forced hash collisions (util/hash.h's test hook);
 //   * bounded space under an overwrite-only workload.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cinttypes>
 #include <cstring>
@@ -23,22 +25,18 @@
 
 #include "crash_explorer.h"  // SmallestPayloadChunkSize
 #include "media/sim_media.h"
+#include "payload/payload_format.h"
+#include "pool/pool_format.h"
 #include "testutil.h"
 #include "util/hash.h"
 
 namespace plush {
 namespace {
 
+using test::ExpectVerified;
 using test::FromWord;
 using test::ScratchPool;
 using test::Word;
-
-// Verify() is clean; prints its report otherwise.
-void ExpectVerified(DB* db) {
-  std::string report;
-  const Status s = db->Verify(&report);
-  ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << report;
-}
 
 // `n` bytes from `rng`.
 std::string RandomBytes(std::mt19937_64& rng, size_t n) {
@@ -516,6 +514,102 @@ TEST(VarlenTest, PayloadChunkSizeIsValidated) {
 
 // A pool created without payload logs takes 8/8 records only, for good:
 // the creation parameter in its superblock wins over later options.
+// ---- Damaged payload structures
+// ----------------------------------------------
+
+uint64_t ReadWordAt(const std::string& path, uint64_t offset) {
+  uint64_t w = 0;
+  const int fd = open(path.c_str(), O_RDONLY);
+  EXPECT_EQ(pread(fd, &w, 8, static_cast<off_t>(offset)), 8);
+  close(fd);
+  return w;
+}
+
+void WriteWordAt(const std::string& path, uint64_t offset, uint64_t w) {
+  const int fd = open(path.c_str(), O_WRONLY);
+  EXPECT_EQ(pwrite(fd, &w, 8, static_cast<off_t>(offset)), 8);
+  close(fd);
+}
+
+// A closed file pool holding payload records that a checkpoint moved to
+// PMem; returns the offsets of its chunk table and of its first chunk.
+void MakePayloadPool(const std::string& path, uint64_t* table,
+                     uint64_t* chunk) {
+  Options o = Options::SmallProfile();
+  o.backend = Backend::kFile;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, path, &db));
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_OK(db->Put({}, "key-" + std::to_string(i), std::string(100, 'v')));
+  }
+  ASSERT_OK(db->Checkpoint());
+  ASSERT_OK(db->Close());
+  const uint64_t root_word = ReadWordAt(
+      path, pool::kRootOffset + offsetof(pool::RootPage, payload_chunk_table));
+  ASSERT_NE(root_word, 0u);
+  *table = root_word & ~uint64_t{4095};
+  *chunk = ReadWordAt(path, *table);
+  ASSERT_NE(*chunk, 0u);
+}
+
+TEST(VarlenTest, DamagedPayloadMetadataIsCorruption) {
+  const std::pair<const char*,
+                  std::function<void(const std::string&, uint64_t, uint64_t)>>
+      cases[] = {
+          {"chunk table word with a capacity below one page",
+           [](const std::string& p, uint64_t table, uint64_t) {
+             WriteWordAt(p,
+                         pool::kRootOffset +
+                             offsetof(pool::RootPage, payload_chunk_table),
+                         table | 3);
+           }},
+          {"misaligned chunk",
+           [](const std::string& p, uint64_t table, uint64_t chunk) {
+             WriteWordAt(p, table, chunk + 8);
+           }},
+          {"chunk past the allocation mark",
+           [](const std::string& p, uint64_t table, uint64_t) {
+             WriteWordAt(p, table, uint64_t{1} << 40);
+           }},
+          {"chunk state with a reserved bit",
+           [](const std::string& p, uint64_t, uint64_t chunk) {
+             WriteWordAt(p, chunk, ReadWordAt(p, chunk) | 2);
+           }},
+          {"chunk state with epoch 0",
+           [](const std::string& p, uint64_t, uint64_t chunk) {
+             WriteWordAt(p, chunk, ReadWordAt(p, chunk) & 0xFFFFFFFF);
+           }},
+      };
+  for (const auto& [what, damage] : cases) {
+    ScratchPool file("damaged_payload");
+    uint64_t table = 0;
+    uint64_t chunk = 0;
+    ASSERT_NO_FATAL_FAILURE(MakePayloadPool(file.path(), &table, &chunk));
+    damage(file.path(), table, chunk);
+    std::unique_ptr<DB> db;
+    const Status s = DB::Open(Options(), file.path(), &db);
+    EXPECT_TRUE(s.IsCorruption()) << what << ": " << s.ToString();
+  }
+}
+
+TEST(VarlenTest, DamagedPayloadEntryIsReportedByVerify) {
+  ScratchPool file("damaged_entry");
+  uint64_t table = 0;
+  uint64_t chunk = 0;
+  ASSERT_NO_FATAL_FAILURE(MakePayloadPool(file.path(), &table, &chunk));
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(Options(), file.path(), &db));
+  ExpectVerified(db.get());
+  db.reset();
+  // A word inside the first entry's value: header (8) + "key-0" (5) + 3.
+  const uint64_t value = chunk + payload::kChunkHeaderSize + 8 + 8;
+  WriteWordAt(file.path(), value, ~ReadWordAt(file.path(), value));
+  ASSERT_OK(DB::Open(Options(), file.path(), &db));
+  std::string report;
+  EXPECT_TRUE(db->Verify(&report).IsCorruption());
+  EXPECT_NE(report.find("references payload"), std::string::npos) << report;
+}
+
 TEST(VarlenTest, PoolWithoutPayloadLogsTakesOnly8ByteRecords) {
   ScratchPool file("fixedonly");
   Options o = Options::SmallProfile();

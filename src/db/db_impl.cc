@@ -431,8 +431,7 @@ Status DBImpl::MigrateIfUnmigrated(const log::LogRecord& record) {
 payload::PayloadHost::Reachability DBImpl::IsReachable(std::string_view key,
                                                        uint64_t key_hash,
                                                        uint64_t ref) {
-  table::LookupKey lookup = table::LookupKey::For(key);
-  lookup.hash = key_hash;
+  const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
   table::Slot slot;
   const table::Found f = table_->Lookup(lookup, &slot);
   if (f != table::Found::kAbsent && slot.indirect && slot.value == ref)
@@ -464,8 +463,7 @@ Status DBImpl::Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
           *result = Relocation::kBlocked;
           return Status::OK();
         }
-        table::LookupKey lookup = table::LookupKey::For(key);
-        lookup.hash = key_hash;
+        const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
         table::Slot current;
         std::string value;
         if (table_->Lookup(lookup, &current) == table::Found::kAbsent ||

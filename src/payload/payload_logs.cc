@@ -73,6 +73,14 @@ bool MediaEquals(const char* media, std::string_view bytes) {
   return std::equal(bytes.begin(), bytes.end(), buffer);
 }
 
+// A chunk state word as written: well formed, epoch never 0, a chunk in
+// use belongs to one of the `logs` logs.
+bool StateIsValid(uint64_t word, uint64_t logs) {
+  const ChunkState st = ChunkState::Decode(word);
+  return ChunkState::WellFormed(word) && st.epoch != 0 &&
+         (!st.in_use || st.log < logs);
+}
+
 }  // namespace
 
 void PayloadLogs::Ticket::Release() {
@@ -111,8 +119,7 @@ Status PayloadLogs::Load() {
     const ChunkState st = ChunkState::Decode(h->state);
     const std::string where =
         "payload chunk " + std::to_string(id) + " @" + std::to_string(offset);
-    if (!ChunkState::WellFormed(h->state) || st.epoch == 0 ||
-        (st.in_use && st.log >= n)) {
+    if (!StateIsValid(h->state, n)) {
       return Status::Corruption(where + ": bad state word " +
                                 std::to_string(h->state));
     }
@@ -538,9 +545,7 @@ uint64_t PayloadLogs::Verify(std::string* report) const {
   for (uint64_t id = 0; id < table_.count(); ++id) {
     const uint64_t offset = table_.OffsetOf(id);
     const uint64_t word = StateOf(offset);
-    const ChunkState st = ChunkState::Decode(word);
-    if (!ChunkState::WellFormed(word) || st.epoch == 0 ||
-        (st.in_use && st.log >= logs)) {
+    if (!StateIsValid(word, logs)) {
       ++problems;
       if (report != nullptr) {
         *report += "payload chunk " + std::to_string(id) + " @" +

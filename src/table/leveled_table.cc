@@ -16,10 +16,10 @@
 
 namespace plush::table {
 
-LookupKey LookupKey::For(std::string_view key) {
+LookupKey LookupKey::For(std::string_view key, uint64_t hash) {
   LookupKey k;
   k.bytes = key;
-  k.hash = KeyHash(key);
+  k.hash = hash;
   k.has_inline = key.size() == 8;
   if (k.has_inline) std::memcpy(&k.inline_key, key.data(), 8);
   return k;

@@ -51,6 +51,7 @@
 #include "pool/pool.h"
 #include "table/filter.h"
 #include "table/table_format.h"
+#include "util/hash.h"
 #include "util/sharded_counter.h"
 #include "util/spin_lock.h"
 
@@ -72,7 +73,9 @@ struct LookupKey {
   bool has_inline = false;
   uint64_t inline_key = 0;
 
-  static LookupKey For(std::string_view key);
+  static LookupKey For(std::string_view key) { return For(key, KeyHash(key)); }
+  // When the caller has KeyHash(key) already.
+  static LookupKey For(std::string_view key, uint64_t hash);
 };
 
 // Whether a payload reference holds a given key.
