@@ -5,10 +5,6 @@
 #
 # Usage: scripts/test_cli.sh [BUILD_DIR]    (default: build/release)
 # Tests the binary BUILD_DIR/tools/cli/plush; exits non-zero on failure.
-#
-# Features the engine does not offer yet (records other than 8 + 8 bytes,
-# ordered scans) must either work or fail cleanly with NotSupported (7), so
-# this test keeps passing when they land.
 set -uo pipefail
 
 build=${1:-build/release}
@@ -61,18 +57,6 @@ expect_err() {
   if grep -qE "$1" <<<"$err"; then ok; else fail "stderr '$err' does not match '$1'"; fi
 }
 
-# expect_ok_or_unsupported CMD...: CMD succeeds, or fails with NotSupported
-# (exit 7) and says so. Returns 0 iff CMD succeeded.
-expect_ok_or_unsupported() {
-  run "$@"
-  if ((rc == 0)); then
-    ok
-    return 0
-  fi
-  if ((rc == 7)) && grep -q NotSupported <<<"$err"; then ok; else fail "'$*' exited $rc: $err"; fi
-  return 1
-}
-
 hash=$tmp/hash.pool
 range=$tmp/range.pool
 
@@ -91,11 +75,7 @@ expect 0 "$plush" --version
 expect 0 "$plush" create "$hash" --small --backend file
 expect 2 "$plush" create "$hash" --small # exists already
 expect_err InvalidArgument
-# Range pools are refused (NotSupported, exit 7) until ordered scans land;
-# the range tests below then run on a hash pool and accept NotSupported.
-expect 7 "$plush" create "$tmp/refused.pool" --small --range
-[[ ! -e $tmp/refused.pool ]] && ok || fail "a refused create left a file"
-expect 0 "$plush" create "$range" --small --size 8MiB
+expect 0 "$plush" create "$range" --small --range --size 8MiB
 expect 2 "$plush" create "$tmp/bad.pool" --backend tape
 expect 2 "$plush" info "$tmp/missing.pool"
 expect 0 "$plush" info "$hash"
@@ -130,10 +110,9 @@ expect 0 "$plush" delete "$hash" key00001
 expect 1 "$plush" get "$hash" key00001
 expect 0 "$plush" delete "$hash" key00001 # deleting a missing key is fine
 expect 2 "$plush" put "$tmp/missing.pool" key00001 value001
-if expect_ok_or_unsupported "$plush" put "$hash" "short" "a longer value"; then
-  expect 0 "$plush" get "$hash" short
-  expect_out "a longer value"
-fi
+expect 0 "$plush" put "$hash" "short" "a longer value"
+expect 0 "$plush" get "$hash" short
+expect_out "a longer value"
 
 # ---- hex and base64 -------------------------------------------------------
 expect 0 "$plush" put --hex "$hash" 00ff00ff00ff00ff 0102030405060708
@@ -180,19 +159,22 @@ expect 2 "$plush" load --format xml "$hash" "$tmp/records.tsv"
 expect 7 "$plush" scan "$hash"
 expect_err 'range-partitioned'
 expect 7 "$plush" dump "$hash"
-if expect_ok_or_unsupported "$plush" scan "$range" --start j0000100 --limit 3; then
-  expect_out "$(printf 'j0000100\tw0000100\nj0000101\tw0000101\nj0000102\tw0000102')"
-fi
-if expect_ok_or_unsupported "$plush" dump "$range"; then
-  ((${#out} > 0)) && [[ $(wc -l <"$tmp/out") == 500 ]] && ok || fail "dump printed $(wc -l <"$tmp/out") lines"
-  cp "$tmp/out" "$tmp/dump.jsonl"
-  expect 0 "$plush" create --small --range "$tmp/copy.pool"
-  expect 0 "$plush" load --format jsonl "$tmp/copy.pool" "$tmp/dump.jsonl"
-  expect 0 "$plush" dump "$tmp/copy.pool"
-  cmp -s "$tmp/out" "$tmp/dump.jsonl" && ok || fail "dump | load | dump changed the records"
-  expect 0 "$plush" dump --base64 "$range"
-  grep -q '"key":"ajAwMDAwMDE="' "$tmp/out" && ok || fail "dump --base64: $(head -1 "$tmp/out")"
-fi
+expect 0 "$plush" scan "$range" --start j0000100 --limit 3
+expect_out "$(printf 'j0000100\tw0000100\nj0000101\tw0000101\nj0000102\tw0000102')"
+expect 0 "$plush" delete "$range" j0000101
+expect 0 "$plush" scan "$range" --start j00000999 --limit 3
+expect_out "$(printf 'j0000100\tw0000100\nj0000102\tw0000102\nj0000103\tw0000103')"
+expect 0 "$plush" put "$range" j0000101 w0000101
+expect 0 "$plush" dump "$range"
+((${#out} > 0)) && [[ $(wc -l <"$tmp/out") == 500 ]] && ok || fail "dump printed $(wc -l <"$tmp/out") lines"
+sort -c "$tmp/out" && ok || fail "dump is not in key order"
+cp "$tmp/out" "$tmp/dump.jsonl"
+expect 0 "$plush" create --small --range "$tmp/copy.pool"
+expect 0 "$plush" load --format jsonl "$tmp/copy.pool" "$tmp/dump.jsonl"
+expect 0 "$plush" dump "$tmp/copy.pool"
+cmp -s "$tmp/out" "$tmp/dump.jsonl" && ok || fail "dump | load | dump changed the records"
+expect 0 "$plush" dump --base64 "$range"
+grep -q '"key":"ajAwMDAwMDE="' "$tmp/out" && ok || fail "dump --base64: $(head -1 "$tmp/out")"
 
 # ---- a damaged pool -------------------------------------------------------
 damaged=$tmp/damaged.pool

@@ -32,10 +32,6 @@ def db(pool_path):
 
 @pytest.fixture
 def range_db(tmp_path):
-    try:
-        handle = plush.open(tmp_path / "range.pool", small=True,
-                            partitioning="range")
-    except plush.NotSupportedError:
-        pytest.skip("the engine does not offer range partitioning yet")
-    with handle:
+    with plush.open(tmp_path / "range.pool", small=True,
+                    partitioning="range") as handle:
         yield handle

@@ -1,8 +1,4 @@
-"""Ordered scans: range-partitioned pools only.
-
-Until the engine's ordered scans land, a range pool's scan raises
-NotSupportedError; those tests skip then and run once scans work.
-"""
+"""Ordered scans: range-partitioned pools only."""
 
 import pytest
 
@@ -10,11 +6,8 @@ import plush
 from conftest import key, value
 
 
-def scan_or_skip(db, **kwargs):
-    try:
-        return list(db.scan(**kwargs))
-    except plush.NotSupportedError:
-        pytest.skip("the engine does not offer ordered scans yet")
+def scan(db, **kwargs):
+    return list(db.scan(**kwargs))
 
 
 def test_hash_pool_cannot_scan(db):
@@ -28,19 +21,19 @@ def test_scan_yields_records_in_key_order(range_db):
     order = [5, 3, 9, 1, 7]
     for i in order:
         range_db[key(i)] = value(i)
-    records = scan_or_skip(range_db)
+    records = scan(range_db)
     assert records == [(key(i), value(i)) for i in sorted(order)]
 
 
 def test_scan_start_and_limit(range_db):
     for i in range(10):
         range_db[key(i)] = value(i)
-    assert scan_or_skip(range_db, start=key(4), limit=3) == [
+    assert scan(range_db, start=key(4), limit=3) == [
         (key(i), value(i)) for i in (4, 5, 6)]
-    assert scan_or_skip(range_db, start=b"k0000004x") == [
+    assert scan(range_db, start=b"k0000004x") == [
         (key(i), value(i)) for i in range(5, 10)]
-    assert scan_or_skip(range_db, limit=0) == []
-    assert scan_or_skip(range_db, start=b"z") == []
+    assert scan(range_db, limit=0) == []
+    assert scan(range_db, start=b"z") == []
 
 
 def test_scan_crosses_batches_and_skips_deleted(range_db):
@@ -50,14 +43,14 @@ def test_scan_crosses_batches_and_skips_deleted(range_db):
     for i in range(0, count, 3):
         del range_db[key(i)]
     expected = [(key(i), value(i)) for i in range(count) if i % 3]
-    assert scan_or_skip(range_db) == expected
-    assert scan_or_skip(range_db, limit=300) == expected[:300]
+    assert scan(range_db) == expected
+    assert scan(range_db, limit=300) == expected[:300]
 
 
 def test_items_keys_values_iter(range_db):
     for i in (2, 1):
         range_db[key(i)] = value(i)
-    scan_or_skip(range_db)
+    scan(range_db)
     assert list(range_db.items()) == [(key(1), value(1)), (key(2), value(2))]
     assert list(range_db.keys()) == [key(1), key(2)]
     assert list(range_db.values()) == [value(1), value(2)]
@@ -68,7 +61,7 @@ def test_items_keys_values_iter(range_db):
 def test_scan_outlives_close_safely(range_db):
     for i in range(600):
         range_db[key(i)] = value(i)
-    scan_or_skip(range_db, limit=1)
+    scan(range_db, limit=1)
     scan = range_db.scan()
     next(scan)
     range_db.close()

@@ -21,10 +21,6 @@ uint64_t Word(std::string_view bytes) {
   return w;
 }
 
-uint64_t RecordHash(const log::LogRecord& r) {
-  return r.indirect ? r.key : InlineKeyHash(r.key);
-}
-
 unsigned ThreadsOr(unsigned requested) {
   return requested != 0 ? requested
                         : std::max(1u, std::thread::hardware_concurrency());
@@ -98,7 +94,7 @@ Status DBImpl::Recover() {
     child_epochs[d] = table_->ChildEpochRange(d);
   std::vector<uint64_t> max_replayed(entries, 0);
   auto replay = [&](unsigned, const log::LogRecord& r) -> Status {
-    const uint64_t hash = RecordHash(r);
+    const uint64_t hash = table_->HashOf(r.key, r.indirect);
     const uint64_t d = table_->DramIndex(hash);
     const auto [min_child, max_child] = child_epochs[d];
     if (r.epoch <= min_child ||
@@ -184,7 +180,7 @@ Status DBImpl::WriteSlot(const WriteOptions& options, uint64_t hash,
 
 Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
                             std::string_view value, bool tombstone) {
-  const uint64_t hash = KeyHash(key);
+  const uint64_t hash = table_->hasher().Hash(key);
   uint64_t ref = 0;
   payload::PayloadLogs::Ticket ticket;  // until the reference is published
   Status s = payload_->Append(key, hash, value, &ref, &ticket);
@@ -207,7 +203,7 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
         ")");
   }
   const Status s = key.size() == 8 && value.size() == 8
-                       ? WriteSlot(options, InlineKeyHash(Word(key)),
+                       ? WriteSlot(options, table_->hasher().InlineHash(Word(key)),
                                    {Word(key), Word(value), false, false})
                        : WritePayload(options, key, value, /*tombstone=*/false);
   if (s.ok()) user_bytes_.Add(key.size() + value.size());
@@ -224,7 +220,7 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
   // An 8-byte key's tombstone is inline; it hides the key's older
   // versions whether they are inline or in the payload logs.
   const Status s = key.size() == 8
-                       ? WriteSlot(options, InlineKeyHash(Word(key)),
+                       ? WriteSlot(options, table_->hasher().InlineHash(Word(key)),
                                    {Word(key), 0, true, false})
                        : WritePayload(options, key, {}, /*tombstone=*/true);
   if (s.ok()) user_bytes_.Add(key.size());
@@ -239,7 +235,8 @@ Status DBImpl::Get(const ReadOptions&, std::string_view key,
                                    " bytes exceeds the limit of " +
                                    std::to_string(kMaxKeySize));
   }
-  const table::LookupKey lookup = table::LookupKey::For(key);
+  const table::LookupKey lookup =
+      table::LookupKey::For(key, table_->hasher().Hash(key));
   // A compaction may move the record between the lookup and the read of
   // its payload (the read then sees a dangling reference): look up again.
   constexpr int kMaxAttempts = 64;
@@ -261,6 +258,41 @@ Status DBImpl::Get(const ReadOptions&, std::string_view key,
   return Status::Corruption(
       "the newest version of the key references payload "
       "that keeps changing or is damaged");
+}
+
+uint64_t DBImpl::UnitOf(std::string_view key) const {
+  return table_->DramIndex(table_->hasher().Hash(key));
+}
+
+// Under the DRAM entry's lock nothing moves in its subtree, and a payload
+// entry that one of its slots references stays readable unless a newer
+// version of the same key (then also in the subtree) superseded it and its
+// chunk was compacted: such a dangling slot is simply left out. The lock
+// is held while payloads are copied, so that no newest version can become
+// dangling meanwhile (compaction relocates a key's newest version under
+// the same lock).
+Status DBImpl::ReadUnit(uint64_t unit, std::string_view lower_bound,
+                        ScanBatch* batch) {
+  thread_local std::vector<table::Slot> slots;
+  thread_local std::string key;
+  thread_local std::string value;
+  slots.clear();
+  SpinLockRef lock = table_->DramLock(unit);
+  lock.lock();
+  Status s = closed() ? ClosedError() : table_->CollectSubtree(unit, &slots);
+  for (size_t i = 0; s.ok() && i < slots.size(); ++i) {
+    const table::Slot& slot = slots[i];
+    if (!slot.indirect) {
+      key.assign(reinterpret_cast<const char*>(&slot.key), 8);
+      value.assign(reinterpret_cast<const char*>(&slot.value),
+                   slot.tombstone ? 0 : 8);
+    } else if (!payload_->ReadEntry(slot.value, &key, &value)) {
+      continue;
+    }
+    if (key >= lower_bound) batch->Add(key, value, slot.tombstone);
+  }
+  lock.unlock();
+  return s;
 }
 
 namespace {
@@ -285,8 +317,12 @@ class UnsupportedIterator final : public Iterator {
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions&) {
   if (closed()) return std::make_unique<UnsupportedIterator>(ClosedError());
-  return std::make_unique<UnsupportedIterator>(
-      Status::NotSupported("ordered iteration needs a range-partitioned pool"));
+  if (!table_->hasher().range()) {
+    return std::make_unique<UnsupportedIterator>(Status::NotSupported(
+        "ordered iteration needs a range-partitioned pool (this one is "
+        "hash-partitioned)"));
+  }
+  return std::make_unique<RangeIterator>(static_cast<ScanSource*>(this));
 }
 
 Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {
@@ -397,7 +433,7 @@ Status DBImpl::Close() {
 }
 
 uint64_t DBImpl::DramEpochOf(const log::LogRecord& record) {
-  return table_->DramState(table_->DramIndex(RecordHash(record))).epoch;
+  return table_->DramState(table_->DramIndex(table_->HashOf(record.key, record.indirect))).epoch;
 }
 
 void DBImpl::WaitForAppends(unsigned log) {
@@ -417,7 +453,7 @@ uint64_t DBImpl::MinDramEpoch(unsigned log) {
 }
 
 Status DBImpl::MigrateIfUnmigrated(const log::LogRecord& record) {
-  const uint64_t d = table_->DramIndex(RecordHash(record));
+  const uint64_t d = table_->DramIndex(table_->HashOf(record.key, record.indirect));
   SpinLockRef lock = table_->DramLock(d);
   lock.lock();
   // Even an empty entry is migrated: that advances its epoch past the

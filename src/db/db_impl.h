@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "db/range_iterator.h"
 #include "log/recovery_log.h"
 #include "payload/payload_logs.h"
 #include "plush/db.h"
@@ -22,7 +23,8 @@ namespace plush {
 
 class DBImpl final : public DB,
                      private log::LogHost,
-                     private payload::PayloadHost {
+                     private payload::PayloadHost,
+                     private ScanSource {
  public:
   static Status Open(const Options& options, const std::string& path,
                      std::unique_ptr<DB>* db);
@@ -72,6 +74,12 @@ class DBImpl final : public DB,
                            uint64_t ref) override;
   Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
                   Relocation* result) override;
+
+  // ScanSource: a unit is a DRAM entry and its subtree.
+  uint64_t unit_count() const override { return table_->dram_entries(); }
+  uint64_t UnitOf(std::string_view key) const override;
+  Status ReadUnit(uint64_t unit, std::string_view lower_bound,
+                  ScanBatch* batch) override;
 
   const Options options_;
   std::unique_ptr<pool::Pool> pool_;

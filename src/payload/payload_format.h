@@ -23,9 +23,9 @@
 //                      | epoch_nibble << 28 (4 bits) | check << 32
 //     key bytes, value bytes, zero padding to a multiple of 8
 //
-//   check = low 32 bits of XXH3(value, seed = KeyHash(key) ^ epoch << 40 ^
-//           offset << 8 ^ lengths): with the key hash stored in the slot
-//           (or recomputed from the key), it tells a complete entry of the
+//   check = low 32 bits of XXH3(value, seed = table hash ^ epoch << 40 ^
+//           offset << 8 ^ lengths; util/key_hasher.h): with the table
+//           hash stored in the slot (or recomputed from the key), it tells a complete entry of the
 //           chunk's current epoch from a torn one or from older contents.
 //
 //   reference (a slot's value word): chunk id << 40 | epoch (low 21 bits)

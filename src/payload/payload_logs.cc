@@ -93,6 +93,7 @@ PayloadLogs::PayloadLogs(pool::Pool* pool, PayloadHost* host)
       media_(pool->media()),
       host_(host),
       chunk_size_(pool->params().payload_chunk_size),
+      hasher_(pool->params().key_hasher()),
       table_(pool, pool->params().payload_chunk_size) {}
 
 PayloadLogs::~PayloadLogs() = default;
@@ -222,14 +223,23 @@ table::RefMatch PayloadLogs::RefHasKey(uint64_t ref,
   return match ? table::RefMatch::kYes : table::RefMatch::kNo;
 }
 
-bool PayloadLogs::ReadKey(uint64_t ref, std::string* key) const {
+bool PayloadLogs::ReadEntry(uint64_t ref, std::string* key,
+                            std::string* value) const {
   const Ref r = Ref::Decode(ref);
   uint64_t chunk = 0;
   Entry e;
   if (!Locate(r, &chunk, &e)) return false;
   key->resize(e.key_len);
   LoadFromMedia(e.key, e.key_len, key->data());
+  if (value != nullptr) {
+    value->resize(e.value_len);
+    LoadFromMedia(e.value, e.value_len, value->data());
+  }
   return StillValid(chunk, r);
+}
+
+bool PayloadLogs::ReadKey(uint64_t ref, std::string* key) const {
+  return ReadEntry(ref, key, nullptr);
 }
 
 bool PayloadLogs::RefsHaveSameKey(uint64_t a, uint64_t b) const {
@@ -256,7 +266,7 @@ bool PayloadLogs::EntryIsIntact(uint64_t ref, uint64_t key_hash) const {
   const uint32_t epoch = ChunkState::Decode(StateOf(chunk)).epoch;
   const uint64_t header = EntryHeader(key_hash, key, value, epoch, r.offset);
   const uint64_t stored = LoadRelaxed(*media_.At<uint64_t>(chunk + r.offset));
-  return KeyHash(key) == key_hash && header == stored && StillValid(chunk, r);
+  return hasher_.Hash(key) == key_hash && header == stored && StillValid(chunk, r);
 }
 
 Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,
@@ -435,7 +445,7 @@ void PayloadLogs::ForEachEntry(const Chunk& chunk, Fn fn) const {
         offset + size <= chunk_size_) {
       const std::string_view key(base + offset + 8, e.key_len);
       const std::string_view value(base + offset + 8 + e.key_len, e.value_len);
-      const uint64_t key_hash = KeyHash(key);
+      const uint64_t key_hash = hasher_.Hash(key);
       if (EntryHeader(key_hash, key, value, chunk.epoch, offset) == header) {
         fn(offset, key, key_hash, size);
         offset += size;

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "payload/chunk_table.h"
+#include "util/key_hasher.h"
 #include "payload/payload_format.h"
 #include "plush/status.h"
 #include "pool/pool.h"
@@ -91,13 +92,17 @@ class PayloadLogs final : public table::PayloadResolver {
 
   // Writes an entry for (key, value) into the calling thread's log and
   // flushes it (no fence). *ref receives its reference; *ticket must live
-  // until the reference is published. `key_hash` = KeyHash(key).
+  // until the reference is published. `key_hash` = the table hash of `key`
+  // (KeyHasher::Hash).
   Status Append(std::string_view key, uint64_t key_hash, std::string_view value,
                 uint64_t* ref, Ticket* ticket);
 
   enum class Read { kMatch, kOtherKey, kDangling };
   // Copies the value of the entry `ref` into *value if its key is `key`.
   Read ReadValue(uint64_t ref, std::string_view key, std::string* value) const;
+  // Copies the key and (if `value` is not null) the value of the entry
+  // `ref`; false if `ref` is dangling.
+  bool ReadEntry(uint64_t ref, std::string* key, std::string* value) const;
   // True iff `ref` points to a complete entry of its chunk's current epoch
   // whose key hashes to `key_hash` (recovery: a log record is replayed only
   // if its entry passed; Verify).
@@ -187,6 +192,7 @@ class PayloadLogs final : public table::PayloadResolver {
   media::Media& media_;
   PayloadHost* const host_;
   const uint64_t chunk_size_;
+  const KeyHasher hasher_;  // the table's: entry checks are seeded with it
   ChunkTable table_;
   std::vector<std::unique_ptr<Log>> logs_;
   std::atomic<bool> closed_{false};

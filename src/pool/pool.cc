@@ -64,11 +64,6 @@ Status PoolParams::Validate() const {
       partitioning != Partitioning::kRange) {
     return bad("partitioning must be kHash or kRange");
   }
-  if (partitioning == Partitioning::kRange) {
-    return Status::NotSupported(
-        "range partitioning is not implemented yet (issue #7): create "
-        "hash-partitioned pools");
-  }
   if (dram_directory_bits > 24)
     return bad("dram_directory_bits must be at most 24");
   if (fanout_bits < 1 || fanout_bits > 4)

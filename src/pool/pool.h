@@ -21,6 +21,7 @@
 #include "plush/status.h"
 #include "pool/allocator.h"
 #include "pool/pool_format.h"
+#include "util/key_hasher.h"
 
 namespace plush::pool {
 
@@ -42,6 +43,10 @@ struct PoolParams {
   // InvalidArgument (from options) or Corruption (from a superblock) with a
   // message naming the bad field.
   Status Validate() const;
+  KeyHasher key_hasher() const {
+    return KeyHasher(partitioning == Partitioning::kRange,
+                     dram_directory_bits);
+  }
   uint64_t log_region_size() const {
     return uint64_t{log_count} * log_chunks_per_log * log_chunk_size;
   }

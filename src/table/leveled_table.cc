@@ -29,7 +29,8 @@ LeveledTable::LeveledTable(pool::Pool* pool)
     : pool_(pool),
       media_(pool->media()),
       fanout_(1u << pool->params().fanout_bits),
-      capacity_(kSlotsPerBucket << pool->params().fanout_bits) {}
+      capacity_(kSlotsPerBucket << pool->params().fanout_bits),
+      hasher_(pool->params().key_hasher()) {}
 
 namespace {
 
@@ -125,7 +126,7 @@ void LeveledTable::RebuildDramFilters(unsigned level) {
       const Bucket* bucket = BucketAt(l, i, e, b);
       if (bucket == nullptr) break;  // Verify() reports it
       const uint64_t key = bucket->keys[pos % kSlotsPerBucket];
-      const uint64_t hash = TestBit(e.indirect, pos) ? key : InlineKeyHash(key);
+      const uint64_t hash = HashOf(key, TestBit(e.indirect, pos));
       if (pos % kSlotsPerBucket == 0) FilterResetBucket(filter, b, fanout_);
       FilterAdd(filter, b, MakeProbe(hash, fanout_));
     }
@@ -449,7 +450,7 @@ Status LeveledTable::RecoverIntoDram(uint64_t dram_index, uint64_t hash,
       const unsigned pos = b * kSlotsPerBucket + i;
       const Slot old{bucket.keys[i], bucket.values[i],
                      TestBit(e.tombstone, pos), TestBit(e.indirect, pos)};
-      const uint64_t old_hash = old.indirect ? old.key : InlineKeyHash(old.key);
+      const uint64_t old_hash = HashOf(old.key, old.indirect);
       if (!SameKey(old, old_hash, slot, hash)) continue;
       bucket.keys[i] = slot.key;
       bucket.values[i] = slot.value;

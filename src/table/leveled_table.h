@@ -51,7 +51,7 @@
 #include "pool/pool.h"
 #include "table/filter.h"
 #include "table/table_format.h"
-#include "util/hash.h"
+#include "util/key_hasher.h"
 #include "util/sharded_counter.h"
 #include "util/spin_lock.h"
 
@@ -68,13 +68,11 @@ struct Slot {
 // What a lookup looks for.
 struct LookupKey {
   std::string_view bytes;  // the whole key
-  uint64_t hash = 0;       // KeyHash(bytes)
+  uint64_t hash = 0;       // the table's hasher().Hash(bytes)
   // Present iff the key is exactly 8 bytes: such keys may be stored inline.
   bool has_inline = false;
   uint64_t inline_key = 0;
 
-  static LookupKey For(std::string_view key) { return For(key, KeyHash(key)); }
-  // When the caller has KeyHash(key) already.
   static LookupKey For(std::string_view key, uint64_t hash);
 };
 
@@ -117,6 +115,14 @@ class LeveledTable {
   ~LeveledTable();
 
   void set_resolver(const PayloadResolver* resolver) { resolver_ = resolver; }
+
+  // The placement of keys (hash or range partitioning).
+  const KeyHasher& hasher() const { return hasher_; }
+  // The table hash of a slot's key: stored in indirect slots, computed
+  // from the key of inline ones.
+  uint64_t HashOf(uint64_t key_word, bool indirect) const {
+    return indirect ? key_word : hasher_.InlineHash(key_word);
+  }
 
   uint64_t dram_entries() const { return levels_[0].entry_count; }
   unsigned capacity() const { return capacity_; }
@@ -169,6 +175,16 @@ class LeveledTable {
   // Finds the newest version of `key`; on kValue/kTombstone fills *slot.
   // Never returns kRetry.
   Found Lookup(const LookupKey& key, Slot* slot) const;
+
+  // ---- Ordered scans (REQUIRE the DRAM entry's lock) -----------------------
+
+  // Appends every occupied slot of the DRAM entry and of its subtree on the
+  // PMem levels (all records whose hash selects the DRAM entry) to *slots,
+  // newest first: the DRAM entry, then level 1, 2, ...; within an entry the
+  // last slot first. (Across the entries of one level order does not
+  // matter: they hold different keys.) The lock keeps the subtree still.
+  // Corruption if a bucket reference is damaged.
+  Status CollectSubtree(uint64_t dram_index, std::vector<Slot>* slots) const;
 
   // ---- Recovery, inspection ------------------------------------------------
 
@@ -243,6 +259,7 @@ class LeveledTable {
   media::Media& media_;
   const unsigned fanout_;    // buckets per entry
   const unsigned capacity_;  // slots per entry
+  const KeyHasher hasher_;
   const PayloadResolver* resolver_ = nullptr;
 
   std::array<Level, pool::kMaxPmemLevels + 1> levels_;

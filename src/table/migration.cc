@@ -124,7 +124,7 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
         (resolver_ == nullptr || !resolver_->IsLive(slot.value))) {
       continue;  // dangling payload reference: its record was superseded
     }
-    const uint64_t hash = slot.indirect ? slot.key : InlineKeyHash(slot.key);
+    const uint64_t hash = HashOf(slot.key, slot.indirect);
     Target& t = targets[(hash >> src.index_bits) & (children - 1)];
     const bool shadowed =
         std::any_of(t.records.begin(), t.records.end(), [&](const auto& newer) {

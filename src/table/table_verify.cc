@@ -73,7 +73,7 @@ uint64_t LeveledTable::Verify(std::string* report) const {
                         ", which is damaged or holds another key");
             continue;
           }
-          const uint64_t hash = indirect ? key : InlineKeyHash(key);
+          const uint64_t hash = HashOf(key, indirect);
           // Placement: the record must live in the entry its hash selects.
           uint64_t expected = DramIndex(hash);
           for (unsigned k = 1; k <= l; ++k)

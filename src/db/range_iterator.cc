@@ -1,0 +1,80 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "db/range_iterator.h"
+
+#include <algorithm>
+
+#include "util/key_hasher.h"
+
+namespace plush {
+
+void ScanBatch::Clear() {
+  bytes_.clear();
+  records_.clear();
+}
+
+void ScanBatch::Add(std::string_view key, std::string_view value,
+                    bool tombstone) {
+  records_.push_back(
+      {KeyPrefix(key), bytes_.size(), key.size(), value.size(), tombstone});
+  bytes_.append(key);
+  bytes_.append(value);
+}
+
+void RangeIterator::Seek(std::string_view target) {
+  status_ = Status::OK();
+  LoadFrom(source_->UnitOf(target), target);
+}
+
+void RangeIterator::Next() {
+  if (!Valid()) return;
+  if (++position_ < live_.size()) return;
+  if (unit_ + 1 < source_->unit_count()) LoadFrom(unit_ + 1, {});
+}
+
+std::string_view RangeIterator::key() const {
+  return Valid() ? batch_.KeyOf(current()) : std::string_view();
+}
+
+std::string_view RangeIterator::value() const {
+  return Valid() ? batch_.ValueOf(current()) : std::string_view();
+}
+
+void RangeIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
+  // lower_bound may point into batch_: copy it before the batch is reused.
+  const std::string bound(lower_bound);
+  live_.clear();
+  position_ = 0;
+  for (unit_ = unit; unit_ < source_->unit_count(); ++unit_) {
+    batch_.Clear();
+    status_ = source_->ReadUnit(unit_, unit_ == unit ? bound : "", &batch_);
+    if (!status_.ok()) {
+      live_.clear();
+      return;
+    }
+    SelectLive();
+    if (!live_.empty()) return;
+  }
+}
+
+void RangeIterator::SelectLive() {
+  const std::vector<ScanBatch::Record>& records = batch_.records_;
+  order_.resize(records.size());
+  for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  // By key; among versions of one key, in batch order (newest first).
+  std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+    const ScanBatch::Record& ra = records[a];
+    const ScanBatch::Record& rb = records[b];
+    if (ra.order != rb.order) return ra.order < rb.order;
+    const int c = batch_.KeyOf(ra).compare(batch_.KeyOf(rb));
+    return c != 0 ? c < 0 : a < b;
+  });
+  for (size_t i = 0; i < order_.size(); ++i) {
+    const ScanBatch::Record& r = records[order_[i]];
+    const bool newest =
+        i == 0 || batch_.KeyOf(records[order_[i - 1]]) != batch_.KeyOf(r);
+    if (newest && !r.tombstone) live_.push_back(order_[i]);
+  }
+}
+
+}  // namespace plush

@@ -1,0 +1,103 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The ordered iterator of a range-partitioned pool (plush/iterator.h).
+//
+// Range partitioning (util/key_hasher.h) orders the DRAM entries by key
+// prefix: every key of DRAM entry u sorts before every key of entry u + 1.
+// A DRAM entry together with its subtree on the PMem levels (a "unit")
+// holds every version of its keys, unsorted. The iterator therefore works
+// unit by unit: it has the DB read a unit atomically (ScanSource), sorts
+// its records by key, keeps the newest version of each key and drops
+// tombstones, then walks the result; when it runs out, it reads the next
+// unit. This is the paper's "divide and conquer" (§6.6): only units that
+// can hold the requested keys are read, but a unit is read in full.
+
+#ifndef PLUSH_DB_RANGE_ITERATOR_H_
+#define PLUSH_DB_RANGE_ITERATOR_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "plush/iterator.h"
+
+namespace plush {
+
+// The records of one unit: every stored version, newest version of a key
+// before its older ones; keys and values live in one byte arena.
+class ScanBatch {
+ public:
+  void Clear();
+  void Add(std::string_view key, std::string_view value, bool tombstone);
+
+ private:
+  friend class RangeIterator;
+  struct Record {
+    uint64_t order;  // the key's first 8 bytes, big-endian: decides most
+                     // comparisons without touching the arena
+    size_t key_offset;
+    size_t key_size;
+    size_t value_size;  // the value follows the key in the arena
+    bool tombstone;
+  };
+  std::string_view KeyOf(const Record& r) const {
+    return std::string_view(bytes_).substr(r.key_offset, r.key_size);
+  }
+  std::string_view ValueOf(const Record& r) const {
+    return std::string_view(bytes_).substr(r.key_offset + r.key_size,
+                                           r.value_size);
+  }
+
+  std::string bytes_;
+  std::vector<Record> records_;
+};
+
+// What the iterator needs from the DB.
+class ScanSource {
+ public:
+  virtual ~ScanSource() = default;
+  // Units partition the key space in order: units 0 .. unit_count() - 1.
+  virtual uint64_t unit_count() const = 0;
+  virtual uint64_t UnitOf(std::string_view key) const = 0;
+  // Adds to *batch every version (tombstones included) of the keys of
+  // `unit` that are >= `lower_bound`, as of one moment.
+  virtual Status ReadUnit(uint64_t unit, std::string_view lower_bound,
+                          ScanBatch* batch) = 0;
+};
+
+class RangeIterator final : public Iterator {
+ public:
+  explicit RangeIterator(ScanSource* source) : source_(source) {}
+
+  bool Valid() const override { return position_ < live_.size(); }
+  void Seek(std::string_view target) override;
+  void SeekToFirst() override { Seek({}); }
+  void Next() override;
+  std::string_view key() const override;
+  std::string_view value() const override;
+  Status status() const override { return status_; }
+
+ private:
+  // Positions at the first live key >= lower_bound in units unit, unit + 1,
+  // ... (invalid if there is none, or on error).
+  void LoadFrom(uint64_t unit, std::string_view lower_bound);
+  // Sorts the batch and keeps, in live_, the newest version of each key
+  // unless it is a tombstone.
+  void SelectLive();
+  const ScanBatch::Record& current() const {
+    return batch_.records_[live_[position_]];
+  }
+
+  ScanSource* const source_;
+  Status status_;
+  ScanBatch batch_;
+  std::vector<uint32_t> order_;  // batch records by key, newest first
+  std::vector<uint32_t> live_;   // the records the iterator yields
+  size_t position_ = 0;          // in live_; == live_.size(): not valid
+  uint64_t unit_ = 0;            // the unit batch_ holds
+};
+
+}  // namespace plush
+
+#endif  // PLUSH_DB_RANGE_ITERATOR_H_
