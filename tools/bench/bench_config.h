@@ -27,6 +27,9 @@ struct BenchConfig {
   uint64_t operations = 1'000'000;
   double seconds = 0;
   unsigned threads = 1;
+  // > 0: after the run phase, checkpoint with this many threads and time
+  // it (Engine::Checkpoint).
+  unsigned checkpoint_threads = 0;
 
   OpMix mix;  // insert-only unless told otherwise
   size_t scan_size = 100;

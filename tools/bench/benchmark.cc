@@ -52,6 +52,9 @@ RunResult RunBenchmark(const BenchConfig& config) {
   if (!control.stopped() && (config.operations > 0 || config.seconds > 0)) {
     run = RunPhase(context);
   }
+  if (!control.stopped() && config.checkpoint_threads > 0) {
+    result.checkpoint_seconds = CheckpointPhase(context);
+  }
   result.operations = run.operations;
   result.seconds = run.seconds;
   result.latency = std::move(run.latency);

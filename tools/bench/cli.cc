@@ -77,6 +77,9 @@ std::string Finish(const std::string& key_size, const std::string& value_size,
     if (c->engine.plush_unlogged) {
       return "--recovery measures log replay: no --unlogged";
     }
+    if (c->checkpoint_threads > 0) {
+      return "--recovery measures log replay: no --checkpoint-threads";
+    }
   }
 
   if (!seed_given) c->seed = std::random_device()();
@@ -129,6 +132,10 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
         ->group("Operation mix")
         ->check(CLI::Range(0.0, 1.0));
   }
+  app.add_option("--checkpoint-threads", c.checkpoint_threads,
+                 "After the run, checkpoint with this many threads and time "
+                 "it (plush: DRAM level to PMem; rocksdb: memtable flush)")
+      ->check(CLI::Range(1u, 1024u));
   app.add_option("--scan-size", c.scan_size, "Records read by each scan")
       ->group("Operation mix")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));

@@ -93,6 +93,10 @@ class DramEngine final : public Engine {
     return Status::NotSupported("the dram engine is a hash map: no scans");
   }
 
+  Status Checkpoint(unsigned) override {
+    return Status::NotSupported("the dram engine is not persistent");
+  }
+
   Status GetStats(EngineStats* stats) override {
     // No own DRAM account: the driver reports the process's RSS growth.
     stats->backend = "dram";

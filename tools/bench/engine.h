@@ -58,6 +58,10 @@ class Engine {
   // keeps no order.
   virtual Status Scan(std::string_view start, size_t count,
                       size_t* scanned) = 0;
+  // Makes every write issued so far durable, the bulk-load way: plush's
+  // Checkpoint(threads) (the DRAM level to PMem), RocksDB's memtable flush.
+  // NotSupported if the engine is not persistent.
+  virtual Status Checkpoint(unsigned threads) = 0;
   virtual Status GetStats(EngineStats* stats) = 0;
   virtual Status Close() = 0;
 };

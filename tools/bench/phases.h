@@ -45,6 +45,10 @@ struct RunPhaseResult {
 // ratios of config.mix.
 RunPhaseResult RunPhase(const PhaseContext& context);
 
+// Engine::Checkpoint(config.checkpoint_threads). Returns the seconds it
+// took.
+double CheckpointPhase(const PhaseContext& context);
+
 // Reads back every loaded record (but those the run deleted) and every
 // record it inserted, and checks their values. Returns how many it read.
 uint64_t VerifyPhase(const PhaseContext& context,

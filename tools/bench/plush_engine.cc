@@ -36,6 +36,10 @@ class PlushEngine final : public Engine {
     return it->status();
   }
 
+  Status Checkpoint(unsigned threads) override {
+    return db_->Checkpoint(threads);
+  }
+
   Status GetStats(EngineStats* stats) override {
     Stats s;
     Status status = db_->GetStats(&s);

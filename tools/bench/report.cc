@@ -108,6 +108,8 @@ std::string ToJson(const BenchConfig& config, const RunResult& result) {
       .Double("engine_recovery_seconds", result.engine_recovery_seconds)
       .Unsigned("recovered_log_entries", result.recovered_log_entries)
       .Unsigned("verified_records", result.verified_records)
+      .Unsigned("checkpoint_threads", config.checkpoint_threads)
+      .Double("checkpoint_seconds", result.checkpoint_seconds)
       .Bool("emulate_pmem", config.engine.plush_options.emulate_pmem_costs)
       .Bool("unlogged", config.engine.plush_unlogged)
       .Bool("model_write_amp",
@@ -164,6 +166,10 @@ void PrintTable(const BenchConfig& config, const RunResult& result,
               ? Printf("media write amplification %.2f\n",
                        result.media_write_amp)
               : std::string("media write amplification not modeled\n"));
+  if (config.checkpoint_threads > 0) {
+    out << Printf("  checkpoint %.3f s with %u thread(s)\n",
+                  result.checkpoint_seconds, config.checkpoint_threads);
+  }
   if (config.verify) {
     out << "  check     " << result.verified_records << " records read back\n";
   }

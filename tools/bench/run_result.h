@@ -25,6 +25,7 @@ struct RunResult {
   uint64_t operations = 0;
   double seconds = 0;
   Histogram latency;
+  double checkpoint_seconds = 0;  // 0 unless BenchConfig::checkpoint_threads
 
   // Memory and persistence, measured after the run phase.
   uint64_t dram_bytes = 0;

@@ -32,7 +32,8 @@ SCHEMA = {
     "update_ratio": float, "delete_ratio": float, "scan_ratio": float,
     "scan_size": int, "recovery_seconds": float,
     "engine_recovery_seconds": float, "recovered_log_entries": int,
-    "verified_records": int, "emulate_pmem": bool, "unlogged": bool,
+    "verified_records": int, "checkpoint_threads": int,
+    "checkpoint_seconds": float, "emulate_pmem": bool, "unlogged": bool,
     "model_write_amp": bool, "pool_path": str,
 }
 
@@ -137,17 +138,13 @@ class CliTest(unittest.TestCase):
             self.assertEqual(result["distribution"], distribution)
             self.assertGreater(result["skew"], 0)
 
-    def test_variable_sizes_succeed_or_are_unsupported(self):
+    def test_variable_sizes(self):
         code, result = run("-n", "1000", "-p", "1000", "--key-size",
                            "normal:16,3.2", "--value-size", "normal:200,40")
         self.check_schema(result)
         self.assertEqual(result["key_size"], 16)
         self.assertEqual(result["value_size_stddev"], 40)
-        if ENGINE == "plush" and code == EXIT_UNSUPPORTED:
-            self.assertEqual(result["status"], "unsupported")
-            self.assertIn("NotSupported", result["error"])
-        else:
-            self.assert_ok(code, result)
+        self.assert_ok(code, result)
 
     def test_scans(self):
         code, result = run("-n", "1000", "-p", "200", "--scan", "1",
@@ -158,6 +155,20 @@ class CliTest(unittest.TestCase):
             # Hash-partitioned plush pools and the DRAM hash map keep no order.
             self.assertEqual(code, EXIT_UNSUPPORTED, result)
             self.assertEqual(result["status"], "unsupported")
+        if ENGINE == "plush":
+            code, result = run("-n", "1000", "-p", "200", "--scan", "1",
+                               "--scan-size", "10", "--partitioning", "range")
+            self.assert_ok(code, result)
+
+    def test_checkpoint(self):
+        code, result = run("-n", "2000", "-p", "2000", "--unlogged",
+                           "--checkpoint-threads", "2")
+        if ENGINE == "dram":
+            self.assertEqual(code, EXIT_UNSUPPORTED, result)
+            return
+        self.assert_ok(code, result)
+        self.assertEqual(result["checkpoint_threads"], 2)
+        self.assertGreater(result["checkpoint_seconds"], 0)
 
     def test_recovery(self):
         code, result = run("--recovery", "-n", "20000", "--kill-after", "0.05")
