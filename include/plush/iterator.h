@@ -7,10 +7,13 @@
 // On a hash-partitioned pool an iterator is never Valid() and its status()
 // is NotSupported.
 //
-// Isolation: each positioning call (Seek/SeekToFirst) and each refill of the
-// iterator's internal batch reads a consistent copy of the directory entries
-// it covers; writes that complete before the call are visible, writes that
-// race with it may or may not be. See docs/api.md.
+// Isolation: the key space is cut into ordered units (the keys of one DRAM
+// directory entry). The iterator reads a unit atomically, holding the
+// unit's writer lock while it copies it: within a unit it returns the state
+// of one moment. Seek/SeekToFirst read their unit when called, Next reads
+// the next unit when the current one is used up, so later units may show
+// later writes; keys always come in strictly ascending order, each once.
+// See docs/api.md.
 //
 // Thread safety: an Iterator must not be used by two threads at once;
 // different iterators may be used concurrently with each other and with

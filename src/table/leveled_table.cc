@@ -188,7 +188,18 @@ Status LeveledTable::EnsureLevel(unsigned level) {
   d.directory_bytes = l.entry_count * sizeof(DirectoryEntry);
   Status s =
       pool_->allocator().Allocate(d.directory_bytes, 4096, &d.directory_offset);
-  if (!s.ok()) return s.WithContext("creating level " + std::to_string(level));
+  if (!s.ok()) {
+    // Skewed keys exhaust a range pool long before it is full: say so.
+    const std::string skew_hint =
+        hasher_.range()
+            ? " (range-partitioned pool: keys that share their leading "
+              "bytes crowd into few DRAM entries, whose subtrees need new "
+              "levels early; see docs/operations.md, \"Range partitioning\")"
+            : "";
+    return s.WithContext("creating level " + std::to_string(level) +
+                         " of " + std::to_string(d.directory_bytes >> 20) +
+                         " MiB" + skew_hint);
+  }
   if (level <= pool_->params().preallocated_levels) {
     d.bucket_area_bytes = l.entry_count * fanout_ * sizeof(Bucket);
     s = pool_->allocator().Allocate(d.bucket_area_bytes, 4096,
