@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "util/hash.h"
+#include "util/key_hasher.h"
 
 namespace plush {
 namespace {
@@ -277,6 +277,12 @@ Status DBImpl::ReadUnit(uint64_t unit, std::string_view lower_bound,
   thread_local std::string key;
   thread_local std::string value;
   slots.clear();
+  // Most keys are told from the bound by their first 8 bytes alone.
+  const uint64_t bound_prefix = KeyPrefix(lower_bound);
+  auto at_or_above_bound = [&](std::string_view k) {
+    const uint64_t prefix = KeyPrefix(k);
+    return prefix != bound_prefix ? prefix > bound_prefix : k >= lower_bound;
+  };
   SpinLockRef lock = table_->DramLock(unit);
   lock.lock();
   Status s = closed() ? ClosedError() : table_->CollectSubtree(unit, &slots);
@@ -289,7 +295,7 @@ Status DBImpl::ReadUnit(uint64_t unit, std::string_view lower_bound,
     } else if (!payload_->ReadEntry(slot.value, &key, &value)) {
       continue;
     }
-    if (key >= lower_bound) batch->Add(key, value, slot.tombstone);
+    if (at_or_above_bound(key)) batch->Add(key, value, slot.tombstone);
   }
   lock.unlock();
   return s;

@@ -60,20 +60,24 @@ void RangeIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
 void RangeIterator::SelectLive() {
   const std::vector<ScanBatch::Record>& records = batch_.records_;
   order_.resize(records.size());
-  for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
-  // By key; among versions of one key, in batch order (newest first).
-  std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
-    const ScanBatch::Record& ra = records[a];
-    const ScanBatch::Record& rb = records[b];
-    if (ra.order != rb.order) return ra.order < rb.order;
-    const int c = batch_.KeyOf(ra).compare(batch_.KeyOf(rb));
-    return c != 0 ? c < 0 : a < b;
-  });
+  for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = {records[i].order, i};
+  auto same_key = [&](const SortKey& a, const SortKey& b) {
+    return a.prefix == b.prefix && batch_.KeyOf(records[a.record]) ==
+                                       batch_.KeyOf(records[b.record]);
+  };
+  // By key (the prefix decides almost always); among versions of one key,
+  // in batch order (newest first).
+  std::sort(order_.begin(), order_.end(),
+            [&](const SortKey& a, const SortKey& b) {
+              if (a.prefix != b.prefix) return a.prefix < b.prefix;
+              const int c = batch_.KeyOf(records[a.record])
+                                .compare(batch_.KeyOf(records[b.record]));
+              return c != 0 ? c < 0 : a.record < b.record;
+            });
   for (size_t i = 0; i < order_.size(); ++i) {
-    const ScanBatch::Record& r = records[order_[i]];
-    const bool newest =
-        i == 0 || batch_.KeyOf(records[order_[i - 1]]) != batch_.KeyOf(r);
-    if (newest && !r.tombstone) live_.push_back(order_[i]);
+    const bool newest = i == 0 || !same_key(order_[i - 1], order_[i]);
+    if (newest && !records[order_[i].record].tombstone)
+      live_.push_back(order_[i].record);
   }
 }
 

@@ -92,7 +92,11 @@ class RangeIterator final : public Iterator {
   ScanSource* const source_;
   Status status_;
   ScanBatch batch_;
-  std::vector<uint32_t> order_;  // batch records by key, newest first
+  struct SortKey {
+    uint64_t prefix;  // the record's `order`, copied: sorting stays local
+    uint32_t record;
+  };
+  std::vector<SortKey> order_;   // batch records by key, newest first
   std::vector<uint32_t> live_;   // the records the iterator yields
   size_t position_ = 0;          // in live_; == live_.size(): not valid
   uint64_t unit_ = 0;            // the unit batch_ holds
