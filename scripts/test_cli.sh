@@ -76,6 +76,9 @@ expect 0 "$plush" create "$hash" --small --backend file
 expect 2 "$plush" create "$hash" --small # exists already
 expect_err InvalidArgument
 expect 0 "$plush" create "$range" --small --range --size 8MiB
+# /tmp is no DAX file system: a pmem pool is refused and leaves no file.
+expect 7 "$plush" create --backend pmem "$tmp/notdax.pool"
+[[ ! -e $tmp/notdax.pool ]] && ok || fail "a refused create left a file"
 expect 2 "$plush" create "$tmp/bad.pool" --backend tape
 expect 2 "$plush" info "$tmp/missing.pool"
 expect 0 "$plush" info "$hash"

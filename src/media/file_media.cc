@@ -253,17 +253,22 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
     }
     return ErrnoStatus("cannot lock pool file '" + path + "'", err);
   }
+  // A pool this call created is removed again if it cannot be used: a
+  // refused create must leave nothing behind.
+  auto fail = [&](Status s) {
+    close(fd);
+    if (options.create) unlink(path.c_str());
+    return s;
+  };
   uint64_t file_size = 0;
   if (options.create) {
     const int err =
         posix_fallocate(fd, 0, static_cast<off_t>(options.create_size));
     if (err != 0) {
-      close(fd);
-      unlink(path.c_str());
-      return ErrnoStatus("cannot allocate " +
-                             std::to_string(options.create_size) +
-                             " bytes for pool '" + path + "'",
-                         err);
+      return fail(ErrnoStatus("cannot allocate " +
+                                  std::to_string(options.create_size) +
+                                  " bytes for pool '" + path + "'",
+                              err));
     }
     file_size = options.create_size;
   } else {
@@ -289,20 +294,18 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
   const bool is_pmem =
       want_pmem && ProbePmem(fd, file_size, &granularity, &flush, &drain);
   if (options.backend == Backend::kPmem && !is_pmem) {
-    close(fd);
-    return Status::NotSupported(
+    return fail(Status::NotSupported(
         "'" + path +
         "' cannot be mapped as persistent memory "
-        "(no MAP_SYNC: not on a DAX file system or devdax)");
+        "(no MAP_SYNC: not on a DAX file system or devdax)"));
   }
   if (static_cast<int>(granularity) >
       static_cast<int>(options.required_granularity)) {
-    close(fd);
-    return Status::NotSupported(
+    return fail(Status::NotSupported(
         std::string(
             "required store granularity not available: the media of '") +
         path + "' only offers " + (is_pmem ? "cache-line" : "page") +
-        " granularity");
+        " granularity"));
   }
 
   FlushMode mode = FlushMode::kNone;

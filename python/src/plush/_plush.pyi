@@ -85,6 +85,7 @@ def open(
     fanout_bits: int = ...,
     first_level_fanout_bits: int = ...,
     preallocated_levels: int = ...,
+    dram_filter_levels: int = ...,
     log_count: int = ...,
     log_chunk_size: int = ...,
     log_chunks_per_log: int = ...,
