@@ -165,30 +165,39 @@ uint64_t CrashExplorer::CountPersistPoints(Stats* stats) {
   return points;
 }
 
-namespace {
+Options TinyCrashPool() {
+  Options o = Options::SmallProfile();
+  o.log_count = 1;
+  o.log_chunks_per_log = 2;
+  return o;
+}
 
-// The state of one key: absent, or holding a value.
-struct KeyState {
-  bool present = false;
-  std::string value;
-  bool operator==(const KeyState&) const = default;
-  std::string ToString() const {
-    if (!present) return "absent";
-    if (value.size() == 8) return std::to_string(FromWord(value));
-    std::string s = std::to_string(value.size()) + " bytes";
-    if (value.size() > 8)
-      s += " starting with " + std::to_string(FromWord(value));
-    return s;
-  }
-};
+Options TinyVarlenCrashPool() {
+  Options o = TinyCrashPool();
+  o.payload_log_count = 1;
+  o.payload_chunk_size = SmallestPayloadChunkSize(o);
+  return o;
+}
+
+uint32_t MaxVarlenValue(const Options& o) {
+  const uint32_t room = o.payload_chunk_size - 64 - 8 - kMaxKeySize;
+  return std::min<uint32_t>({16u << 10, room / 2, kMaxValueSize});
+}
+
+std::string KeyState::ToString() const {
+  if (!present) return "absent";
+  if (value.size() == 8) return std::to_string(FromWord(value));
+  std::string s = std::to_string(value.size()) + " bytes";
+  if (value.size() > 8)
+    s += " starting with " + std::to_string(FromWord(value));
+  return s;
+}
 
 KeyState After(const Op& op) {
   if (op.kind != Op::Kind::kPut) return {};
   return {true, ValueBytes(op.value, op.value_size)};
 }
 
-// A printable name for a key: its id for 8-byte keys, else its size and
-// first word.
 std::string KeyName(const std::string& key) {
   if (key.size() == 8) return std::to_string(FromWord(key));
   std::string name = "(";  // appended: GCC 12 warns on "(" + string&&
@@ -198,8 +207,6 @@ std::string KeyName(const std::string& key) {
   name += ")";
   return name;
 }
-
-}  // namespace
 
 std::string CrashExplorer::Check(DB* db, size_t acked,
                                  const Op* in_flight) const {
@@ -298,18 +305,14 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
 
   // Crash again in the middle of recovering from the same image.
   if (recovery_points > 0) {
-    device->Restore(image);
-    device->ArmCrash(1 + seed % recovery_points);
-    s = DB::Open(options_, device_, &db);
-    db.reset();
-    if (device->crashed()) {
-      device->Restore(device->CrashImage(seed + 1));
+    s = CrashDuringRecovery(options_, device_, image, recovery_points, seed,
+                            &db);
+    if (!s.ok()) {
+      fail("recovery after a crash during recovery failed: " + s.ToString());
+      return true;
+    }
+    if (db != nullptr) {
       ++stats->recovery_crash_states;
-      s = DB::Open(options_, device_, &db);
-      if (!s.ok()) {
-        fail("recovery after a crash during recovery failed: " + s.ToString());
-        return true;
-      }
       if (std::string e = Check(db.get(), acked, in_flight); !e.empty()) {
         fail("after a crash during recovery: " + e);
         return true;
@@ -318,6 +321,20 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
     }
   }
   return true;
+}
+
+Status CrashDuringRecovery(const Options& options, const std::string& device,
+                           const std::vector<uint64_t>& image,
+                           uint64_t recovery_points, uint64_t seed,
+                           std::unique_ptr<DB>* db) {
+  auto sim = media::SimMedia::Find(device);
+  sim->Restore(image);
+  sim->ArmCrash(1 + seed % recovery_points);
+  (void)DB::Open(options, device, db);  // crashes (or finishes) somewhere
+  db->reset();
+  if (!sim->crashed()) return Status::OK();
+  sim->Restore(sim->CrashImage(seed + 1));
+  return DB::Open(options, device, db);
 }
 
 ExplorerStats CrashExplorer::Exhaustive() {

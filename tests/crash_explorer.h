@@ -27,6 +27,7 @@
 #define PLUSH_TESTS_CRASH_EXPLORER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,41 @@ uint32_t SmallestPayloadChunkSize(Options options);
 std::vector<Op> RandomVarlenWorkload(uint64_t n, uint64_t key_space,
                                      uint64_t seed, uint32_t max_value = 4096,
                                      bool checkpoints = true);
+
+// Pools for crash tests. TinyCrashPool: a tiny table (4 DRAM entries of 32
+// slots, fanout 2) and one recovery log of two 4 KiB chunks, so that a few
+// hundred operations cross migrations into several levels, recursive
+// migrations and recycled log chunks. TinyVarlenCrashPool: the same with
+// one payload log of the smallest chunks, so that payload GC runs.
+Options TinyCrashPool();
+Options TinyVarlenCrashPool();
+// The largest value for varlen workloads on pool `o`: large enough to fill
+// its payload chunks in a few dozen puts, small enough that a 1024-byte key
+// with it fits a chunk.
+uint32_t MaxVarlenValue(const Options& o);
+
+// The state of one key in an oracle: absent, or holding a value.
+struct KeyState {
+  bool present = false;
+  std::string value;
+  bool operator==(const KeyState&) const = default;
+  std::string ToString() const;
+};
+// The state `op` leaves its key in (absent after a delete).
+KeyState After(const Op& op);
+// A printable name for a key: its id for 8-byte keys, else its size and
+// first word.
+std::string KeyName(const std::string& key);
+
+// Restores `image` on the sim device `device`, crashes the recovery that
+// opening it starts at one of its first `recovery_points` persist points
+// (chosen by `seed`), then recovers again from that post-crash image into
+// *db. If the recovery ended before the crash point, returns OK with *db
+// empty.
+Status CrashDuringRecovery(const Options& options, const std::string& device,
+                           const std::vector<uint64_t>& image,
+                           uint64_t recovery_points, uint64_t seed,
+                           std::unique_ptr<DB>* db);
 
 struct ExplorerStats {
   uint64_t crash_states = 0;  // post-crash images recovered and checked

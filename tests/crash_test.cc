@@ -20,18 +20,8 @@ void Report(const char* name, const ExplorerStats& s) {
       static_cast<unsigned long long>(s.failures));
 }
 
-// A tiny table (4 DRAM entries of 32 slots, fanout 2) and one recovery log of
-// two 4 KiB chunks: 400 operations cross migrations into several levels,
-// recursive migrations and recycled log chunks.
-Options TinyPool() {
-  Options o = Options::SmallProfile();
-  o.log_count = 1;
-  o.log_chunks_per_log = 2;
-  return o;
-}
-
 TEST(CrashTest, EveryPersistPointOfASmallWorkload) {
-  CrashExplorer explorer(TinyPool(),
+  CrashExplorer explorer(TinyCrashPool(),
                          RandomWorkload(Soak() ? 1500 : 400, 60, 1));
   const ExplorerStats stats = explorer.Exhaustive();
   Report("exhaustive", stats);
@@ -42,7 +32,7 @@ TEST(CrashTest, EveryPersistPointOfASmallWorkload) {
 }
 
 TEST(CrashTest, SampledPersistPointsOfALargerWorkload) {
-  Options o = TinyPool();
+  Options o = TinyCrashPool();
   o.dram_directory_bits = 3;
   o.log_count = 2;
   CrashExplorer explorer(o, RandomWorkload(Soak() ? 20000 : 5000, 2000, 2));
@@ -55,7 +45,7 @@ TEST(CrashTest, SampledPersistPointsOfALargerWorkload) {
 // With level 1's filters in DRAM, a crash leaves no filter on PMem to
 // trust: recovery rebuilds it from the records.
 TEST(CrashTest, SampledPersistPointsWithFiltersInDram) {
-  Options o = TinyPool();
+  Options o = TinyCrashPool();
   o.dram_filter_levels = 1;
   CrashExplorer explorer(o, RandomWorkload(Soak() ? 5000 : 1500, 300, 5));
   const ExplorerStats stats = explorer.Sampled(Soak() ? 1000 : 40, 6);
@@ -68,7 +58,7 @@ TEST(CrashTest, SampledPersistPointsWithFiltersInDram) {
 // operation in flight at the crash as acknowledged, crashes that hit before
 // that operation's log entry is durable must be reported.
 TEST(CrashTest, ExplorerDetectsALostWrite) {
-  CrashExplorer explorer(TinyPool(), RandomWorkload(100, 20, 4));
+  CrashExplorer explorer(TinyCrashPool(), RandomWorkload(100, 20, 4));
   explorer.set_claim_in_flight_acked(true);
   const ExplorerStats stats = explorer.Exhaustive();
   Report("deliberately wrong oracle", stats);

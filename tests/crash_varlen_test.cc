@@ -36,34 +36,13 @@ void Report(const char* name, const ExplorerStats& s, const Stats& run) {
       static_cast<unsigned long long>(run.payload_gc_moved));
 }
 
-// The crash test's tiny table (4 DRAM entries, fanout 2, one recovery log
-// of two 4 KiB chunks) with one payload log of the smallest chunks the
-// engine accepts, so that a few hundred operations on a few dozen keys
-// fill several chunks and garbage-collect.
-Options TinyVarlenPool() {
-  Options o = Options::SmallProfile();
-  o.log_count = 1;
-  o.log_chunks_per_log = 2;
-  o.payload_log_count = 1;
-  o.payload_chunk_size = SmallestPayloadChunkSize(o);
-  return o;
-}
-
-// The largest value of the workloads on pool `o`: large enough to fill its
-// chunks in a few dozen puts, small enough that a 1024-byte key with it
-// fits a chunk.
-uint32_t MaxValue(const Options& o) {
-  const uint32_t room = o.payload_chunk_size - 64 - 8 - kMaxKeySize;
-  return std::min<uint32_t>({16u << 10, room / 2, kMaxValueSize});
-}
-
 TEST(CrashVarlenTest, EveryPersistPointOfASmallWorkload) {
-  const Options o = TinyVarlenPool();
+  const Options o = TinyVarlenCrashPool();
   ASSERT_GT(o.payload_chunk_size, 0u);
   CrashExplorer explorer(
       // Values up to 3x the usual: 300 puts must fill enough chunks to
       // compact some (a log compacts once it has 4 sealed chunks).
-      o, RandomVarlenWorkload(Soak() ? 1200 : 300, 24, 11, 3 * MaxValue(o)));
+      o, RandomVarlenWorkload(Soak() ? 1200 : 300, 24, 11, 3 * MaxVarlenValue(o)));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u)
       << "the crash-free run of the workload failed";
@@ -112,7 +91,7 @@ std::vector<Op> GcHeavyWorkload(const Options& o, uint64_t hot_puts) {
 }
 
 TEST(CrashVarlenTest, EveryPersistPointOfACompactionHeavyWorkload) {
-  const Options o = TinyVarlenPool();
+  const Options o = TinyVarlenCrashPool();
   ASSERT_GT(o.payload_chunk_size, 0u);
   CrashExplorer explorer(o, GcHeavyWorkload(o, Soak() ? 600 : 150));
   Stats run;
@@ -127,12 +106,12 @@ TEST(CrashVarlenTest, EveryPersistPointOfACompactionHeavyWorkload) {
 }
 
 TEST(CrashVarlenTest, SampledPersistPointsOfALargerWorkload) {
-  Options o = TinyVarlenPool();
+  Options o = TinyVarlenCrashPool();
   o.dram_directory_bits = 3;
   o.log_count = 2;
   o.payload_log_count = 2;
   CrashExplorer explorer(
-      o, RandomVarlenWorkload(Soak() ? 20000 : 4000, 300, 12, MaxValue(o)));
+      o, RandomVarlenWorkload(Soak() ? 20000 : 4000, 300, 12, MaxVarlenValue(o)));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u);
   const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 120, 13);
@@ -158,10 +137,10 @@ TEST(CrashVarlenTest, SampledPersistPointsWithTheSmallProfile) {
 // With level 1's filters in DRAM: recovery rebuilds them, reading the keys
 // of payload records through their references.
 TEST(CrashVarlenTest, SampledPersistPointsWithFiltersInDram) {
-  Options o = TinyVarlenPool();
+  Options o = TinyVarlenCrashPool();
   o.dram_filter_levels = 1;
   CrashExplorer explorer(
-      o, RandomVarlenWorkload(Soak() ? 5000 : 1500, 40, 16, MaxValue(o)));
+      o, RandomVarlenWorkload(Soak() ? 5000 : 1500, 40, 16, MaxVarlenValue(o)));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u);
   const ExplorerStats stats = explorer.Sampled(Soak() ? 1000 : 40, 17);
@@ -174,8 +153,8 @@ TEST(CrashVarlenTest, SampledPersistPointsWithFiltersInDram) {
 // wrongly counted as acknowledged, crashes before its log entry is durable
 // must be reported.
 TEST(CrashVarlenTest, ExplorerDetectsALostWrite) {
-  const Options o = TinyVarlenPool();
-  CrashExplorer explorer(o, RandomVarlenWorkload(80, 12, 18, MaxValue(o),
+  const Options o = TinyVarlenCrashPool();
+  CrashExplorer explorer(o, RandomVarlenWorkload(80, 12, 18, MaxVarlenValue(o),
                                                  /*checkpoints=*/false));
   explorer.set_claim_in_flight_acked(true);
   const ExplorerStats stats = explorer.Exhaustive();

@@ -12,13 +12,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "media/sim_media.h"
 #include "plush/db.h"
 
 #define ASSERT_OK(expr)                                     \
@@ -43,6 +48,42 @@ inline uint64_t FromWord(const std::string& s) {
   uint64_t v = 0;
   std::memcpy(&v, s.data(), std::min<size_t>(8, s.size()));
   return v;
+}
+
+// A key for failure messages: its size and its first 16 bytes in hex.
+inline std::string DescribeKey(std::string_view key) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string d = std::to_string(key.size()) + "-byte key ";
+  for (size_t i = 0; i < std::min<size_t>(key.size(), 16); ++i) {
+    d += kHex[static_cast<unsigned char>(key[i]) >> 4];
+    d += kHex[static_cast<unsigned char>(key[i]) & 15];
+  }
+  if (key.size() > 16) d += "...";
+  if (key.empty()) d += "(empty)";
+  return d;
+}
+
+// Get of every key of `keys` agrees with `model`: the model's value, or
+// NotFound for a key the model lacks.
+inline void ExpectGetsMatch(DB* db,
+                            const std::map<std::string, std::string>& model,
+                            const std::vector<std::string>& keys,
+                            const std::string& when) {
+  std::string value;
+  for (const std::string& key : keys) {
+    const Status s = db->Get({}, key, &value);
+    auto it = model.find(key);
+    if (it == model.end()) {
+      ASSERT_TRUE(s.IsNotFound())
+          << when << ": " << DescribeKey(key) << ": " << s.ToString();
+    } else {
+      ASSERT_TRUE(s.ok()) << when << ": " << DescribeKey(key) << ": "
+                          << s.ToString();
+      ASSERT_TRUE(value == it->second)
+          << when << ": " << DescribeKey(key) << ": got " << value.size()
+          << " bytes, expected " << it->second.size();
+    }
+  }
 }
 
 // Verify() is clean; prints its report otherwise.
@@ -71,6 +112,20 @@ class ScratchPool {
 
  private:
   std::string path_;
+};
+
+// Where a test's pool lives: a file, or a simulated device named after it
+// (removed when the object dies).
+struct Pool {
+  Pool(const std::string& name, Backend kind) : file(name), backend(kind) {
+    path = backend == Backend::kSim ? "sim:" + file.path() : file.path();
+  }
+  ~Pool() {
+    if (backend == Backend::kSim) media::SimMedia::Remove(path);
+  }
+  ScratchPool file;
+  Backend backend;
+  std::string path;
 };
 
 // Forks; in the child, arranges for it to be killed if the test process

@@ -33,7 +33,10 @@
 namespace plush {
 namespace {
 
+using test::DescribeKey;
+using test::ExpectGetsMatch;
 using test::ExpectVerified;
+using test::Pool;
 using test::FromWord;
 using test::ScratchPool;
 using test::Word;
@@ -47,27 +50,6 @@ std::string RandomBytes(std::mt19937_64& rng, size_t n) {
   }
   return s;
 }
-
-// A readable name for a key in failure messages.
-std::string Describe(const std::string& key) {
-  std::string d = std::to_string(key.size());
-  d += "-byte key, first word ";
-  d += std::to_string(FromWord(key));
-  return d;
-}
-
-// Where the pool lives: a file, or a simulated device named after it.
-struct Pool {
-  Pool(const std::string& name, Backend kind) : file(name), backend(kind) {
-    path = backend == Backend::kSim ? "sim:" + file.path() : file.path();
-  }
-  ~Pool() {
-    if (backend == Backend::kSim) media::SimMedia::Remove(path);
-  }
-  ScratchPool file;
-  Backend backend;
-  std::string path;
-};
 
 // Statistics summed over the sessions of a test (counters restart at Open).
 struct Totals {
@@ -87,25 +69,12 @@ struct Totals {
 void CheckAll(DB* db, const std::map<std::string, std::string>& model,
               const std::vector<std::string>& keys,
               const std::vector<std::string>& absent, const char* when) {
+  ASSERT_NO_FATAL_FAILURE(ExpectGetsMatch(db, model, keys, when));
   std::string value;
-  for (const std::string& key : keys) {
-    const Status s = db->Get({}, key, &value);
-    auto it = model.find(key);
-    if (it == model.end()) {
-      ASSERT_TRUE(s.IsNotFound())
-          << when << ": " << Describe(key) << ": " << s.ToString();
-    } else {
-      ASSERT_TRUE(s.ok()) << when << ": " << Describe(key) << ": "
-                          << s.ToString();
-      ASSERT_TRUE(value == it->second)
-          << when << ": " << Describe(key) << ": got " << value.size()
-          << " bytes, expected " << it->second.size();
-    }
-  }
   for (const std::string& key : absent) {
     const Status s = db->Get({}, key, &value);
     ASSERT_TRUE(s.IsNotFound())
-        << when << ": absent " << Describe(key) << ": " << s.ToString();
+        << when << ": absent " << DescribeKey(key) << ": " << s.ToString();
   }
 }
 
@@ -222,12 +191,12 @@ TEST_P(VarlenModelTest, MatchesReferenceMapAcrossReopens) {
       auto it = model.find(k);
       if (it == model.end()) {
         ASSERT_TRUE(s.IsNotFound())
-            << Describe(k) << " op " << i << ": " << s.ToString();
+            << DescribeKey(k) << " op " << i << ": " << s.ToString();
       } else {
         ASSERT_TRUE(s.ok())
-            << Describe(k) << " op " << i << ": " << s.ToString();
+            << DescribeKey(k) << " op " << i << ": " << s.ToString();
         ASSERT_TRUE(value == it->second)
-            << Describe(k) << " op " << i << ": got " << value.size()
+            << DescribeKey(k) << " op " << i << ": got " << value.size()
             << " bytes, expected " << it->second.size();
       }
     } else if (dice < 995) {
@@ -735,10 +704,10 @@ TEST_P(VarlenCollisionTest, LookupsReturnTheRightRecord) {
       const Status s = db->Get({}, key, &value);
       auto it = model.find(key);
       if (it == model.end()) {
-        ASSERT_TRUE(s.IsNotFound()) << Describe(key) << ": " << s.ToString();
+        ASSERT_TRUE(s.IsNotFound()) << DescribeKey(key) << ": " << s.ToString();
       } else {
-        ASSERT_TRUE(s.ok()) << Describe(key) << ": " << s.ToString();
-        ASSERT_TRUE(value == it->second) << Describe(key) << " op " << i;
+        ASSERT_TRUE(s.ok()) << DescribeKey(key) << ": " << s.ToString();
+        ASSERT_TRUE(value == it->second) << DescribeKey(key) << " op " << i;
       }
     } else {
       ASSERT_OK(db->Checkpoint());
