@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "media/sim_media.h"
+#include "pool_image.h"
 #include "testutil.h"
 
 namespace plush {
@@ -795,6 +796,33 @@ TEST(ScanTest, IteratorIsReusableAfterTheEnd) {
     ASSERT_NO_FATAL_FAILURE(ExpectScan(it.get(), model, "k5", 5, "pass"));
     ASSERT_NO_FATAL_FAILURE(ExpectScan(it.get(), model, "k", 100, "pass"));
   }
+}
+
+// A damaged bucket reference on a PMem level: a scan over it stops with
+// Corruption instead of reading wild memory or skipping the records.
+TEST(ScanTest, DamagedBucketReferenceIsCorruption) {
+  ScratchPool file("damaged");
+  {
+    std::unique_ptr<DB> db;
+    ASSERT_OK(DB::Open(RangeSmall(), file.path(), &db));
+    for (int i = 0; i < 400; ++i) ASSERT_OK(db->Put({}, Word(i), Word(i)));
+    ASSERT_OK(db->Checkpoint());
+    ASSERT_OK(db->Close());
+  }
+  test::PoolImage image = test::PoolImage::FromFile(file.path());
+  const std::optional<uint64_t> entry = image.FindEntry(1, 1);
+  ASSERT_TRUE(entry.has_value());
+  const uint64_t reference = *image.EntryOffset(1, *entry) + 384;  // bucket[0]
+  image.SetWord(reference, image.Word(reference) + 8);  // misaligned
+  ASSERT_TRUE(image.Save(file.path()));
+
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(RangeSmall(), file.path(), &db));
+  std::unique_ptr<Iterator> it = db->NewIterator({});
+  size_t records = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++records;
+  EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
+  EXPECT_LT(records, 400u);
 }
 
 }  // namespace
