@@ -478,11 +478,19 @@ payload::PayloadHost::Reachability DBImpl::IsReachable(std::string_view key,
   const table::Found f = table_->Lookup(lookup, &slot);
   if (f != table::Found::kAbsent && slot.indirect && slot.value == ref)
     return Reachability::kReachable;
-  // Read after the lookup: an unlogged record it saw was flagged before
-  // it was published (InsertDram), so the flag is seen too.
-  return table_->DramHasUnlogged(table_->DramIndex(key_hash))
-             ? Reachability::kBlocked
-             : Reachability::kUnreachable;
+  return IsNewestDurable(lookup, ref) ? Reachability::kBlocked
+                                      : Reachability::kUnreachable;
+}
+
+// A version shadowed only by unlogged ones is what a crash would bring
+// back: it must stay until a checkpoint makes those durable. (The DRAM
+// entry's unlogged flags are set before its slots are published and
+// cleared only with the whole entry, so the lookup sees them consistently.)
+bool DBImpl::IsNewestDurable(const table::LookupKey& lookup, uint64_t ref) {
+  if (!table_->DramHasUnlogged(table_->DramIndex(lookup.hash))) return false;
+  table::Slot slot;
+  const table::Found f = table_->Lookup(lookup, &slot, /*durable_only=*/true);
+  return f != table::Found::kAbsent && slot.indirect && slot.value == ref;
 }
 
 // Relocation is a write of the record's current version, under its DRAM
@@ -496,15 +504,8 @@ Status DBImpl::Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
   logged.log = true;
   return Write(
       logged, key_hash,
-      [&](uint64_t d, table::Slot* slot, bool* skip) -> Status {
+      [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
         *skip = true;
-        // A newer unlogged version could be lost by a crash, and
-        // this one would then be the key's current version again:
-        // it must stay until a checkpoint.
-        if (table_->DramHasUnlogged(d)) {
-          *result = Relocation::kBlocked;
-          return Status::OK();
-        }
         const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
         table::Slot current;
         std::string value;
@@ -512,7 +513,8 @@ Status DBImpl::Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
             !current.indirect || current.value != ref ||
             payload_->ReadValue(ref, key, &value) !=
                 payload::PayloadLogs::Read::kMatch) {
-          *result = Relocation::kUnreachable;
+          *result = IsNewestDurable(lookup, ref) ? Relocation::kBlocked
+                                                 : Relocation::kUnreachable;
           return Status::OK();
         }
         uint64_t moved = 0;

@@ -50,9 +50,9 @@ namespace plush::payload {
 // What garbage collection needs from the layer that owns the hash table.
 class PayloadHost {
  public:
-  // kBlocked: the entry cannot be dropped or moved safely now, because the
-  // key's DRAM entry holds unlogged writes that a crash could lose (the
-  // entry would then be the key's current version again).
+  // kBlocked: the entry cannot be dropped now: it is not the key's newest
+  // version, but every newer one is an unlogged write that a crash could
+  // lose (the entry would then be the key's current version again).
   enum class Reachability { kReachable, kUnreachable, kBlocked };
   enum class Relocation { kMoved, kUnreachable, kBlocked };
   virtual ~PayloadHost() = default;

@@ -274,9 +274,9 @@ EntryState LeveledTable::DramState(uint64_t dram_index) const {
 void LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash,
                               const Slot& slot, bool logged) {
   DirectoryEntry& e = levels_[0].entries[dram_index];
-  if (!logged) StoreRelaxed(e.dram_unlogged, 1);
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
   const unsigned pos = st.size;
+  AssignBit(e.unlogged, pos, !logged);
   const unsigned b = pos / kSlotsPerBucket;
   const unsigned i = pos % kSlotsPerBucket;
   Bucket& bucket = levels_[0].bucket_area[dram_index * fanout_ + b];
@@ -301,7 +301,8 @@ void LeveledTable::PrefetchDram(uint64_t dram_index) const {
   __builtin_prefetch(&e.tombstone, 1);
 }
 
-Found LeveledTable::Lookup(const LookupKey& key, Slot* slot) const {
+Found LeveledTable::Lookup(const LookupKey& key, Slot* slot,
+                           bool durable_only) const {
   const FilterProbe probe = MakeProbe(key.hash, fanout_);
   // Memory latency, not computation, decides lookup speed, and dependent
   // misses are the expensive kind. Every level's entry follows from the
@@ -335,8 +336,9 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot) const {
     bool retry = false;
     for (unsigned l = 0; l < (n = level_count()) && !retry; ++l) {
       if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
-      const Found found =
-          SearchEntry(levels_[l], index[l], key, probe, skip_dangling, slot);
+      const Found found = SearchEntry(levels_[l], index[l], key, probe,
+                                      skip_dangling, durable_only && l == 0,
+                                      slot);
       if (found == Found::kRetry)
         retry = true;
       else if (found != Found::kAbsent)
@@ -365,7 +367,8 @@ void LeveledTable::PrefetchCandidates(const Level& level, uint64_t index,
 
 Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
                                 const LookupKey& key, const FilterProbe& probe,
-                                bool skip_dangling, Slot* slot) const {
+                                bool skip_dangling, bool skip_unlogged,
+                                Slot* slot) const {
   const DirectoryEntry& e = level.entries[index];
   for (;;) {
     const uint64_t before = LoadAcquire(e.state);
@@ -395,6 +398,10 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
           matches |= MatchKeys(bucket->keys, key.hash) & indirect;
         }
         matches &= valid;
+        if (skip_unlogged) {
+          matches &= ~static_cast<uint32_t>(LoadRelaxed(e.unlogged[b / 4]) >>
+                                            (b % 4 * 16));
+        }
         while (matches != 0) {
           const unsigned i = 31 - std::countl_zero(matches);
           matches &= ~(1u << i);

@@ -154,7 +154,10 @@ class LeveledTable {
   // True while the DRAM entry holds records that are not in the recovery
   // log (unlogged writes not yet migrated).
   bool DramHasUnlogged(uint64_t dram_index) const {
-    return LoadRelaxed(levels_[0].entries[dram_index].dram_unlogged) != 0;
+    for (const uint64_t& w : levels_[0].entries[dram_index].unlogged) {
+      if (LoadRelaxed(w) != 0) return true;
+    }
+    return false;
   }
   // Moves the DRAM entry's records to PMem and advances its epoch.
   // NoSpace if the pool cannot hold them (nothing moved then).
@@ -173,8 +176,10 @@ class LeveledTable {
   // ---- Readers (lock-free) -------------------------------------------------
 
   // Finds the newest version of `key`; on kValue/kTombstone fills *slot.
-  // Never returns kRetry.
-  Found Lookup(const LookupKey& key, Slot* slot) const;
+  // Never returns kRetry. `durable_only`: the newest version a crash would
+  // leave, i.e. ignoring the DRAM level's unlogged records.
+  Found Lookup(const LookupKey& key, Slot* slot,
+               bool durable_only = false) const;
 
   // ---- Ordered scans (REQUIRE the DRAM entry's lock) -----------------------
 
@@ -242,9 +247,10 @@ class LeveledTable {
   void PrefetchCandidates(const Level& level, uint64_t index,
                           const FilterProbe& probe) const;
   // kRetry if a dangling reference was met (unless skip_dangling).
+  // `skip_unlogged`: ignore slots flagged unlogged (DRAM level only).
   Found SearchEntry(const Level& level, uint64_t index, const LookupKey& key,
                     const FilterProbe& probe, bool skip_dangling,
-                    Slot* slot) const;
+                    bool skip_unlogged, Slot* slot) const;
   bool SameKey(const Slot& a, uint64_t hash_a, const Slot& b,
                uint64_t hash_b) const;
   bool ExistsAtOrBelow(unsigned level, uint64_t index, const Slot& slot,

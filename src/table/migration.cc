@@ -77,7 +77,8 @@ bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index,
     if (l > level) index = ChildIndex(l - 1, index, hash);
     // A dangling reference below is an older version: it does not count.
     const Found f = SearchEntry(levels_[l], index, key, probe,
-                                /*skip_dangling=*/true, &found);
+                                /*skip_dangling=*/true,
+                                /*skip_unlogged=*/false, &found);
     // The newest version below decides: a tombstone there already hides
     // everything older — unless it lives in a payload chunk, which a
     // compaction may free (after relocating it: possibly into the very
@@ -271,7 +272,9 @@ void LeveledTable::ClearSource(unsigned level, uint64_t index) {
   // is left as it is; refilling a bucket resets its partition (filter.h).
   const uint64_t epoch = level == 0 ? st.epoch + 1 : st.epoch;
   StoreRelease(e.state, EntryState{epoch, 0}.Encode());
-  if (level == 0) StoreRelaxed(e.dram_unlogged, 0);
+  if (level == 0) {
+    for (uint64_t& w : e.unlogged) StoreRelaxed(w, 0);
+  }
   if (levels_[level].persistent) media_.Persist(&e.state, sizeof(uint64_t));
 }
 

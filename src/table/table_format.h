@@ -9,9 +9,9 @@
 //                          256/fanout bytes per bucket (filter.h)
 //   +256  state            epoch << 16 | size  (one word: atomic, untearable)
 //   +264  lock             DRAM level only: the writer lock. 0 on media.
-//   +272  dram_unlogged    DRAM level only: non-zero while the entry holds
-//                          unlogged records. 0 on media.
-//   +280  reserved[5]
+//   +272  unlogged[4]      DRAM level only: bit i: slot i holds an unlogged
+//                          record. 0 on media.
+//   +304  reserved[2]
 //   +320  tombstone[4]     bit i: slot i is a tombstone
 //   +352  indirect[4]      bit i: slot i holds (key hash, payload reference)
 //                          instead of an inline 8-byte key and value
@@ -57,14 +57,15 @@ struct alignas(512) DirectoryEntry {
   uint64_t filter[kFilterBytes / 8];
   uint64_t state;
   uint64_t lock;
-  uint64_t dram_unlogged;
-  uint64_t reserved[5];
+  uint64_t unlogged[kMaxSlots / 64];
+  uint64_t reserved[2];
   uint64_t tombstone[kMaxSlots / 64];
   uint64_t indirect[kMaxSlots / 64];
   uint64_t bucket[kMaxFanout];
 };
 static_assert(sizeof(DirectoryEntry) == 512, "two entries per 1 KiB, aligned");
 static_assert(offsetof(DirectoryEntry, state) == 256);
+static_assert(offsetof(DirectoryEntry, unlogged) == 272);
 static_assert(offsetof(DirectoryEntry, tombstone) == 320,
               "flags share one cache line so a migration flushes it once");
 static_assert(offsetof(DirectoryEntry, bucket) == 384);
