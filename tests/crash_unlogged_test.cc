@@ -431,7 +431,6 @@ void Report(const char* name, const std::vector<UOp>& w, const RunStats& s) {
               s.kept_older, s.failures);
 }
 
-
 void ExpectClean(const RunStats& s) {
   EXPECT_EQ(s.failures, 0u) << s.first_failure;
   // The workload must put the oracle's latitude to use: crashes lose
@@ -548,7 +547,8 @@ TEST(CrashUnloggedTest, VarlenSampledCrashesOfALargerWorkload) {
   o.payload_log_count = 2;
   ASSERT_GT(o.payload_chunk_size, 0u);
   const std::vector<UOp> w = MarkUnlogged(
-      RandomVarlenWorkload(Soak() ? 15000 : 3000, 300, 38, MaxVarlenValue(o)), 39);
+      RandomVarlenWorkload(Soak() ? 15000 : 3000, 300, 38, MaxVarlenValue(o)),
+      39);
   UnloggedCrashRunner runner(o, w);
   Stats run;
   ASSERT_GT(runner.CountPersistPoints(&run), 0u);

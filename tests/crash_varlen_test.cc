@@ -42,7 +42,8 @@ TEST(CrashVarlenTest, EveryPersistPointOfASmallWorkload) {
   CrashExplorer explorer(
       // Values up to 3x the usual: 300 puts must fill enough chunks to
       // compact some (a log compacts once it has 4 sealed chunks).
-      o, RandomVarlenWorkload(Soak() ? 1200 : 300, 24, 11, 3 * MaxVarlenValue(o)));
+      o,
+      RandomVarlenWorkload(Soak() ? 1200 : 300, 24, 11, 3 * MaxVarlenValue(o)));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u)
       << "the crash-free run of the workload failed";
@@ -110,8 +111,8 @@ TEST(CrashVarlenTest, SampledPersistPointsOfALargerWorkload) {
   o.dram_directory_bits = 3;
   o.log_count = 2;
   o.payload_log_count = 2;
-  CrashExplorer explorer(
-      o, RandomVarlenWorkload(Soak() ? 20000 : 4000, 300, 12, MaxVarlenValue(o)));
+  CrashExplorer explorer(o, RandomVarlenWorkload(Soak() ? 20000 : 4000, 300, 12,
+                                                 MaxVarlenValue(o)));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u);
   const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 120, 13);

@@ -171,8 +171,9 @@ void ExpectRecords(Iterator* it, const Model& model, Model::const_iterator m,
                    size_t limit, const std::string& when) {
   for (size_t n = 0; n < limit; ++n, ++m) {
     if (m == model.end()) {
-      ASSERT_FALSE(it->Valid()) << when << ": after " << n
-                                << " records, an extra " << DescribeKey(it->key());
+      ASSERT_FALSE(it->Valid())
+          << when << ": after " << n << " records, an extra "
+          << DescribeKey(it->key());
       ASSERT_OK(it->status());
       return;
     }
@@ -199,9 +200,9 @@ void ExpectScan(Iterator* it, const Model& model, const std::string& start,
   std::string target = start;
   it->Seek(target);
   target.assign(target.size(), '\x5a');
-  ASSERT_NO_FATAL_FAILURE(ExpectRecords(it, model, model.lower_bound(start),
-                                        limit,
-                                        when + ", seek to " + DescribeKey(start)));
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectRecords(it, model, model.lower_bound(start), limit,
+                    when + ", seek to " + DescribeKey(start)));
 }
 
 void ExpectFullScan(Iterator* it, const Model& model, const std::string& when) {
@@ -264,8 +265,9 @@ std::string FirstDifference(const Model& got, const Model& want) {
                                  : "missing " + DescribeKey(w->first);
     }
     if (g->second != w->second) {
-      return DescribeKey(g->first) + " has " + std::to_string(g->second.size()) +
-             " value bytes, expected " + std::to_string(w->second.size());
+      return DescribeKey(g->first) + " has " +
+             std::to_string(g->second.size()) + " value bytes, expected " +
+             std::to_string(w->second.size());
     }
   }
   if (g != got.end()) return "extra " + DescribeKey(g->first);
@@ -735,8 +737,8 @@ TEST(ScanTest, KeyAndValueStayValidUntilTheIteratorMoves) {
   auto m = before.begin();
   std::vector<std::string> passed;
   for (size_t n = 0; m != before.end(); ++n, ++m) {
-    ASSERT_TRUE(it->Valid()) << "ended early at " << DescribeKey(m->first) << ": "
-                             << it->status().ToString();
+    ASSERT_TRUE(it->Valid()) << "ended early at " << DescribeKey(m->first)
+                             << ": " << it->status().ToString();
     const std::string_view key = it->key();
     const std::string_view value = it->value();
     // Calls that do not move the iterator, and writes behind it.
@@ -813,7 +815,7 @@ TEST(ScanTest, DamagedBucketReferenceIsCorruption) {
   const std::optional<uint64_t> entry = image.FindEntry(1, 1);
   ASSERT_TRUE(entry.has_value());
   const uint64_t reference = *image.EntryOffset(1, *entry) + 384;  // bucket[0]
-  image.SetWord(reference, image.Word(reference) + 8);  // misaligned
+  image.SetWord(reference, image.Word(reference) + 8);             // misaligned
   ASSERT_TRUE(image.Save(file.path()));
 
   std::unique_ptr<DB> db;

@@ -36,8 +36,8 @@ namespace {
 using test::DescribeKey;
 using test::ExpectGetsMatch;
 using test::ExpectVerified;
-using test::Pool;
 using test::FromWord;
+using test::Pool;
 using test::ScratchPool;
 using test::Word;
 

@@ -94,7 +94,7 @@ Status DBImpl::Recover() {
     child_epochs[d] = table_->ChildEpochRange(d);
   std::vector<uint64_t> max_replayed(entries, 0);
   auto replay = [&](unsigned, const log::LogRecord& r) -> Status {
-    const uint64_t hash = table_->HashOf(r.key, r.indirect);
+    const uint64_t hash = RecordHash(r);
     const uint64_t d = table_->DramIndex(hash);
     const auto [min_child, max_child] = child_epochs[d];
     if (r.epoch <= min_child ||
@@ -202,10 +202,11 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
         std::to_string(kMaxKeySize) + ", " + std::to_string(kMaxValueSize) +
         ")");
   }
-  const Status s = key.size() == 8 && value.size() == 8
-                       ? WriteSlot(options, table_->hasher().InlineHash(Word(key)),
-                                   {Word(key), Word(value), false, false})
-                       : WritePayload(options, key, value, /*tombstone=*/false);
+  const Status s =
+      key.size() == 8 && value.size() == 8
+          ? WriteSlot(options, table_->hasher().InlineHash(Word(key)),
+                      {Word(key), Word(value), false, false})
+          : WritePayload(options, key, value, /*tombstone=*/false);
   if (s.ok()) user_bytes_.Add(key.size() + value.size());
   return s;
 }
@@ -219,10 +220,11 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
   }
   // An 8-byte key's tombstone is inline; it hides the key's older
   // versions whether they are inline or in the payload logs.
-  const Status s = key.size() == 8
-                       ? WriteSlot(options, table_->hasher().InlineHash(Word(key)),
-                                   {Word(key), 0, true, false})
-                       : WritePayload(options, key, {}, /*tombstone=*/true);
+  const Status s =
+      key.size() == 8
+          ? WriteSlot(options, table_->hasher().InlineHash(Word(key)),
+                      {Word(key), 0, true, false})
+          : WritePayload(options, key, {}, /*tombstone=*/true);
   if (s.ok()) user_bytes_.Add(key.size());
   return s;
 }
@@ -439,7 +441,7 @@ Status DBImpl::Close() {
 }
 
 uint64_t DBImpl::DramEpochOf(const log::LogRecord& record) {
-  return table_->DramState(table_->DramIndex(table_->HashOf(record.key, record.indirect))).epoch;
+  return table_->DramState(table_->DramIndex(RecordHash(record))).epoch;
 }
 
 void DBImpl::WaitForAppends(unsigned log) {
@@ -459,7 +461,7 @@ uint64_t DBImpl::MinDramEpoch(unsigned log) {
 }
 
 Status DBImpl::MigrateIfUnmigrated(const log::LogRecord& record) {
-  const uint64_t d = table_->DramIndex(table_->HashOf(record.key, record.indirect));
+  const uint64_t d = table_->DramIndex(RecordHash(record));
   SpinLockRef lock = table_->DramLock(d);
   lock.lock();
   // Even an empty entry is migrated: that advances its epoch past the
@@ -503,8 +505,7 @@ Status DBImpl::Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
   WriteOptions logged;
   logged.log = true;
   return Write(
-      logged, key_hash,
-      [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
+      logged, key_hash, [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
         *skip = true;
         const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
         table::Slot current;

@@ -61,6 +61,9 @@ class DBImpl final : public DB,
   Status WritePayload(const WriteOptions& options, std::string_view key,
                       std::string_view value, bool tombstone);
   Status CheckpointRange(uint64_t first, uint64_t end);
+  uint64_t RecordHash(const log::LogRecord& r) const {
+    return table_->HashOf(r.key, r.indirect);
+  }
   // True iff `ref` is the version of the key a crash would leave while
   // newer, unlogged versions shadow it (payload compaction must keep it).
   bool IsNewestDurable(const table::LookupKey& lookup, uint64_t ref);

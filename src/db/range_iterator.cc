@@ -60,10 +60,11 @@ void RangeIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
 void RangeIterator::SelectLive() {
   const std::vector<ScanBatch::Record>& records = batch_.records_;
   order_.resize(records.size());
-  for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = {records[i].order, i};
+  for (uint32_t i = 0; i < order_.size(); ++i)
+    order_[i] = {records[i].order, i};
   auto same_key = [&](const SortKey& a, const SortKey& b) {
-    return a.prefix == b.prefix && batch_.KeyOf(records[a.record]) ==
-                                       batch_.KeyOf(records[b.record]);
+    return a.prefix == b.prefix &&
+           batch_.KeyOf(records[a.record]) == batch_.KeyOf(records[b.record]);
   };
   // By key (the prefix decides almost always); among versions of one key,
   // in batch order (newest first).

@@ -96,10 +96,10 @@ class RangeIterator final : public Iterator {
     uint64_t prefix;  // the record's `order`, copied: sorting stays local
     uint32_t record;
   };
-  std::vector<SortKey> order_;   // batch records by key, newest first
-  std::vector<uint32_t> live_;   // the records the iterator yields
-  size_t position_ = 0;          // in live_; == live_.size(): not valid
-  uint64_t unit_ = 0;            // the unit batch_ holds
+  std::vector<SortKey> order_;  // batch records by key, newest first
+  std::vector<uint32_t> live_;  // the records the iterator yields
+  size_t position_ = 0;         // in live_; == live_.size(): not valid
+  uint64_t unit_ = 0;           // the unit batch_ holds
 };
 
 }  // namespace plush

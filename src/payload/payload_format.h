@@ -25,8 +25,9 @@
 //
 //   check = low 32 bits of XXH3(value, seed = table hash ^ epoch << 40 ^
 //           offset << 8 ^ lengths; util/key_hasher.h): with the table
-//           hash stored in the slot (or recomputed from the key), it tells a complete entry of the
-//           chunk's current epoch from a torn one or from older contents.
+//           hash stored in the slot (or recomputed from the key), it tells a
+//           complete entry of the chunk's current epoch from a torn one or from
+//           older contents.
 //
 //   reference (a slot's value word): chunk id << 40 | epoch (low 21 bits)
 //                                    << 19 | entry offset / 8

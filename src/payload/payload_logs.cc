@@ -266,7 +266,8 @@ bool PayloadLogs::EntryIsIntact(uint64_t ref, uint64_t key_hash) const {
   const uint32_t epoch = ChunkState::Decode(StateOf(chunk)).epoch;
   const uint64_t header = EntryHeader(key_hash, key, value, epoch, r.offset);
   const uint64_t stored = LoadRelaxed(*media_.At<uint64_t>(chunk + r.offset));
-  return hasher_.Hash(key) == key_hash && header == stored && StillValid(chunk, r);
+  return hasher_.Hash(key) == key_hash && header == stored &&
+         StillValid(chunk, r);
 }
 
 Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,

@@ -38,11 +38,11 @@
 #include <vector>
 
 #include "payload/chunk_table.h"
-#include "util/key_hasher.h"
 #include "payload/payload_format.h"
 #include "plush/status.h"
 #include "pool/pool.h"
 #include "table/leveled_table.h"
+#include "util/key_hasher.h"
 #include "util/sharded_counter.h"
 
 namespace plush::payload {

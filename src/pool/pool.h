@@ -44,8 +44,7 @@ struct PoolParams {
   // message naming the bad field.
   Status Validate() const;
   KeyHasher key_hasher() const {
-    return KeyHasher(partitioning == Partitioning::kRange,
-                     dram_directory_bits);
+    return KeyHasher(partitioning == Partitioning::kRange, dram_directory_bits);
   }
   uint64_t log_region_size() const {
     return uint64_t{log_count} * log_chunks_per_log * log_chunk_size;

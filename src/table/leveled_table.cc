@@ -196,9 +196,9 @@ Status LeveledTable::EnsureLevel(unsigned level) {
               "bytes crowd into few DRAM entries, whose subtrees need new "
               "levels early; see docs/operations.md, \"Range partitioning\")"
             : "";
-    return s.WithContext("creating level " + std::to_string(level) +
-                         " of " + std::to_string(d.directory_bytes >> 20) +
-                         " MiB" + skew_hint);
+    return s.WithContext("creating level " + std::to_string(level) + " of " +
+                         std::to_string(d.directory_bytes >> 20) + " MiB" +
+                         skew_hint);
   }
   if (level <= pool_->params().preallocated_levels) {
     d.bucket_area_bytes = l.entry_count * fanout_ * sizeof(Bucket);
@@ -336,9 +336,9 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot,
     bool retry = false;
     for (unsigned l = 0; l < (n = level_count()) && !retry; ++l) {
       if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
-      const Found found = SearchEntry(levels_[l], index[l], key, probe,
-                                      skip_dangling, durable_only && l == 0,
-                                      slot);
+      const Found found =
+          SearchEntry(levels_[l], index[l], key, probe, skip_dangling,
+                      durable_only && l == 0, slot);
       if (found == Found::kRetry)
         retry = true;
       else if (found != Found::kAbsent)
