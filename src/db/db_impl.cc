@@ -291,13 +291,18 @@ Status DBImpl::ReadUnit(uint64_t unit, std::string_view lower_bound,
   for (size_t i = 0; s.ok() && i < slots.size(); ++i) {
     const table::Slot& slot = slots[i];
     if (!slot.indirect) {
-      key.assign(reinterpret_cast<const char*>(&slot.key), 8);
-      value.assign(reinterpret_cast<const char*>(&slot.value),
-                   slot.tombstone ? 0 : 8);
-    } else if (!payload_->ReadEntry(slot.value, &key, &value)) {
-      continue;
+      const std::string_view inline_key(
+          reinterpret_cast<const char*>(&slot.key), 8);
+      if (at_or_above_bound(inline_key)) {
+        batch->Add(inline_key,
+                   std::string_view(reinterpret_cast<const char*>(&slot.value),
+                                    slot.tombstone ? 0 : 8),
+                   slot.tombstone);
+      }
+    } else if (payload_->ReadEntry(slot.value, &key, &value) &&
+               at_or_above_bound(key)) {
+      batch->Add(key, value, slot.tombstone);
     }
-    if (at_or_above_bound(key)) batch->Add(key, value, slot.tombstone);
   }
   lock.unlock();
   return s;

@@ -28,8 +28,10 @@ void RangeIterator::Seek(std::string_view target) {
 
 void RangeIterator::Next() {
   if (!Valid()) return;
-  if (++position_ < live_.size()) return;
-  if (unit_ + 1 < source_->unit_count()) LoadFrom(unit_ + 1, {});
+  ++position_;
+  while (position_ == live_.size() && sorted_ < order_.size()) SortMore();
+  if (position_ == live_.size() && unit_ + 1 < source_->unit_count())
+    LoadFrom(unit_ + 1, {});
 }
 
 std::string_view RangeIterator::key() const {
@@ -52,34 +54,46 @@ void RangeIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
       live_.clear();
       return;
     }
-    SelectLive();
+    const std::vector<ScanBatch::Record>& records = batch_.records_;
+    order_.resize(records.size());
+    for (uint32_t i = 0; i < order_.size(); ++i)
+      order_[i] = {records[i].order, i};
+    sorted_ = 0;
+    while (live_.empty() && sorted_ < order_.size()) SortMore();
     if (!live_.empty()) return;
   }
 }
 
-void RangeIterator::SelectLive() {
+// Scans usually read a few dozen records, while a unit holds hundreds:
+// the batch is sorted in steps, the smallest kSortStep records at a time
+// (selection, then a sort of those).
+void RangeIterator::SortMore() {
+  constexpr size_t kSortStep = 128;
   const std::vector<ScanBatch::Record>& records = batch_.records_;
-  order_.resize(records.size());
-  for (uint32_t i = 0; i < order_.size(); ++i)
-    order_[i] = {records[i].order, i};
+  // By key (the prefix decides almost always); among versions of one key,
+  // in batch order (newest first). A total order: a key's newest version
+  // comes first even when its versions straddle two steps.
+  auto before = [&](const SortKey& a, const SortKey& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const int c = batch_.KeyOf(records[a.record])
+                      .compare(batch_.KeyOf(records[b.record]));
+    return c != 0 ? c < 0 : a.record < b.record;
+  };
   auto same_key = [&](const SortKey& a, const SortKey& b) {
     return a.prefix == b.prefix &&
            batch_.KeyOf(records[a.record]) == batch_.KeyOf(records[b.record]);
   };
-  // By key (the prefix decides almost always); among versions of one key,
-  // in batch order (newest first).
-  std::sort(order_.begin(), order_.end(),
-            [&](const SortKey& a, const SortKey& b) {
-              if (a.prefix != b.prefix) return a.prefix < b.prefix;
-              const int c = batch_.KeyOf(records[a.record])
-                                .compare(batch_.KeyOf(records[b.record]));
-              return c != 0 ? c < 0 : a.record < b.record;
-            });
-  for (size_t i = 0; i < order_.size(); ++i) {
+  const auto first = order_.begin() + static_cast<ptrdiff_t>(sorted_);
+  const size_t end = std::min(order_.size(), sorted_ + kSortStep);
+  const auto last = order_.begin() + static_cast<ptrdiff_t>(end);
+  if (last != order_.end()) std::nth_element(first, last, order_.end(), before);
+  std::sort(first, last, before);
+  for (size_t i = sorted_; i < end; ++i) {
     const bool newest = i == 0 || !same_key(order_[i - 1], order_[i]);
     if (newest && !records[order_[i].record].tombstone)
       live_.push_back(order_[i].record);
   }
+  sorted_ = end;
 }
 
 }  // namespace plush

@@ -82,9 +82,9 @@ class RangeIterator final : public Iterator {
   // Positions at the first live key >= lower_bound in units unit, unit + 1,
   // ... (invalid if there is none, or on error).
   void LoadFrom(uint64_t unit, std::string_view lower_bound);
-  // Sorts the batch and keeps, in live_, the newest version of each key
-  // unless it is a tombstone.
-  void SelectLive();
+  // Sorts the next part of the batch and appends to live_ the newest
+  // version of each of its keys unless it is a tombstone.
+  void SortMore();
   const ScanBatch::Record& current() const {
     return batch_.records_[live_[position_]];
   }
@@ -97,6 +97,7 @@ class RangeIterator final : public Iterator {
     uint32_t record;
   };
   std::vector<SortKey> order_;  // batch records by key, newest first
+  size_t sorted_ = 0;           // order_[0, sorted_) is sorted, in live_
   std::vector<uint32_t> live_;  // the records the iterator yields
   size_t position_ = 0;         // in live_; == live_.size(): not valid
   uint64_t unit_ = 0;           // the unit batch_ holds
