@@ -6,7 +6,7 @@ import plush
 from conftest import key, value
 
 
-def scan(db, **kwargs):
+def records_of(db, **kwargs):
     return list(db.scan(**kwargs))
 
 
@@ -21,19 +21,19 @@ def test_scan_yields_records_in_key_order(range_db):
     order = [5, 3, 9, 1, 7]
     for i in order:
         range_db[key(i)] = value(i)
-    records = scan(range_db)
+    records = records_of(range_db)
     assert records == [(key(i), value(i)) for i in sorted(order)]
 
 
 def test_scan_start_and_limit(range_db):
     for i in range(10):
         range_db[key(i)] = value(i)
-    assert scan(range_db, start=key(4), limit=3) == [
+    assert records_of(range_db, start=key(4), limit=3) == [
         (key(i), value(i)) for i in (4, 5, 6)]
-    assert scan(range_db, start=b"k0000004x") == [
+    assert records_of(range_db, start=b"k0000004x") == [
         (key(i), value(i)) for i in range(5, 10)]
-    assert scan(range_db, limit=0) == []
-    assert scan(range_db, start=b"z") == []
+    assert records_of(range_db, limit=0) == []
+    assert records_of(range_db, start=b"z") == []
 
 
 def test_scan_crosses_batches_and_skips_deleted(range_db):
@@ -43,14 +43,13 @@ def test_scan_crosses_batches_and_skips_deleted(range_db):
     for i in range(0, count, 3):
         del range_db[key(i)]
     expected = [(key(i), value(i)) for i in range(count) if i % 3]
-    assert scan(range_db) == expected
-    assert scan(range_db, limit=300) == expected[:300]
+    assert records_of(range_db) == expected
+    assert records_of(range_db, limit=300) == expected[:300]
 
 
 def test_items_keys_values_iter(range_db):
     for i in (2, 1):
         range_db[key(i)] = value(i)
-    scan(range_db)
     assert list(range_db.items()) == [(key(1), value(1)), (key(2), value(2))]
     assert list(range_db.keys()) == [key(1), key(2)]
     assert list(range_db.values()) == [value(1), value(2)]
@@ -61,7 +60,6 @@ def test_items_keys_values_iter(range_db):
 def test_scan_outlives_close_safely(range_db):
     for i in range(600):
         range_db[key(i)] = value(i)
-    scan(range_db, limit=1)
     scan = range_db.scan()
     next(scan)
     range_db.close()
