@@ -57,7 +57,7 @@ void RangeIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
     const std::vector<ScanBatch::Record>& records = batch_.records_;
     order_.resize(records.size());
     for (uint32_t i = 0; i < order_.size(); ++i)
-      order_[i] = {records[i].order, i};
+      order_[i] = {records[i].prefix, i};
     sorted_ = 0;
     while (live_.empty() && sorted_ < order_.size()) SortMore();
     if (!live_.empty()) return;

@@ -34,8 +34,8 @@ class ScanBatch {
  private:
   friend class RangeIterator;
   struct Record {
-    uint64_t order;  // the key's first 8 bytes, big-endian: decides most
-                     // comparisons without touching the arena
+    uint64_t prefix;  // the key's first 8 bytes, big-endian: decides most
+                      // comparisons without touching the arena
     size_t key_offset;
     size_t key_size;
     size_t value_size;  // the value follows the key in the arena
@@ -93,7 +93,7 @@ class RangeIterator final : public Iterator {
   Status status_;
   ScanBatch batch_;
   struct SortKey {
-    uint64_t prefix;  // the record's `order`, copied: sorting stays local
+    uint64_t prefix;  // the record's prefix, copied: sorting stays local
     uint32_t record;
   };
   std::vector<SortKey> order_;  // batch records by key, newest first
