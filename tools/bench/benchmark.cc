@@ -11,18 +11,26 @@
 
 namespace plush::bench {
 
+std::unique_ptr<PoolLocation> LocatePool(const BenchConfig& config,
+                                         RunControl& control,
+                                         RunResult* result) {
+  std::unique_ptr<PoolLocation> location;
+  const Status status = PoolLocation::Create(config.pool, config.engine.name,
+                                             config.keep_pool, &location);
+  if (!status.ok()) {
+    control.Fail(status, "choosing the pool location");
+    return nullptr;
+  }
+  result->pool_path = location->path();
+  return location;
+}
+
 RunResult RunBenchmark(const BenchConfig& config) {
   RunResult result;
   RunControl control;
 
-  std::unique_ptr<PoolLocation> location;
-  Status status = PoolLocation::Create(config.pool, config.engine.name,
-                                       config.keep_pool, &location);
-  if (!status.ok()) {
-    control.Fail(status, "choosing the pool location");
-    return Finish(control, std::move(result));
-  }
-  result.pool_path = location->path();
+  std::unique_ptr<PoolLocation> location = LocatePool(config, control, &result);
+  if (location == nullptr) return Finish(control, std::move(result));
 
   // The driver's own memory is allocated before the baseline is taken, so
   // that the RSS delta is the engine's.
@@ -34,7 +42,7 @@ RunResult RunBenchmark(const BenchConfig& config) {
   const uint64_t rss_baseline = ResidentAnonymousBytes();
 
   std::unique_ptr<Engine> engine;
-  status =
+  Status status =
       OpenEngine(config.engine, location->path(), /*create=*/true, &engine);
   if (!status.ok()) {
     control.Fail(status, "opening the engine");

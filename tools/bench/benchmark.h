@@ -5,7 +5,11 @@
 #ifndef PLUSH_TOOLS_BENCH_BENCHMARK_H_
 #define PLUSH_TOOLS_BENCH_BENCHMARK_H_
 
+#include <memory>
+
 #include "bench_config.h"
+#include "pool_location.h"
+#include "run_control.h"
 #include "run_result.h"
 
 namespace plush::bench {
@@ -13,6 +17,12 @@ namespace plush::bench {
 // Opens a fresh store, loads it, runs the operation mix, takes the figures
 // and checks every record.
 RunResult RunBenchmark(const BenchConfig& config);
+
+// The pool location of a run (config.pool, or a temporary one), recorded
+// in result->pool_path; null after reporting the error to `control`.
+std::unique_ptr<PoolLocation> LocatePool(const BenchConfig& config,
+                                         RunControl& control,
+                                         RunResult* result);
 
 // Recovery mode (config.recovery): a forked child loads a fresh store, runs
 // the mix and is SIGKILLed config.kill_after seconds after its load; then

@@ -70,14 +70,8 @@ RunResult RunRecoveryBenchmark(const BenchConfig& config) {
   RunResult result;
   RunControl control;
 
-  std::unique_ptr<PoolLocation> location;
-  Status status = PoolLocation::Create(config.pool, config.engine.name,
-                                       config.keep_pool, &location);
-  if (!status.ok()) {
-    control.Fail(status, "choosing the pool location");
-    return Finish(control, std::move(result));
-  }
-  result.pool_path = location->path();
+  std::unique_ptr<PoolLocation> location = LocatePool(config, control, &result);
+  if (location == nullptr) return Finish(control, std::move(result));
 
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) {
@@ -115,7 +109,7 @@ RunResult RunRecoveryBenchmark(const BenchConfig& config) {
   const uint64_t rss_baseline = ResidentAnonymousBytes();
   std::unique_ptr<Engine> engine;
   const auto start = std::chrono::steady_clock::now();
-  status =
+  Status status =
       OpenEngine(config.engine, location->path(), /*create=*/false, &engine);
   result.recovery_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
