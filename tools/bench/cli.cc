@@ -180,66 +180,52 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
       ->check(CLI::NonNegativeNumber);
 
   Options& plush_options = c.engine.plush_options;
-  const std::string plush_group = "plush engine";
-  app.add_option("--dram-bits", plush_options.dram_directory_bits,
-                 "log2 of the DRAM level's directory entries")
-      ->group(plush_group);
-  app.add_option("--fanout-bits", plush_options.fanout_bits,
-                 "log2 of the fanout of the PMem levels")
-      ->group(plush_group);
-  app.add_option("--first-fanout-bits", plush_options.first_level_fanout_bits,
-                 "log2 of the fanout from DRAM to the first PMem level")
-      ->group(plush_group);
-  app.add_option("--preallocated-levels", plush_options.preallocated_levels,
-                 "PMem levels laid out at creation")
-      ->group(plush_group);
-  app.add_option("--dram-filter-levels", plush_options.dram_filter_levels,
-                 "PMem levels whose filters live in DRAM")
-      ->group(plush_group);
-  app.add_option("--logs", plush_options.log_count,
-                 "Recovery logs (power of two)")
-      ->group(plush_group);
-  app.add_option("--log-chunk-size", plush_options.log_chunk_size,
-                 "Bytes per recovery-log chunk")
-      ->group(plush_group);
-  app.add_option("--chunks-per-log", plush_options.log_chunks_per_log,
-                 "Chunks per recovery log")
-      ->group(plush_group);
-  app.add_option("--pool-size", plush_options.initial_pool_size,
-                 "Initial pool file size in bytes (it grows on demand)")
-      ->group(plush_group);
-  app.add_option("--recovery-threads", plush_options.recovery_threads,
-                 "Threads replaying the logs on open (0: one per core)")
-      ->group(plush_group);
-  app.add_flag("--emulate-pmem,!--no-emulate-pmem",
-               plush_options.emulate_pmem_costs,
-               "Charge the file back end PMem's flushes and fences (default: "
-               "on)")
-      ->group(plush_group);
-  app.add_flag("--model-write-amp", plush_options.model_media_write_amp,
-               "Model PMem's media write amplification")
-      ->group(plush_group);
-  app.add_flag("--unlogged", c.engine.plush_unlogged,
-               "Writes skip the recovery log (WriteOptions::log = false)")
-      ->group(plush_group);
-  AddChoice<Backend>(app, "--backend", "Where the pool lives",
+  CLI::App* plush = app.add_option_group("plush engine");
+  plush->add_option("--dram-bits", plush_options.dram_directory_bits,
+                    "log2 of the DRAM level's directory entries");
+  plush->add_option("--fanout-bits", plush_options.fanout_bits,
+                    "log2 of the fanout of the PMem levels");
+  plush->add_option("--first-fanout-bits",
+                    plush_options.first_level_fanout_bits,
+                    "log2 of the fanout from DRAM to the first PMem level");
+  plush->add_option("--preallocated-levels", plush_options.preallocated_levels,
+                    "PMem levels laid out at creation");
+  plush->add_option("--dram-filter-levels", plush_options.dram_filter_levels,
+                    "PMem levels whose filters live in DRAM");
+  plush->add_option("--logs", plush_options.log_count,
+                    "Recovery logs (power of two)");
+  plush->add_option("--log-chunk-size", plush_options.log_chunk_size,
+                    "Bytes per recovery-log chunk");
+  plush->add_option("--chunks-per-log", plush_options.log_chunks_per_log,
+                    "Chunks per recovery log");
+  plush->add_option("--pool-size", plush_options.initial_pool_size,
+                    "Initial pool file size in bytes (it grows on demand)");
+  plush->add_option("--recovery-threads", plush_options.recovery_threads,
+                    "Threads replaying the logs on open (0: one per core)");
+  plush->add_flag(
+      "--emulate-pmem,!--no-emulate-pmem", plush_options.emulate_pmem_costs,
+      "Charge the file back end PMem's flushes and fences (default: on)");
+  plush->add_flag("--model-write-amp", plush_options.model_media_write_amp,
+                  "Model PMem's media write amplification");
+  plush->add_flag("--unlogged", c.engine.plush_unlogged,
+                  "Writes skip the recovery log (WriteOptions::log = false)");
+  AddChoice<Backend>(*plush, "--backend", "Where the pool lives",
                      {{"auto", Backend::kAuto},
                       {"file", Backend::kFile},
                       {"pmem", Backend::kPmem}},
-                     &plush_options.backend)
-      ->group(plush_group);
+                     &plush_options.backend);
   AddChoice<Partitioning>(
-      app, "--partitioning", "Key partitioning of a new pool (range: scans)",
+      *plush, "--partitioning", "Key partitioning of a new pool (range: scans)",
       {{"hash", Partitioning::kHash}, {"range", Partitioning::kRange}},
-      &plush_options.partitioning)
-      ->group(plush_group);
+      &plush_options.partitioning);
 
-  app.add_option("--rocksdb-block-cache-mb", c.engine.rocksdb_block_cache_mb,
-                 "RocksDB block cache (MiB)")
-      ->group("rocksdb engine");
-  app.add_option("--rocksdb-write-buffer-mb", c.engine.rocksdb_write_buffer_mb,
-                 "RocksDB memtable size (MiB)")
-      ->group("rocksdb engine");
+  CLI::App* rocksdb = app.add_option_group("rocksdb engine");
+  rocksdb->add_option("--rocksdb-block-cache-mb",
+                      c.engine.rocksdb_block_cache_mb,
+                      "RocksDB block cache (MiB)");
+  rocksdb->add_option("--rocksdb-write-buffer-mb",
+                      c.engine.rocksdb_write_buffer_mb,
+                      "RocksDB memtable size (MiB)");
 
   try {
     app.parse(argc, argv);
