@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The reliability soak: long runs of the crash explorer, the kill -9 test,
 # the damaged-pool tests and the fuzzer, ending in one summary whose figures
-# go into docs/reliability.md. Takes about 15 minutes on 2 cores.
+# go into docs/reliability.md. Takes about 27 minutes on 2 cores.
 #
 #   scripts/soak.sh [BUILD_DIR]        default build/release
 #
@@ -12,8 +12,8 @@ cd "$(dirname "$0")/.."
 build=${1:-build/release}
 fuzz_bound=${PLUSH_SOAK_FUZZ:-600s}
 [[ -f $build/build.ninja ]] || cmake --preset release -B "$build" >/dev/null
-cmake --build "$build" -j 2 --target crash_test kill_test bad_input_test fuzz_corpus_test \
-  resource_fault_test >/dev/null
+cmake --build "$build" -j 2 --target crash_test crash_varlen_test crash_unlogged_test \
+  scan_model_test kill_test bad_input_test fuzz_corpus_test resource_fault_test >/dev/null
 
 log=$(mktemp -d)/soak.log
 run() {  # NAME COMMAND...: runs a test binary in soak mode, keeps its log
@@ -27,6 +27,9 @@ run() {  # NAME COMMAND...: runs a test binary in soak mode, keeps its log
   echo "soak: $name passed in $((SECONDS - start)) s" >&2
 }
 run crash "$build/tests/crash_test"
+run crash_varlen "$build/tests/crash_varlen_test"
+run crash_unlogged "$build/tests/crash_unlogged_test"
+run scan_model "$build/tests/scan_model_test"
 run kill "$build/tests/kill_test"
 run bad_input "$build/tests/bad_input_test"
 run fuzz_corpus "$build/tests/fuzz_corpus_test"
@@ -36,7 +39,8 @@ fuzz_line=$(scripts/fuzz.sh "$fuzz_bound" | tail -1)
 echo
 echo "== Plush reliability soak, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "== $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
-grep -h '^\[crash\]' "$log.crash"
+grep -h '^\[crash\]' "$log.crash" "$log.crash_varlen" "$log.crash_unlogged"
+grep -h '^\[scan\] .* ops,' "$log.scan_model"
 grep -h '^\[kill\] \(small\|larger\)' "$log.kill"
 grep -h '^\[bad_input\]' "$log.bad_input"
 echo "[fuzz_corpus] $(grep -c '^\[       OK \]' "$log.fuzz_corpus") tests passed (20000 random edit scripts + seed corpus)"
