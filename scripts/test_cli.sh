@@ -82,7 +82,7 @@ expect 7 "$plush" create --backend pmem "$tmp/notdax.pool"
 expect 2 "$plush" create "$tmp/bad.pool" --backend tape
 expect 2 "$plush" info "$tmp/missing.pool"
 expect 0 "$plush" info "$hash"
-for field in 'format version' 'back end' durability levels DRAM pool; do
+for field in 'format version' 'partitioning: *hash' 'back end' durability levels DRAM pool; do
   grep -q "$field" <<<"$out" && ok || fail "info lacks '$field': $out"
 done
 expect 0 "$plush" stats "$hash"
@@ -93,12 +93,14 @@ python3 -c '
 import json, sys
 stats = json.loads(sys.argv[1])
 for f in ("backend", "power_fail_durable", "guarantee", "granularity",
-          "format_version", "dram_bytes", "pool_bytes", "pool_used_bytes",
+          "format_version", "partitioning", "dram_bytes", "pool_bytes",
+          "pool_used_bytes",
           "levels", "records_per_level", "migrations", "log_compactions",
           "log_forced_migrations", "persist_calls", "flushed_lines",
           "user_bytes_written", "media_bytes_written", "media_write_amp",
           "recovery_seconds", "recovered_log_entries"):
     assert f in stats, f
+assert stats["partitioning"] == "hash", stats["partitioning"]
 ' "$out" && ok || fail "stats --json: $out"
 expect 0 "$plush" verify "$hash"
 grep -q ': OK$' <<<"$out" && ok || fail "verify output: $out"
@@ -162,6 +164,8 @@ expect 2 "$plush" load --format xml "$hash" "$tmp/records.tsv"
 expect 7 "$plush" scan "$hash"
 expect_err 'range-partitioned'
 expect 7 "$plush" dump "$hash"
+expect 0 "$plush" info "$range"
+grep -q 'partitioning: *range' <<<"$out" && ok || fail "info of a range pool: $out"
 expect 0 "$plush" scan "$range" --start j0000100 --limit 3
 expect_out "$(printf 'j0000100\tw0000100\nj0000101\tw0000101\nj0000102\tw0000102')"
 expect 0 "$plush" delete "$range" j0000101

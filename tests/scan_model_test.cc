@@ -534,6 +534,9 @@ TEST(ScanTest, HashPoolIteratorIsNotSupported) {
   it.reset();
   db.reset();
   ASSERT_OK(DB::Open(RangeSmall(), file.path(), &db));
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  EXPECT_EQ(stats.partitioning, "hash");
   it = db->NewIterator({});
   it->SeekToFirst();
   EXPECT_FALSE(it->Valid());
@@ -560,6 +563,9 @@ TEST(ScanTest, EmptyRangePool) {
   ScratchPool file("empty");
   std::unique_ptr<DB> db;
   ASSERT_OK(DB::Open(RangeSmall(), file.path(), &db));
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  EXPECT_EQ(stats.partitioning, "range");
   ASSERT_NO_FATAL_FAILURE(ExpectEmpty(db.get(), "new pool"));
   std::vector<std::string> keys = {"", "a", "user1", Word(7),
                                    std::string(kMaxKeySize, 'k')};

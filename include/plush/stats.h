@@ -24,6 +24,9 @@ struct Stats {
   std::string granularity;
 
   uint32_t format_version = 0;
+  // How the pool places keys (creation parameter): "hash" or "range"
+  // (range: ordered iteration).
+  std::string partitioning;
 
   // DRAM held by the engine (DRAM level, filters, metadata), in bytes.
   uint64_t dram_bytes = 0;

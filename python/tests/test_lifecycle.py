@@ -7,7 +7,7 @@ from conftest import key, value
 
 STATS_FIELDS = {
     "backend", "power_fail_durable", "guarantee", "granularity",
-    "format_version", "dram_bytes", "pool_bytes", "pool_used_bytes",
+    "format_version", "partitioning", "dram_bytes", "pool_bytes", "pool_used_bytes",
     "levels", "records_per_level", "migrations", "log_compactions",
     "log_forced_migrations", "payload_chunks", "payload_bytes",
     "payload_gc_runs", "payload_gc_moved", "payload_gc_skipped",

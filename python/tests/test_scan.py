@@ -11,6 +11,7 @@ def records_of(db, **kwargs):
 
 
 def test_hash_pool_cannot_scan(db):
+    assert db.stats()["partitioning"] == "hash"
     db[key(1)] = value(1)
     for make in (db.scan, db.items, db.keys, db.values, lambda: iter(db)):
         with pytest.raises(plush.NotSupportedError):
@@ -18,6 +19,7 @@ def test_hash_pool_cannot_scan(db):
 
 
 def test_scan_yields_records_in_key_order(range_db):
+    assert range_db.stats()["partitioning"] == "range"
     order = [5, 3, 9, 1, 7]
     for i in order:
         range_db[key(i)] = value(i)

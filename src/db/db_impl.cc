@@ -397,6 +397,7 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->guarantee = m.Guarantee();
   stats->granularity = m.GranularityName();
   stats->format_version = kFormatVersion;
+  stats->partitioning = table_->hasher().range() ? "range" : "hash";
   stats->dram_bytes = table_->dram_bytes() + sizeof(*this);
   stats->pool_bytes = m.size();
   stats->pool_used_bytes = pool_->allocator().used_bytes();

@@ -19,6 +19,7 @@ nlohmann::ordered_json ToJson(const Stats& s) {
       {"guarantee", s.guarantee},
       {"granularity", s.granularity},
       {"format_version", s.format_version},
+      {"partitioning", s.partitioning},
       {"dram_bytes", s.dram_bytes},
       {"pool_bytes", s.pool_bytes},
       {"pool_used_bytes", s.pool_used_bytes},
@@ -61,6 +62,7 @@ std::string StatsToText(const Stats& stats) {
 std::string StatsSummary(const Stats& s) {
   std::ostringstream out;
   out << "format version:     " << s.format_version << '\n'
+      << "partitioning:       " << s.partitioning << '\n'
       << "back end:           " << s.backend << " (" << s.granularity
       << " granularity)\n"
       << "durability:         " << s.guarantee << '\n'

@@ -77,6 +77,7 @@ py::dict Database::Stats() {
   d["power_fail_durable"] = s.power_fail_durable;
   d["guarantee"] = s.guarantee;
   d["granularity"] = s.granularity;
+  d["partitioning"] = s.partitioning;
   d["format_version"] = s.format_version;
   d["dram_bytes"] = s.dram_bytes;
   d["pool_bytes"] = s.pool_bytes;
