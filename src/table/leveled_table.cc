@@ -330,23 +330,30 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot,
   // version was written: the search starts over and finds that version.
   // (Only a damaged pool keeps one visible; after many rounds the search
   // then treats it as another key, so that it ends.)
+  //
+  // One move is not downwards: a migration drops a dangling reference,
+  // whose newer version went into the DRAM entry (a write, or a
+  // compaction's relocation) — possibly after this search passed the DRAM
+  // level. Both that insert and every migration change the DRAM entry's
+  // state, so an answer from below the DRAM level counts only if that
+  // state held still meanwhile.
   constexpr unsigned kMaxRounds = 64;
+  const uint64_t& dram_state = levels_[0].entries[index[0]].state;
   for (unsigned round = 0;; ++round) {
-    const bool skip_dangling = round == kMaxRounds;
-    bool retry = false;
-    for (unsigned l = 0; l < (n = level_count()) && !retry; ++l) {
+    const bool last_round = round == kMaxRounds;
+    const uint64_t dram_before = LoadAcquire(dram_state);
+    Found found = Found::kAbsent;
+    unsigned l = 0;
+    for (; l < (n = level_count()); ++l) {
       if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
-      const Found found =
-          SearchEntry(levels_[l], index[l], key, probe, skip_dangling,
-                      durable_only && l == 0, slot);
-      if (found == Found::kRetry)
-        retry = true;
-      else if (found != Found::kAbsent)
-        return found;
+      found = SearchEntry(levels_[l], index[l], key, probe, last_round,
+                          durable_only && l == 0, slot);
+      if (found != Found::kAbsent) break;
     }
-    if (!retry) break;
+    if (found == Found::kRetry) continue;
+    if (l == 0 || last_round || ReloadAfterReads(dram_state) == dram_before)
+      return found;
   }
-  return Found::kAbsent;
 }
 
 void LeveledTable::PrefetchCandidates(const Level& level, uint64_t index,
