@@ -66,6 +66,7 @@ struct Options {
   // ---- Space ---------------------------------------------------------------
 
   // Bytes the pool file has when created; it grows on demand afterwards.
+  // A lower bound: the file has at least MinimumPoolSize() bytes.
   uint64_t initial_pool_size = 64ull << 20;
   // The pool never grows beyond this; writes that need more space fail with
   // NoSpace (the DB stays readable). Also bounded by the file system.
@@ -115,6 +116,11 @@ struct Options {
   // chunks are full compacts its own chunks before the pool grows for it.
   uint32_t payload_log_count = 4;
   uint32_t payload_chunk_size = 1u << 20;
+
+  // The smallest pool file these creation parameters allow: the recovery
+  // logs, the pool's header pages and one 2 MiB growth step of heap.
+  // (260 MiB with the defaults, 4 MiB with SmallProfile().)
+  uint64_t MinimumPoolSize() const;
 
   // A profile for tests and small machines: tiny DRAM level, low fanout and
   // small logs so that a few thousand records already create several PMem

@@ -38,7 +38,23 @@ bool IsAllZero(const void* p, size_t n) {
   return std::all_of(bytes, bytes + n, [](unsigned char b) { return b == 0; });
 }
 
+uint64_t MinimumSizeFor(const PoolParams& p) {
+  return AlignUp(HeapOffsetFor(p) + media::Media::kGrowAlignment,
+                 media::Media::kGrowAlignment);
+}
+
 }  // namespace
+}  // namespace plush::pool
+
+namespace plush {
+
+uint64_t Options::MinimumPoolSize() const {
+  return pool::MinimumSizeFor(pool::PoolParams::FromOptions(*this));
+}
+
+}  // namespace plush
+
+namespace plush::pool {
 
 PoolParams PoolParams::FromOptions(const Options& o) {
   PoolParams p;
@@ -126,10 +142,9 @@ Status Pool::Open(const Options& options, const std::string& path,
   if (!exists) {
     Status s = params.Validate();
     if (!s.ok()) return s;
-    create_size =
-        AlignUp(std::max(options.initial_pool_size,
-                         HeapOffsetFor(params) + media::Media::kGrowAlignment),
-                media::Media::kGrowAlignment);
+    create_size = AlignUp(std::max(options.initial_pool_size,
+                                   MinimumSizeFor(params)),
+                          media::Media::kGrowAlignment);
     if (create_size > options.max_pool_size) {
       return Status::InvalidArgument(
           "max_pool_size (" + std::to_string(options.max_pool_size) +
