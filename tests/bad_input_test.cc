@@ -192,6 +192,19 @@ TEST_F(BadInputTest, TruncatedPoolIsCorruptionBelowTheAllocationMark) {
     EXPECT_TRUE(r.open.IsCorruption())
         << "size " << size << ": " << r.open.ToString();
   }
+  // Cut inside the pool's space: the message says so, with both sizes.
+  for (uint64_t size : {heap - 4096, heap + 4096, mark - 4096}) {
+    const DamageReport r = Exercise(PoolImage(image_.bytes().substr(0, size)));
+    const std::string expected =
+        "file has " + std::to_string(size) +
+        " bytes, the pool's root page says it extends to " +
+        std::to_string(mark) + " bytes";
+    EXPECT_NE(r.open.ToString().find("shorter than the pool it holds"),
+              std::string::npos)
+        << r.open.ToString();
+    EXPECT_NE(r.open.ToString().find(expected), std::string::npos)
+        << r.open.ToString();
+  }
   ASSERT_TRUE(PoolImage(image_.bytes().substr(0, mark)).Save(file_.path()));
   std::unique_ptr<DB> db;
   ASSERT_OK(DB::Open(DamageOptions(), file_.path(), &db));
@@ -366,6 +379,44 @@ TEST_F(BadInputTest, DamagedChunkStateWordsAreCorruption) {
     EXPECT_NE(r.open.ToString().find("state word"), std::string::npos)
         << r.open.ToString();
   }
+}
+
+// Recovery zeroes torn log slots — but only once the whole pool has been
+// judged sound: a pool that fails to open is left byte for byte as it was
+// (regression: log 0's torn slot was zeroed before log 1's damaged chunk
+// made Open fail).
+TEST_F(BadInputTest, FailedOpenLeavesThePoolUntouched) {
+  const uint64_t per_log = DamageOptions().log_chunks_per_log;
+  // A torn entry in a chunk of log 0 in use...
+  std::optional<uint64_t> torn;
+  for (uint64_t c = 0; c < per_log && !torn; ++c) {
+    const uint64_t at = *image_.ChunkOffset(c);
+    const log::ChunkState st = log::ChunkState::Decode(image_.Word(at));
+    if (!st.in_use) continue;
+    const uint64_t entry = at + log::kChunkHeaderSize;
+    if (image_.Word(entry) >> 62 != st.check) continue;  // no valid entry 0
+    torn = entry;
+  }
+  ASSERT_TRUE(torn) << "log 0 has no chunk with entries";
+  PoolImage damaged = image_;
+  const uint64_t w = damaged.Word(*torn);
+  const uint64_t other_check = log::ChunkState::NextCheck(w >> 62);
+  damaged.SetWord(*torn, (w & ~(uint64_t{3} << 62)) | other_check << 62);
+  // ...and a damaged state word in log 1, replayed after log 0.
+  const uint64_t log1 = *image_.ChunkOffset(per_log);
+  log::ChunkState bad = log::ChunkState::Decode(image_.Word(log1));
+  bad.check = 0;
+  damaged.SetWord(log1, bad.Encode());
+  ASSERT_TRUE(damaged.Save(file_.path()));
+  Options o = DamageOptions();
+  o.recovery_threads = 1;  // log 0 first
+  std::unique_ptr<DB> db;
+  const Status s = DB::Open(o, file_.path(), &db);
+  ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("recovery log 1"), std::string::npos)
+      << s.ToString();
+  EXPECT_TRUE(PoolImage::FromFile(file_.path()).bytes() == damaged.bytes())
+      << "the failed Open changed the pool";
 }
 
 TEST_F(BadInputTest, DuplicateChunkSequenceIsReportedByVerify) {

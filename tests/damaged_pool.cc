@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
+
+#include "media/sim_media.h"
+#include "pool_image.h"
 
 namespace plush::test {
 namespace {
@@ -66,11 +70,22 @@ std::string RunOp(DB* db, const PoolOp& op) {
   return "unknown operation";
 }
 
+// Every byte of the pool at `path`: both images of a sim device, or the
+// file's contents.
+std::string PoolBytes(const Options& options, const std::string& path) {
+  if (options.backend != Backend::kSim) return PoolImage::FromFile(path).bytes();
+  const std::shared_ptr<media::SimMedia> device = media::SimMedia::Find(path);
+  if (device == nullptr) return "";
+  return PoolImage::FromWords(device->LiveImage()).bytes() +
+         PoolImage::FromWords(device->DurableImage()).bytes();
+}
+
 // One open-verify-use-close cycle. Returns the violation, or "".
 std::string Cycle(const Options& options, const std::string& path,
                   const std::vector<PoolOp>& ops, Status* open,
                   Status* verify) {
   std::unique_ptr<DB> db;
+  const std::string before = PoolBytes(options, path);
   *open = DB::Open(options, path, &db);
   if (std::string e = Expect(
           "Open", *open,
@@ -78,7 +93,15 @@ std::string Cycle(const Options& options, const std::string& path,
       !e.empty()) {
     return e;
   }
-  if (!open->ok()) return db == nullptr ? "" : "a failed Open returned a DB";
+  if (!open->ok()) {
+    if (db != nullptr) return "a failed Open returned a DB";
+    // A pool that fails to open is left exactly as it was: nothing may be
+    // "repaired" (or made worse) on the strength of a judgement that
+    // rejected the pool.
+    if (PoolBytes(options, path) != before)
+      return "a failed Open (" + open->ToString() + ") changed the pool";
+    return "";
+  }
   if (std::string e = CheckVerify(db.get(), verify); !e.empty()) return e;
   for (const PoolOp& op : ops) {
     if (std::string e = RunOp(db.get(), op); !e.empty()) return e;

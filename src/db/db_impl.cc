@@ -15,6 +15,12 @@ namespace {
 
 Status ClosedError() { return Status::InvalidArgument("the DB is closed"); }
 
+Status KeyTooLarge(std::string_view key) {
+  return Status::InvalidArgument("key of " + std::to_string(key.size()) +
+                                 " bytes exceeds the limit of " +
+                                 std::to_string(kMaxKeySize));
+}
+
 uint64_t Word(std::string_view bytes) {
   uint64_t w;
   std::memcpy(&w, bytes.data(), sizeof(w));
@@ -36,8 +42,9 @@ Status DB::Open(const Options& options, const std::string& path,
 DBImpl::DBImpl(const Options& options) : options_(options) {}
 
 DBImpl::~DBImpl() {
-  // A DB whose Open() failed half way has nothing to close.
-  if (logs_ != nullptr) (void)Close();
+  // A DB whose Open() failed has nothing to close, and must not write to a
+  // pool it may have judged damaged.
+  if (opened_) (void)Close();
 }
 
 Status DBImpl::Open(const Options& options, const std::string& path,
@@ -48,6 +55,16 @@ Status DBImpl::Open(const Options& options, const std::string& path,
   bool created = false;
   Status s = pool::Pool::Open(options, path, &impl->pool_, &created);
   if (!s.ok()) return s;
+  // Asking for ordered scans of a pool that cannot give them is a mistake
+  // to report, not to pass over. (Other creation parameters only tune
+  // speed and space: the pool's own apply, and Options documents that.)
+  if (!created && options.partitioning == Partitioning::kRange &&
+      impl->pool_->params().partitioning != Partitioning::kRange) {
+    return Status::InvalidArgument(
+        "pool '" + path +
+        "' is hash-partitioned; Options::partitioning = kRange applies only "
+        "when a pool is created (convert with plush dump | plush load)");
+  }
   s = table::LeveledTable::Open(impl->pool_.get(), &impl->table_);
   if (!s.ok()) return s.WithContext("pool '" + path + "'");
   s = payload::PayloadLogs::Open(impl->pool_.get(),
@@ -74,6 +91,10 @@ Status DBImpl::Open(const Options& options, const std::string& path,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
   }
+  // Everything above only read the pool; from here on it is in use.
+  impl->logs_->ZeroInvalidSlots();
+  impl->payload_->FinishOpen();
+  impl->opened_ = true;
   *db = std::move(impl);
   return Status::OK();
 }
@@ -192,18 +213,23 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
   return WriteSlot(options, hash, {hash, ref, tombstone, true});
 }
 
+Status DBImpl::CheckWritable() const {
+  if (closed()) return ClosedError();
+  const media::Media& m = pool_->media();
+  return m.failed() ? m.sticky_error() : Status::OK();
+}
+
 Status DBImpl::Put(const WriteOptions& options, std::string_view key,
                    std::string_view value) {
-  if (closed()) return ClosedError();
-  if (key.size() > kMaxKeySize || value.size() > kMaxValueSize) {
+  Status s = CheckWritable();
+  if (!s.ok()) return s;
+  if (key.size() > kMaxKeySize) return KeyTooLarge(key);
+  if (value.size() > kMaxValueSize) {
     return Status::InvalidArgument(
-        "key of " + std::to_string(key.size()) + " bytes or value of " +
-        std::to_string(value.size()) + " bytes exceeds the limits (" +
-        std::to_string(kMaxKeySize) + ", " + std::to_string(kMaxValueSize) +
-        ")");
+        "value of " + std::to_string(value.size()) +
+        " bytes exceeds the limit of " + std::to_string(kMaxValueSize));
   }
-  const Status s =
-      key.size() == 8 && value.size() == 8
+  s = key.size() == 8 && value.size() == 8
           ? WriteSlot(options, table_->hasher().InlineHash(Word(key)),
                       {Word(key), Word(value), false, false})
           : WritePayload(options, key, value, /*tombstone=*/false);
@@ -212,16 +238,12 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
 }
 
 Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
-  if (closed()) return ClosedError();
-  if (key.size() > kMaxKeySize) {
-    return Status::InvalidArgument("key of " + std::to_string(key.size()) +
-                                   " bytes exceeds the limit of " +
-                                   std::to_string(kMaxKeySize));
-  }
+  Status s = CheckWritable();
+  if (!s.ok()) return s;
+  if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   // An 8-byte key's tombstone is inline; it hides the key's older
   // versions whether they are inline or in the payload logs.
-  const Status s =
-      key.size() == 8
+  s = key.size() == 8
           ? WriteSlot(options, table_->hasher().InlineHash(Word(key)),
                       {Word(key), 0, true, false})
           : WritePayload(options, key, {}, /*tombstone=*/true);
@@ -232,34 +254,19 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 Status DBImpl::Get(const ReadOptions&, std::string_view key,
                    std::string* value) {
   if (closed()) return ClosedError();
-  if (key.size() > kMaxKeySize) {
-    return Status::InvalidArgument("key of " + std::to_string(key.size()) +
-                                   " bytes exceeds the limit of " +
-                                   std::to_string(kMaxKeySize));
-  }
+  if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   const table::LookupKey lookup =
       table::LookupKey::For(key, table_->hasher().Hash(key));
-  // A compaction may move the record between the lookup and the read of
-  // its payload (the read then sees a dangling reference): look up again.
-  constexpr int kMaxAttempts = 64;
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    table::Slot slot;
-    if (table_->Lookup(lookup, &slot) != table::Found::kValue)
+  switch (table_->Get(lookup, value)) {
+    case table::Found::kValue:
+      return Status::OK();
+    case table::Found::kDamaged:
+      return Status::Corruption(
+          "the newest version of the key references a payload entry of "
+          "another key");
+    default:
       return Status::NotFound("key not found");
-    if (!slot.indirect) {
-      value->assign(reinterpret_cast<const char*>(&slot.value),
-                    sizeof(slot.value));
-      return Status::OK();
-    }
-    if (payload_->ReadValue(slot.value, key, value) ==
-        payload::PayloadLogs::Read::kMatch) {
-      return Status::OK();
-    }
-    std::this_thread::yield();
   }
-  return Status::Corruption(
-      "the newest version of the key references payload "
-      "that keeps changing or is damaged");
 }
 
 uint64_t DBImpl::UnitOf(std::string_view key) const {
@@ -352,7 +359,8 @@ Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {
 }
 
 Status DBImpl::Checkpoint(unsigned threads) {
-  if (closed()) return ClosedError();
+  Status s = CheckWritable();
+  if (!s.ok()) return s;
   const uint64_t entries = table_->dram_entries();
   const uint64_t n = std::min<uint64_t>(ThreadsOr(threads), entries);
   std::vector<Status> results(n);
@@ -364,8 +372,8 @@ Status DBImpl::Checkpoint(unsigned threads) {
   }
   results[0] = CheckpointRange(0, entries / n);
   for (std::thread& w : workers) w.join();
-  for (Status& s : results) {
-    if (!s.ok()) return s;
+  for (Status& r : results) {
+    if (!r.ok()) return r;
   }
   return pool_->media().Sync();
 }
@@ -428,20 +436,39 @@ Status DBImpl::GetStats(Stats* stats) {
 
 // Close() stops every writer (they check the flag under their DRAM entry
 // lock, and Close() passes through every lock and every log's rotation
-// mutex after setting it), syncs, and releases the pool lock. Readers are
-// never blocked: one that started before Close() finishes against memory
-// that stays mapped until the DB is destroyed.
+// mutex after setting it), makes the unlogged writes durable by migrating
+// the DRAM entries that hold them, syncs, and releases the pool lock.
+// Readers are never blocked: one that started before Close() finishes
+// against memory that stays mapped until the DB is destroyed.
 Status DBImpl::Close() {
   if (closed_.exchange(true)) return Status::OK();
   logs_->Quiesce();
+  Status s;
+  uint64_t lost_entries = 0;
   for (uint64_t d = 0; d < table_->dram_entries(); ++d) {
     SpinLockRef lock = table_->DramLock(d);
     lock.lock();
+    // Logged records are in the recovery log already; unlogged ones exist
+    // in DRAM only until their entry migrates (WriteOptions::log).
+    if (table_->DramHasUnlogged(d)) {
+      Status m = table_->MigrateDram(d);
+      if (!m.ok()) {
+        ++lost_entries;
+        if (s.ok()) s = m;
+      }
+    }
     lock.unlock();
+  }
+  if (!s.ok()) {
+    s = s.WithContext("closing: the unlogged writes of " +
+                      std::to_string(lost_entries) +
+                      " DRAM directory entries could not be made durable "
+                      "and are lost");
   }
   payload_->Close();
   pool_->allocator().TrimMark();
-  Status s = pool_->media().Sync();
+  Status synced = pool_->media().Sync();
+  if (s.ok()) s = synced;
   pool_->media().ReleaseLock();
   return s;
 }
@@ -518,8 +545,7 @@ Status DBImpl::Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
         std::string value;
         if (table_->Lookup(lookup, &current) == table::Found::kAbsent ||
             !current.indirect || current.value != ref ||
-            payload_->ReadValue(ref, key, &value) !=
-                payload::PayloadLogs::Read::kMatch) {
+            payload_->ReadValue(ref, key, &value) != table::RefMatch::kYes) {
           *result = IsNewestDurable(lookup, ref) ? Relocation::kBlocked
                                                  : Relocation::kUnreachable;
           return Status::OK();

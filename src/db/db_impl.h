@@ -68,6 +68,9 @@ class DBImpl final : public DB,
   // newer, unlogged versions shadow it (payload compaction must keep it).
   bool IsNewestDurable(const table::LookupKey& lookup, uint64_t ref);
   bool closed() const { return closed_.load(std::memory_order_relaxed); }
+  // OK, or why writes are refused: a closed DB, or a failed sync (sticky
+  // until the pool is opened again; media.h).
+  Status CheckWritable() const;
 
   // log::LogHost
   uint64_t DramEpochOf(const log::LogRecord& record) override;
@@ -92,6 +95,7 @@ class DBImpl final : public DB,
   std::unique_ptr<table::LeveledTable> table_;
   std::unique_ptr<log::RecoveryLogs> logs_;
   std::unique_ptr<payload::PayloadLogs> payload_;
+  bool opened_ = false;  // Open() succeeded: the pool is ours to write
   std::atomic<bool> closed_{false};
   ShardedCounter user_bytes_;
   double recovery_seconds_ = 0;

@@ -7,9 +7,15 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <random>
 #include <unordered_map>
 
+#include "media/fault_injection.h"
 #include "media/sim_media.h"
 #include "testutil.h"
 
@@ -69,11 +75,81 @@ TEST(DBTest, SizeLimitsAreEnforced) {
   ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
   const std::string big_key(kMaxKeySize + 1, 'k');
   const std::string big_value(kMaxValueSize + 1, 'v');
-  EXPECT_TRUE(db->Put({}, big_key, Word(1)).IsInvalidArgument());
-  EXPECT_TRUE(db->Put({}, Word(1), big_value).IsInvalidArgument());
-  EXPECT_TRUE(db->Delete({}, big_key).IsInvalidArgument());
+  // The message names the limit that was broken, and only that one.
+  const std::string key_message = "InvalidArgument: key of 1025 bytes "
+                                  "exceeds the limit of 1024";
+  const std::string value_message = "InvalidArgument: value of 65537 bytes "
+                                    "exceeds the limit of 65536";
+  EXPECT_EQ(db->Put({}, big_key, Word(1)).ToString(), key_message);
+  EXPECT_EQ(db->Put({}, Word(1), big_value).ToString(), value_message);
+  EXPECT_EQ(db->Put({}, big_key, big_value).ToString(), key_message);
+  EXPECT_EQ(db->Delete({}, big_key).ToString(), key_message);
   std::string value;
-  EXPECT_TRUE(db->Get({}, big_key, &value).IsInvalidArgument());
+  EXPECT_EQ(db->Get({}, big_key, &value).ToString(), key_message);
+  // At the limits exactly, everything is accepted.
+  ASSERT_OK(db->Put({}, std::string(kMaxKeySize, 'k'),
+                    std::string(kMaxValueSize, 'v')));
+}
+
+// A clean close keeps every write made before it, logged or not (regression:
+// unlogged writes still in the DRAM level were dropped).
+TEST(DBTest, CloseKeepsUnloggedWrites) {
+  for (const bool explicit_close : {true, false}) {
+    ScratchPool file("unlogged_close");
+    WriteOptions unlogged;
+    unlogged.log = false;
+    {
+      std::unique_ptr<DB> db;
+      ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+      for (uint64_t k = 0; k < 1000; ++k) {
+        ASSERT_OK(db->Put(unlogged, Word(k), Word(k + 7)));
+        ASSERT_OK(db->Put(unlogged, "key-" + std::to_string(k),
+                          "value-" + std::to_string(k)));
+      }
+      for (uint64_t k = 0; k < 1000; k += 10)
+        ASSERT_OK(db->Delete(unlogged, Word(k)));
+      if (explicit_close) ASSERT_OK(db->Close());
+    }  // else: the destructor closes
+    std::unique_ptr<DB> db;
+    ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+    uint64_t found = 0;
+    std::string value;
+    for (uint64_t k = 0; k < 1000; ++k) {
+      const Status s = db->Get({}, Word(k), &value);
+      if (k % 10 == 0) {
+        EXPECT_TRUE(s.IsNotFound()) << k << ": " << s.ToString();
+      } else if (s.ok() && FromWord(value) == k + 7) {
+        ++found;
+      }
+      ASSERT_OK(db->Get({}, "key-" + std::to_string(k), &value));
+      EXPECT_EQ(value, "value-" + std::to_string(k));
+    }
+    EXPECT_EQ(found, 900u) << "explicit close: " << explicit_close;
+    EXPECT_OK(db->Verify());
+  }
+}
+
+// When the unlogged writes cannot be made durable at close (the pool is
+// full), Close() says so instead of returning OK.
+TEST(DBTest, CloseReportsUnloggedWritesItCouldNotKeep) {
+  ScratchPool file("unlogged_full");
+  Options o = TinyOptions();
+  o.max_pool_size = o.MinimumPoolSize();
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  WriteOptions unlogged;
+  unlogged.log = false;
+  Status s;
+  uint64_t k = 0;
+  // Fill the pool until a migration finds no room; the DRAM entry that
+  // failed to migrate keeps its unlogged records.
+  for (; s.ok() && k < 10'000'000; ++k) s = db->Put(unlogged, Word(k), Word(k));
+  ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
+  s = db->Close();
+  EXPECT_TRUE(s.IsNoSpace()) << s.ToString();
+  EXPECT_NE(s.ToString().find("unlogged writes of"), std::string::npos)
+      << s.ToString();
+  EXPECT_NE(s.ToString().find("are lost"), std::string::npos) << s.ToString();
 }
 
 TEST(DBTest, CallsAfterCloseFail) {
@@ -103,7 +179,102 @@ TEST(DBTest, SecondOpenIsBusy) {
   std::unique_ptr<DB> second;
   Status s = DB::Open(TinyOptions(), file.path(), &second);
   EXPECT_TRUE(s.IsBusy()) << s.ToString();
+  // The holder is this very process: say so (not "another user").
+  EXPECT_NE(s.ToString().find("already open in this process"),
+            std::string::npos)
+      << s.ToString();
   EXPECT_EQ(second, nullptr);
+  ASSERT_OK(db->Close());
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &second));
+}
+
+TEST(DBTest, OpenInAnotherProcessIsBusyAndSaysSo) {
+  ScratchPool file("busy_other");
+  {
+    std::unique_ptr<DB> db;
+    ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::unique_ptr<DB> db;
+    const bool ok = DB::Open(TinyOptions(), file.path(), &db).ok();
+    char c = ok ? 1 : 0;
+    (void)!write(ready[1], &c, 1);
+    pause();  // killed by the parent
+    _exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  ASSERT_EQ(c, 1);
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(TinyOptions(), file.path(), &db);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  close(ready[0]);
+  close(ready[1]);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();
+  EXPECT_NE(s.ToString().find("already open in another process"),
+            std::string::npos)
+      << s.ToString();
+}
+
+// Range partitioning is a creation parameter; asking for it on an existing
+// hash pool is refused rather than silently ignored.
+TEST(DBTest, RangeOptionOnAHashPoolIsRefused) {
+  ScratchPool file("range_on_hash");
+  {
+    std::unique_ptr<DB> db;
+    ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  }
+  Options o = TinyOptions();
+  o.partitioning = Partitioning::kRange;
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(o, file.path(), &db);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("is hash-partitioned"), std::string::npos)
+      << s.ToString();
+  // A range pool opened with default options stays a range pool.
+  ScratchPool range_file("hash_on_range");
+  ASSERT_OK(DB::Open(o, range_file.path(), &db));
+  ASSERT_OK(db->Close());
+  ASSERT_OK(DB::Open(TinyOptions(), range_file.path(), &db));
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  EXPECT_EQ(stats.partitioning, "range");
+}
+
+// Linux reports a writeback error once; a sync after it must not claim
+// durability (regression: later syncs returned OK over lost pages).
+TEST(DBTest, FailedSyncIsStickyUntilReopen) {
+  ScratchPool file("sticky");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  ASSERT_OK(db->Put({}, Word(1), Word(1)));
+  media::testing::FailNextSyncs(1, EIO);
+  Status s = db->Sync();
+  ASSERT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(s.ToString().find("msync of the pool file: Input/output error"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_NE(s.ToString().find("refused until the pool is opened again"),
+            std::string::npos)
+      << s.ToString();
+  // The injected failure is spent; the error is not.
+  EXPECT_EQ(db->Sync().ToString(), s.ToString());
+  EXPECT_EQ(db->Put({}, Word(2), Word(2)).ToString(), s.ToString());
+  EXPECT_EQ(db->Delete({}, Word(1)).ToString(), s.ToString());
+  EXPECT_EQ(db->Checkpoint().ToString(), s.ToString());
+  std::string value;
+  EXPECT_OK(db->Get({}, Word(1), &value));  // reads still work
+  EXPECT_EQ(db->Close().ToString(), s.ToString());
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  ASSERT_OK(db->Get({}, Word(1), &value));
+  EXPECT_TRUE(db->Get({}, Word(2), &value).IsNotFound());
+  ASSERT_OK(db->Put({}, Word(2), Word(2)));
+  EXPECT_OK(db->Sync());
 }
 
 TEST(DBTest, StatsDescribeBackendLevelsAndWork) {

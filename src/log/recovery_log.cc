@@ -187,8 +187,9 @@ Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
   });
   for (Chunk* chunk : in_use) {
     uint64_t max_epoch = 0;
+    chunk->invalid_runs.clear();
     for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
-      uint64_t* words = chunk->entries + slot * kEntryWords;
+      const uint64_t* words = chunk->entries + slot * kEntryWords;
       LogRecord r;
       if (DecodeEntry(words, chunk->header.check, &r)) {
         Status s = replay(log, r);
@@ -196,17 +197,38 @@ Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
         max_epoch = std::max(max_epoch, r.epoch);
         ++*replayed;
       } else if (!IsZero(words)) {
-        // Torn or stale: zero it, so that no later generation of this chunk
-        // can mistake a mix of old and new words for an entry.
-        const uint64_t zero[kEntryWords] = {0, 0, 0};
-        media_.StreamWords(words, zero, kEntryWords);
+        // Torn or stale: zeroed once recovery succeeded.
+        auto& runs = chunk->invalid_runs;
+        if (!runs.empty() && runs.back().first + runs.back().second == slot) {
+          ++runs.back().second;
+        } else {
+          runs.emplace_back(slot, 1);
+        }
       }
     }
     chunk->max_epoch.store(max_epoch);
   }
-  media_.Drain();
   lg.cursor.store(uint64_t{kNoChunk} << 32);
   return Status::OK();
+}
+
+// Zeroing torn and stale slots ensures that no later generation of a chunk
+// can mistake a mix of old and new words for an entry (log_format.h).
+void RecoveryLogs::ZeroInvalidSlots() {
+  const uint64_t zero[kEntryWords] = {0, 0, 0};
+  for (auto& log : logs_) {
+    for (unsigned c = 0; c < chunks_per_log_; ++c) {
+      Chunk& chunk = log->chunks[c];
+      for (const auto& [first, count] : chunk.invalid_runs) {
+        for (uint64_t slot = first; slot < first + count; ++slot)
+          media_.StreamWords(chunk.entries + slot * kEntryWords, zero,
+                             kEntryWords);
+      }
+      chunk.invalid_runs.clear();
+      chunk.invalid_runs.shrink_to_fit();
+    }
+  }
+  media_.Drain();
 }
 
 void RecoveryLogs::Quiesce() {

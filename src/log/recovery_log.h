@@ -76,10 +76,13 @@ class RecoveryLogs {
   // Replays every valid entry of every log, oldest first within a log,
   // calling `replay(log, record)`; logs are processed by up to `threads`
   // threads in parallel (each log by one thread, so a key's entries arrive
-  // in order). Afterwards zeroes every invalid slot of the chunks in use
-  // (log_format.h explains why) and restores the logs' DRAM state.
+  // in order), and restores the logs' DRAM state. Writes nothing to the
+  // pool: a pool whose recovery fails stays as it was.
   using ReplayFn = std::function<Status(unsigned log, const LogRecord&)>;
   Status Recover(unsigned threads, const ReplayFn& replay, uint64_t* replayed);
+  // After a successful Recover(), before the first append: zeroes every
+  // invalid slot of the chunks in use (log_format.h explains why).
+  void ZeroInvalidSlots();
 
   // Waits until no rotation is in progress (for Close()).
   void Quiesce();
@@ -100,6 +103,9 @@ class RecoveryLogs {
     uint64_t* entries = nullptr;  // first entry on media
     ChunkState header;            // mirror of *state; guarded by Log::rotate_mu
     std::atomic<uint64_t> max_epoch{0};
+    // Recovery: runs [first, first + count) of invalid, non-zero slots,
+    // zeroed by ZeroInvalidSlots().
+    std::vector<std::pair<uint64_t, uint64_t>> invalid_runs;
   };
   struct Log {
     // (chunk index << 32) | next slot; chunk kNoChunk means "none yet".

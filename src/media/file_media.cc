@@ -21,22 +21,89 @@
 #include <libpmem2.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <set>
+#include <utility>
 
+#include "media/fault_injection.h"
 #include "media/media.h"
 
 namespace plush::media {
 namespace {
+
+std::atomic<int> syncs_to_fail{0};
+std::atomic<int> sync_failure_errno{EIO};
+
+// The pool files this process holds open, by device and inode: flock()
+// cannot tell a second open in this process from one in another process,
+// but the user fixes them differently.
+std::mutex open_files_mu;
+std::set<std::pair<dev_t, ino_t>>& OpenFiles() {
+  static auto* files = new std::set<std::pair<dev_t, ino_t>>();
+  return *files;
+}
 
 Status ErrnoStatus(const std::string& what, int err) {
   std::string msg = what + ": " + std::strerror(err);
   if (err == ENOSPC || err == EFBIG || err == EDQUOT)
     return Status::NoSpace(msg);
   return Status::IOError(msg);
+}
+
+// Growing a file past RLIMIT_FSIZE (`ulimit -f`) raises SIGXFSZ, which
+// kills the process unless it is ignored: check the limit first, so that a
+// library never changes the process's signal handling and a full "disk"
+// is always a NoSpace.
+Status CheckFileSizeLimit(uint64_t size) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+      size <= limit.rlim_cur) {
+    return Status::OK();
+  }
+  return Status::NoSpace("a pool file of " + std::to_string(size) +
+                         " bytes exceeds the process's file size limit (" +
+                         std::to_string(limit.rlim_cur) + " bytes, ulimit -f)");
+}
+
+// Makes the directory entry of `path` (created or removed) survive a power
+// failure: without this a new pool can vanish after a crash although every
+// byte in it was synced.
+Status SyncParentDirectory(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("cannot open directory '" + dir + "'", errno);
+  const int rc = fsync(fd);
+  const int err = errno;
+  close(fd);
+  if (rc != 0) return ErrnoStatus("fsync of directory '" + dir + "'", err);
+  return Status::OK();
+}
+
+// PMDK's test overrides, which make ordinary files pass for PMem.
+bool PmemTestOverrideSet() {
+  return std::getenv("PMEM2_FORCE_GRANULARITY") != nullptr ||
+         std::getenv("PMEM_IS_PMEM_FORCE") != nullptr;
+}
+
+// Whether the file can be mapped with MAP_SYNC, i.e. whether the file
+// system makes the metadata of every page fault durable before the
+// faulting store proceeds. Without it, stores into unwritten extents of an
+// fsdax file are lost at a power failure despite every flush.
+int MapSyncError(int fd) {
+  void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
+                 MAP_SHARED_VALIDATE | MAP_SYNC, fd, 0);
+  if (p == MAP_FAILED) return errno;
+  munmap(p, 4096);
+  return 0;
 }
 
 Granularity FromPmem2(pmem2_granularity g) {
@@ -61,8 +128,11 @@ enum class FlushMode {
 class MappedFileMedia final : public Media {
  public:
   MappedFileMedia(Backend backend, Granularity granularity, FlushMode mode,
-                  int fd)
-      : Media(backend, granularity), mode_(mode), fd_(fd) {}
+                  bool test_override, int fd, std::pair<dev_t, ino_t> file_id)
+      : Media(backend, granularity, test_override),
+        mode_(mode),
+        fd_(fd),
+        file_id_(file_id) {}
 
   ~MappedFileMedia() override {
     if (base_ != nullptr) munmap(base_, max_size_);
@@ -73,6 +143,10 @@ class MappedFileMedia final : public Media {
   // explicitly. The mapping itself stays valid until destruction.
   void ReleaseLock() override {
     if (fd_ < 0) return;
+    {
+      std::lock_guard<std::mutex> lock(open_files_mu);
+      OpenFiles().erase(file_id_);
+    }
     flock(fd_, LOCK_UN);
     close(fd_);
     fd_ = -1;
@@ -111,16 +185,12 @@ class MappedFileMedia final : public Media {
     return Status::OK();
   }
 
+  // The pmem back end always maps with MAP_SYNC (OpenFileMedia checked that
+  // the file accepts it), except under a test override.
   void* Map(uint64_t length) {
-    const int prot = PROT_READ | PROT_WRITE;
-    void* p = MAP_FAILED;
-    if (backend() == Backend::kPmem) {
-      p = mmap(nullptr, length, prot, MAP_SHARED_VALIDATE | MAP_SYNC, fd_, 0);
-    }
-    // devdax and libpmem2's granularity override give PMem semantics
-    // without MAP_SYNC; ordinary files never use it.
-    if (p == MAP_FAILED) p = mmap(nullptr, length, prot, MAP_SHARED, fd_, 0);
-    return p;
+    const bool sync = backend() == Backend::kPmem && !test_override();
+    return mmap(nullptr, length, PROT_READ | PROT_WRITE,
+                sync ? MAP_SHARED_VALIDATE | MAP_SYNC : MAP_SHARED, fd_, 0);
   }
 
   Status Grow(uint64_t new_size) override {
@@ -130,6 +200,8 @@ class MappedFileMedia final : public Media {
       return Status::NoSpace("pool would exceed its maximum size (" +
                              std::to_string(max_size_) + " bytes mapped)");
     }
+    Status s = CheckFileSizeLimit(new_size);
+    if (!s.ok()) return s.WithContext("growing the pool file");
     // Reserve real blocks first: writing to a hole of a full file system
     // through a mapping would raise SIGBUS instead of returning an error.
     const int err = posix_fallocate(fd_, static_cast<off_t>(old_size),
@@ -139,19 +211,22 @@ class MappedFileMedia final : public Media {
     return Status::OK();
   }
 
-  Status Sync() override {
-    if (backend() != Backend::kFile) return Status::OK();
-    if (fd_ < 0) return Status::InvalidArgument("the pool is closed");
-    if (msync(base_, size(), MS_SYNC) != 0) return ErrnoStatus("msync", errno);
-    return Status::OK();
-  }
-
   void set_flush_functions(pmem2_flush_fn flush, pmem2_drain_fn drain) {
     flush_ = flush;
     drain_ = drain;
   }
 
  protected:
+  Status SyncMedia() override {
+    if (backend() != Backend::kFile) return Status::OK();
+    if (fd_ < 0) return Status::InvalidArgument("the pool is closed");
+    if (syncs_to_fail.load() > 0 && syncs_to_fail.fetch_sub(1) > 0)
+      return ErrnoStatus("msync of the pool file", sync_failure_errno.load());
+    if (msync(base_, size(), MS_SYNC) != 0)
+      return ErrnoStatus("msync of the pool file", errno);
+    return Status::OK();
+  }
+
   void FlushLines(uintptr_t first_line, uint64_t count) noexcept override {
     switch (mode_) {
       case FlushMode::kNone:
@@ -198,6 +273,7 @@ class MappedFileMedia final : public Media {
  private:
   const FlushMode mode_;
   int fd_;
+  const std::pair<dev_t, ino_t> file_id_;
   uint64_t max_size_ = 0;
   pmem2_flush_fn flush_ = nullptr;
   pmem2_drain_fn drain_ = nullptr;
@@ -233,6 +309,11 @@ bool ProbePmem(int fd, uint64_t length, Granularity* granularity,
 
 }  // namespace
 
+void testing::FailNextSyncs(int count, int err) {
+  sync_failure_errno.store(err);
+  syncs_to_fail.store(count);
+}
+
 Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
                      std::unique_ptr<Media>* media) {
   const int flags =
@@ -242,26 +323,49 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
     return ErrnoStatus(
         "cannot open pool file '" + path + "' for reading and writing", errno);
   }
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    return ErrnoStatus("fstat '" + path + "'", err);
+  }
+  const std::pair<dev_t, ino_t> file_id{st.st_dev, st.st_ino};
   // One lock per open file description: a second open of the same pool,
   // from this process or another, fails here instead of corrupting it.
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     close(fd);
     if (err == EWOULDBLOCK) {
-      return Status::Busy("pool '" + path +
-                          "' is already open (locked by another user)");
+      std::lock_guard<std::mutex> lock(open_files_mu);
+      return Status::Busy(
+          "pool '" + path + "' is already open " +
+          (OpenFiles().count(file_id) != 0
+               ? "in this process (close the other DB first)"
+               : "in another process (it holds the pool file's lock)"));
     }
     return ErrnoStatus("cannot lock pool file '" + path + "'", err);
   }
+  {
+    std::lock_guard<std::mutex> lock(open_files_mu);
+    OpenFiles().insert(file_id);
+  }
+  auto forget = [&] {
+    std::lock_guard<std::mutex> lock(open_files_mu);
+    OpenFiles().erase(file_id);
+  };
   // A pool this call created is removed again if it cannot be used: a
-  // refused create must leave nothing behind.
+  // refused create must leave nothing behind, also after a power failure.
   auto fail = [&](Status s) {
+    forget();
     close(fd);
-    if (options.create) unlink(path.c_str());
+    if (options.create && unlink(path.c_str()) == 0)
+      (void)SyncParentDirectory(path);
     return s;
   };
   uint64_t file_size = 0;
   if (options.create) {
+    Status s = CheckFileSizeLimit(options.create_size);
+    if (!s.ok()) return fail(s.WithContext("creating pool '" + path + "'"));
     const int err =
         posix_fallocate(fd, 0, static_cast<off_t>(options.create_size));
     if (err != 0) {
@@ -270,16 +374,17 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
                                   " bytes for pool '" + path + "'",
                               err));
     }
+    // The new file's size and its name must survive a power failure
+    // before anything in it can.
+    if (fsync(fd) != 0)
+      return fail(ErrnoStatus("fsync of new pool '" + path + "'", errno));
+    s = SyncParentDirectory(path);
+    if (!s.ok()) return fail(s);
     file_size = options.create_size;
   } else {
-    struct stat st {};
-    if (fstat(fd, &st) != 0) {
-      const int err = errno;
-      close(fd);
-      return ErrnoStatus("fstat '" + path + "'", err);
-    }
     file_size = static_cast<uint64_t>(st.st_size);
     if (file_size == 0 || file_size % 4096 != 0) {
+      forget();
       close(fd);
       return Status::Corruption("pool file '" + path + "' has size " +
                                 std::to_string(file_size) +
@@ -291,13 +396,31 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
   pmem2_flush_fn flush = nullptr;
   pmem2_drain_fn drain = nullptr;
   const bool want_pmem = options.backend != Backend::kFile;
-  const bool is_pmem =
+  bool is_pmem =
       want_pmem && ProbePmem(fd, file_size, &granularity, &flush, &drain);
+  // libpmem2's probe accepts a file that its test overrides declare PMem;
+  // only MAP_SYNC makes the pmem back end's guarantee true.
+  bool test_override = false;
+  if (is_pmem) {
+    const int err = MapSyncError(fd);
+    if (err != 0 && PmemTestOverrideSet()) {
+      test_override = true;
+    } else if (err != 0 && options.backend == Backend::kPmem) {
+      return fail(Status::NotSupported(
+          "'" + path + "' cannot be mapped with MAP_SYNC (" +
+          std::strerror(err) +
+          "): without it writes are not durable across power failure, so "
+          "this is not the pmem back end"));
+    } else if (err != 0) {
+      is_pmem = false;  // kAuto: an ordinary file after all
+      granularity = Granularity::kPage;
+    }
+  }
   if (options.backend == Backend::kPmem && !is_pmem) {
     return fail(Status::NotSupported(
         "'" + path +
         "' cannot be mapped as persistent memory "
-        "(no MAP_SYNC: not on a DAX file system or devdax)"));
+        "(no MAP_SYNC: not on a DAX file system)"));
   }
   if (static_cast<int>(granularity) >
       static_cast<int>(options.required_granularity)) {
@@ -316,11 +439,14 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
     mode = FlushMode::kEmulate;
   }
   auto mapped = std::make_unique<MappedFileMedia>(
-      is_pmem ? Backend::kPmem : Backend::kFile, granularity, mode, fd);
+      is_pmem ? Backend::kPmem : Backend::kFile, granularity, mode,
+      test_override, fd, file_id);
   mapped->set_flush_functions(flush, drain);
   Status s = mapped->Init(file_size, options.max_size);
   if (!s.ok()) {
-    if (options.create) unlink(path.c_str());
+    mapped.reset();  // closes the file and forgets it
+    if (options.create && unlink(path.c_str()) == 0)
+      (void)SyncParentDirectory(path);
     return s;
   }
   *media = std::move(mapped);

@@ -30,9 +30,35 @@ const char* Media::GranularityName() const {
   return "unknown";
 }
 
+Status Media::Sync() {
+  std::lock_guard<std::mutex> lock(sync_mu_);
+  if (failed()) return sync_error_;
+  Status s = SyncMedia();
+  if (!s.ok()) {
+    sync_error_ = s.WithContext(
+        "a sync of the pool failed; writes and syncs are refused until the "
+        "pool is opened again");
+    failed_.store(true, std::memory_order_release);
+    return sync_error_;
+  }
+  return s;
+}
+
+Status Media::sticky_error() const {
+  std::lock_guard<std::mutex> lock(sync_mu_);
+  return sync_error_;
+}
+
 std::string Media::Guarantee() const {
   switch (backend_) {
     case Backend::kPmem:
+      if (test_override_) {
+        return "NOT power-fail durable: an ordinary file made to look like "
+               "persistent memory by a libpmem2 test override "
+               "(PMEM2_FORCE_GRANULARITY or PMEM_IS_PMEM_FORCE) and mapped "
+               "without MAP_SYNC; acknowledged writes survive process "
+               "crashes only";
+      }
       return "acknowledged writes survive power failure";
     case Backend::kFile:
       return "acknowledged writes survive process crashes; power failure only "

@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "media/write_amp_model.h"
@@ -107,7 +108,17 @@ class Media {
   virtual Status Grow(uint64_t new_size) = 0;
   // Makes everything written so far durable on this back end's terms
   // (msync for files; nothing for pmem and sim).
-  virtual Status Sync() = 0;
+  //
+  // A failed sync is sticky (like LevelDB's bg_error_): Linux reports a
+  // writeback error once, and the pages it concerned may be gone, so a
+  // later sync that returned OK would claim durability that was lost.
+  // After the first failure every Sync() returns that failure, and
+  // sticky_error() tells the engine to refuse writes, until the pool is
+  // opened again.
+  Status Sync();
+  // OK, or the first failed Sync()'s error (see Sync()).
+  Status sticky_error() const;
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
   // Lets the pool be opened again (by this or another process) while this
   // mapping stays valid until destruction.
   virtual void ReleaseLock() = 0;
@@ -118,7 +129,15 @@ class Media {
 
   Backend backend() const { return backend_; }
   Granularity granularity() const { return granularity_; }
-  bool power_fail_durable() const { return backend_ == Backend::kPmem; }
+  // True only for the pmem back end mapped with MAP_SYNC (not when a
+  // libpmem2 test override made an ordinary file pass for PMem).
+  bool power_fail_durable() const {
+    return backend_ == Backend::kPmem && !test_override_;
+  }
+  // True when the pmem back end runs on a file that only a libpmem2 test
+  // override (PMEM2_FORCE_GRANULARITY, PMEM_IS_PMEM_FORCE) made look like
+  // PMem: the flush path of PMem, none of its durability.
+  bool test_override() const { return test_override_; }
   // A one-line statement of what an acknowledged write survives.
   std::string Guarantee() const;
   const char* BackendName() const;
@@ -137,8 +156,13 @@ class Media {
   static constexpr uint64_t kGrowAlignment = 2ull << 20;
 
  protected:
-  Media(Backend backend, Granularity granularity)
-      : backend_(backend), granularity_(granularity) {}
+  Media(Backend backend, Granularity granularity, bool test_override = false)
+      : backend_(backend),
+        granularity_(granularity),
+        test_override_(test_override) {}
+
+  // The back end's own sync (Sync() adds the sticky error).
+  virtual Status SyncMedia() = 0;
 
   virtual void FlushLines(uintptr_t first_line, uint64_t count) noexcept = 0;
   virtual void Fence() noexcept = 0;
@@ -151,6 +175,10 @@ class Media {
  private:
   const Backend backend_;
   const Granularity granularity_;
+  const bool test_override_;
+  std::atomic<bool> failed_{false};
+  mutable std::mutex sync_mu_;  // guards sync_error_
+  Status sync_error_;
   ShardedCounter persist_calls_;
   ShardedCounter flushed_lines_;
   std::unique_ptr<WriteAmpModel> model_;

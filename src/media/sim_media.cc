@@ -119,6 +119,12 @@ std::vector<uint64_t> SimMedia::DurableImage() const {
   return image;
 }
 
+std::vector<uint64_t> SimMedia::LiveImage() const {
+  std::vector<uint64_t> image(size() / 8);
+  for (uint64_t i = 0; i < image.size(); ++i) image[i] = LoadWord(base_ + i * 8);
+  return image;
+}
+
 std::vector<uint64_t> SimMedia::CrashImage(uint64_t seed) const {
   std::vector<uint64_t> image = DurableImage();
   std::mt19937_64 coin(seed);

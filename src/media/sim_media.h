@@ -53,7 +53,6 @@ class SimMedia final : public Media {
   ~SimMedia() override;
 
   Status Grow(uint64_t new_size) override;
-  Status Sync() override { return Status::OK(); }
 
   // ---- Crash control -------------------------------------------------------
 
@@ -69,6 +68,8 @@ class SimMedia final : public Media {
   std::vector<uint64_t> CrashImage(uint64_t seed) const;
   // The durable image alone (what a crash with no lucky evictions leaves).
   std::vector<uint64_t> DurableImage() const;
+  // The live image: what the program sees now.
+  std::vector<uint64_t> LiveImage() const;
   // Makes `image` both the live and the durable content, drops every
   // remembered line, disarms the crash and resets the persist-point count.
   // REQUIRES: no thread is using the device.
@@ -89,6 +90,7 @@ class SimMedia final : public Media {
   static void Remove(const std::string& path);
 
  protected:
+  Status SyncMedia() override { return Status::OK(); }
   void FlushLines(uintptr_t first_line, uint64_t count) noexcept override;
   void Fence() noexcept override;
   void Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept override;

@@ -145,8 +145,8 @@ Status PayloadLogs::Load() {
       const uint64_t resume = h->resume;
       if (resume == 0) continue;
       // Only the newest chunk of a cleanly closed log resumes; the mark is
-      // cleared before anything is appended, so that a crash later cannot
-      // leave a stale one.
+      // cleared before anything is appended (FinishOpen), so that a crash
+      // later cannot leave a stale one.
       if (c == log->chunks.back()) {
         if (resume < kChunkHeaderSize || resume % 8 != 0 ||
             resume > chunk_size_) {
@@ -157,11 +157,19 @@ Status PayloadLogs::Load() {
         c->tail.store(resume, std::memory_order_relaxed);
         log->head.store(c, std::memory_order_release);
       }
-      h->resume = 0;
-      media_.Persist(&h->resume, sizeof(h->resume));
+      resume_marks_.push_back(&h->resume);
     }
   }
   return Status::OK();
+}
+
+void PayloadLogs::FinishOpen() {
+  for (uint64_t* mark : resume_marks_) {
+    *mark = 0;
+    media_.Flush(mark, sizeof(*mark));
+  }
+  if (!resume_marks_.empty()) media_.Drain();
+  resume_marks_.clear();
 }
 
 uint64_t PayloadLogs::StateOf(uint64_t chunk_offset) const {
@@ -197,19 +205,19 @@ bool PayloadLogs::StillValid(uint64_t chunk_offset, const Ref& ref) const {
   return st.in_use && Ref::EpochBits(st.epoch) == ref.epoch;
 }
 
-PayloadLogs::Read PayloadLogs::ReadValue(uint64_t ref, std::string_view key,
-                                         std::string* value) const {
+table::RefMatch PayloadLogs::ReadValue(uint64_t ref, std::string_view key,
+                                       std::string* value) const {
   const Ref r = Ref::Decode(ref);
   uint64_t chunk = 0;
   Entry e;
-  if (!Locate(r, &chunk, &e)) return Read::kDangling;
+  if (!Locate(r, &chunk, &e)) return table::RefMatch::kDangling;
   const bool match = e.key_len == key.size() && MediaEquals(e.key, key);
   if (match) {
     value->resize(e.value_len);
     LoadFromMedia(e.value, e.value_len, value->data());
   }
-  if (!StillValid(chunk, r)) return Read::kDangling;
-  return match ? Read::kMatch : Read::kOtherKey;
+  if (!StillValid(chunk, r)) return table::RefMatch::kDangling;
+  return match ? table::RefMatch::kYes : table::RefMatch::kNo;
 }
 
 table::RefMatch PayloadLogs::RefHasKey(uint64_t ref,
@@ -505,6 +513,9 @@ bool PayloadLogs::Compact(unsigned index, Chunk* chunk) {
     // chunk can be reused.
     const uint32_t epoch = chunk->epoch + 1 == 0 ? 1 : chunk->epoch + 1;
     ChunkHeader* h = HeaderOf(chunk->offset);
+    // Counted before the epoch changes: a lookup that sees the new epoch
+    // then also sees the count move (table::PayloadResolver).
+    frees_started_.fetch_add(1, std::memory_order_seq_cst);
     table::StoreRelease(h->state, ChunkState{epoch, index, false}.Encode());
     media_.Persist(&h->state, sizeof(h->state));
     chunk->epoch = epoch;

@@ -84,8 +84,12 @@ class PayloadLogs final : public table::PayloadResolver {
   };
 
   // Attaches to the payload logs of `pool` (none if the pool has 0 logs).
+  // Writes nothing to the pool (a pool that fails to open stays as it was).
   static Status Open(pool::Pool* pool, PayloadHost* host,
                      std::unique_ptr<PayloadLogs>* logs);
+  // Once the DB opened successfully, before the first Append: clears the
+  // resume marks that a clean close left.
+  void FinishOpen();
   ~PayloadLogs() override;
 
   bool enabled() const { return !logs_.empty(); }
@@ -97,9 +101,6 @@ class PayloadLogs final : public table::PayloadResolver {
   Status Append(std::string_view key, uint64_t key_hash, std::string_view value,
                 uint64_t* ref, Ticket* ticket);
 
-  enum class Read { kMatch, kOtherKey, kDangling };
-  // Copies the value of the entry `ref` into *value if its key is `key`.
-  Read ReadValue(uint64_t ref, std::string_view key, std::string* value) const;
   // Copies the key and (if `value` is not null) the value of the entry
   // `ref`; false if `ref` is dangling.
   bool ReadEntry(uint64_t ref, std::string* key, std::string* value) const;
@@ -125,6 +126,11 @@ class PayloadLogs final : public table::PayloadResolver {
 
   // table::PayloadResolver
   table::RefMatch RefHasKey(uint64_t ref, std::string_view key) const override;
+  table::RefMatch ReadValue(uint64_t ref, std::string_view key,
+                            std::string* value) const override;
+  uint64_t chunk_frees_started() const override {
+    return frees_started_.load(std::memory_order_acquire);
+  }
   bool RefsHaveSameKey(uint64_t a, uint64_t b) const override;
   bool IsLive(uint64_t ref) const override;
   bool ReadKey(uint64_t ref, std::string* key) const override;
@@ -196,13 +202,17 @@ class PayloadLogs final : public table::PayloadResolver {
   ChunkTable table_;
   std::vector<std::unique_ptr<Log>> logs_;
   std::atomic<bool> closed_{false};
+  std::vector<uint64_t*> resume_marks_;  // cleared by FinishOpen()
 
   std::mutex chunks_mu_;          // guards the two members below
   std::deque<Chunk> all_chunks_;  // by id
   std::vector<Chunk*> free_chunks_;
   std::atomic<uint64_t> next_seq_{1};
 
-  std::atomic<uint64_t> gc_runs_{0};
+  // Read by every lookup that meets a dangling reference, written once per
+  // freed chunk: a line of its own.
+  alignas(64) std::atomic<uint64_t> frees_started_{0};
+  alignas(64) std::atomic<uint64_t> gc_runs_{0};
   std::atomic<uint64_t> gc_skipped_{0};
   ShardedCounter gc_moved_;
 };

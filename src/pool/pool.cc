@@ -291,8 +291,16 @@ Status Pool::Load() {
       sb.heap_offset != heap_offset_) {
     return Status::Corruption("superblock region table is inconsistent");
   }
-  if (heap_offset_ > media_->size()) {
-    return Status::Corruption("pool file is shorter than its log region");
+  // A file shorter than the space the pool handed out was cut off (a copy
+  // that did not finish, a full disk): say so rather than blame a field.
+  const uint64_t pool_end = std::max(heap_offset_, root()->alloc_high_water);
+  if (pool_end > media_->size()) {
+    return Status::Corruption(
+        "pool file is shorter than the pool it holds (truncated?): the file "
+        "has " +
+        std::to_string(media_->size()) +
+        " bytes, the pool's root page says it extends to " +
+        std::to_string(pool_end) + " bytes");
   }
   std::string report;
   if (Verify(&report) != 0)

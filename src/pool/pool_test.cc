@@ -302,8 +302,23 @@ TEST(PoolTest, FileBackendReportsItsGuarantee) {
   EXPECT_OK(pool->media().Sync());
 }
 
+TEST(PoolTest, PmemBackendWithoutMapSyncIsNotSupported) {
+  ScratchPool file("nomapsync");
+  Options o = Small();
+  o.backend = Backend::kPmem;
+  std::unique_ptr<Pool> pool;
+  Status s = OpenPool(o, file.path(), &pool);
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.ToString().find("MAP_SYNC"), std::string::npos) << s.ToString();
+  EXPECT_NE(access(file.path().c_str(), F_OK), 0) << "a refused create "
+                                                     "left its file behind";
+}
+
 // libpmem2's test override makes an ordinary file look like PMem, so the
-// pmem back end's flush path runs on machines without PMem.
+// pmem back end's flush path runs on machines without PMem. Such a file
+// cannot be mapped with MAP_SYNC: the back end runs, but claims no
+// power-failure durability (regression: it silently mapped without
+// MAP_SYNC and reported `power_fail_durable`).
 TEST(PoolTest, PmemBackendUnderForcedGranularity) {
   ScratchPool file("forcedpmem");
   setenv("PMEM2_FORCE_GRANULARITY", "cache_line", 1);
@@ -314,7 +329,14 @@ TEST(PoolTest, PmemBackendUnderForcedGranularity) {
   unsetenv("PMEM2_FORCE_GRANULARITY");
   ASSERT_OK(s);
   EXPECT_EQ(pool->media().backend(), Backend::kPmem);
-  EXPECT_TRUE(pool->media().power_fail_durable());
+  EXPECT_TRUE(pool->media().test_override());
+  EXPECT_FALSE(pool->media().power_fail_durable());
+  EXPECT_NE(pool->media().Guarantee().find("NOT power-fail durable"),
+            std::string::npos)
+      << pool->media().Guarantee();
+  EXPECT_NE(pool->media().Guarantee().find("PMEM2_FORCE_GRANULARITY"),
+            std::string::npos)
+      << pool->media().Guarantee();
   uint64_t a = 0;
   ASSERT_OK(pool->allocator().Allocate(4096, 256, &a));
   pool->media().At<uint64_t>(a)[0] = 1;

@@ -328,31 +328,60 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot,
   // and a level is published before any record moves into it. A dangling
   // payload reference means a compaction raced this lookup after a newer
   // version was written: the search starts over and finds that version.
-  // (Only a damaged pool keeps one visible; after many rounds the search
-  // then treats it as another key, so that it ends.)
+  // Only a damaged pool shows one that no compaction explains; the search
+  // then treats it as another key, so that it ends.
   //
   // One move is not downwards: a migration drops a dangling reference,
   // whose newer version went into the DRAM entry (a write, or a
   // compaction's relocation) — possibly after this search passed the DRAM
   // level. Both that insert and every migration change the DRAM entry's
   // state, so an answer from below the DRAM level counts only if that
-  // state held still meanwhile.
-  constexpr unsigned kMaxRounds = 64;
+  // state held still meanwhile. (Every restart follows another thread's
+  // progress: an insert, a migration or a compaction.)
   const uint64_t& dram_state = levels_[0].entries[index[0]].state;
-  for (unsigned round = 0;; ++round) {
-    const bool last_round = round == kMaxRounds;
+  bool skip_dangling = false;
+  for (;;) {
+    const uint64_t frees =
+        resolver_ != nullptr ? resolver_->chunk_frees_started() : 0;
     const uint64_t dram_before = LoadAcquire(dram_state);
     Found found = Found::kAbsent;
     unsigned l = 0;
     for (; l < (n = level_count()); ++l) {
       if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
-      found = SearchEntry(levels_[l], index[l], key, probe, last_round,
+      found = SearchEntry(levels_[l], index[l], key, probe, skip_dangling,
                           durable_only && l == 0, slot);
       if (found != Found::kAbsent) break;
     }
-    if (found == Found::kRetry) continue;
-    if (l == 0 || last_round || ReloadAfterReads(dram_state) == dram_before)
-      return found;
+    if (found == Found::kRetry) {
+      skip_dangling = resolver_->chunk_frees_started() == frees;
+      continue;
+    }
+    if (l == 0 || ReloadAfterReads(dram_state) == dram_before) return found;
+  }
+}
+
+Found LeveledTable::Get(const LookupKey& key, std::string* value) const {
+  // A compaction may free the payload between the lookup and the copy (the
+  // copy then sees a dangling reference): look up again, which finds the
+  // relocated version. Each retry follows a chunk free; on a pool that
+  // nothing changes, lookup and copy agree.
+  for (;;) {
+    Slot slot;
+    const Found found = Lookup(key, &slot);
+    if (found != Found::kValue) return found;
+    if (!slot.indirect) {
+      value->assign(reinterpret_cast<const char*>(&slot.value),
+                    sizeof(slot.value));
+      return Found::kValue;
+    }
+    switch (resolver_->ReadValue(slot.value, key.bytes, value)) {
+      case RefMatch::kYes:
+        return Found::kValue;
+      case RefMatch::kNo:
+        return Found::kDamaged;  // the lookup matched this very entry
+      case RefMatch::kDangling:
+        break;
+    }
   }
 }
 

@@ -91,6 +91,16 @@ class PayloadResolver {
  public:
   virtual ~PayloadResolver() = default;
   virtual RefMatch RefHasKey(uint64_t ref, std::string_view key) const = 0;
+  // Copies the value of the entry `ref` into *value if its key is `key`
+  // (kYes); kNo if it holds another key; kDangling if its chunk was freed.
+  virtual RefMatch ReadValue(uint64_t ref, std::string_view key,
+                             std::string* value) const = 0;
+  // How many chunk frees have started (a counter bumped before the chunk's
+  // epoch changes). A lookup that meets a dangling reference although no
+  // free started since it began is looking at a damaged pool: in a healthy
+  // one, a reference dangles only after its key's newer version was
+  // published, which the lookup would have found first.
+  virtual uint64_t chunk_frees_started() const = 0;
   // True iff both references point to live entries with equal keys.
   virtual bool RefsHaveSameKey(uint64_t a, uint64_t b) const = 0;
   // False iff `ref` is dangling (its chunk was recycled).
@@ -105,7 +115,8 @@ enum class Found {
   kAbsent,
   kValue,
   kTombstone,
-  kRetry,  // SearchEntry only: a dangling reference was met; start over
+  kRetry,    // SearchEntry only: a dangling reference was met; start over
+  kDamaged,  // Get only: the newest version's payload holds another key
 };
 
 class LeveledTable {
@@ -180,6 +191,11 @@ class LeveledTable {
   // leave, i.e. ignoring the DRAM level's unlogged records.
   Found Lookup(const LookupKey& key, Slot* slot,
                bool durable_only = false) const;
+  // Lookup() and the copy of the value it finds (from the slot, or from the
+  // payload logs). kValue: *value holds it; kAbsent or kTombstone: no value.
+  // kDamaged: the newest version references a payload entry of another key
+  // (only a damaged pool does that).
+  Found Get(const LookupKey& key, std::string* value) const;
 
   // ---- Ordered scans (REQUIRE the DRAM entry's lock) -----------------------
 

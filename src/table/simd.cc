@@ -33,6 +33,10 @@ uint32_t FilterCandidatesScalar(const uint64_t* filter, unsigned buckets,
   return candidates;
 }
 
+using MatchKeysFn = uint32_t (*)(const uint64_t*, uint64_t);
+using FilterCandidatesFn = uint32_t (*)(const uint64_t*, unsigned,
+                                        const FilterProbe&);
+
 #if !defined(__SANITIZE_THREAD__)
 __attribute__((target("avx512f"))) uint32_t MatchKeysAvx512(
     const uint64_t* keys, uint64_t word) {
@@ -68,37 +72,57 @@ __attribute__((target("avx2"))) uint32_t MatchKeysAvx2(const uint64_t* keys,
   return mask;
 }
 
-struct Kernels {
-  uint32_t (*match_keys)(const uint64_t*, uint64_t);
-  uint32_t (*filter_candidates)(const uint64_t*, unsigned, const FilterProbe&);
-};
+uint32_t MatchKeysFirstCall(const uint64_t* keys, uint64_t word);
+uint32_t FilterCandidatesFirstCall(const uint64_t* filter, unsigned buckets,
+                                   const FilterProbe& probe);
 
-Kernels Choose() {
+// Constant-initialized (no code runs before main): a DB opened from another
+// translation unit's static initializer must find working kernels. The
+// first call chooses them.
+std::atomic<MatchKeysFn> match_keys{MatchKeysFirstCall};
+std::atomic<FilterCandidatesFn> filter_candidates{FilterCandidatesFirstCall};
+
+void ChooseKernels() {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f"))
-    return {MatchKeysAvx512, FilterCandidatesAvx512};
-  if (__builtin_cpu_supports("avx2"))
-    return {MatchKeysAvx2, FilterCandidatesScalar};
-  return {MatchKeysScalar, FilterCandidatesScalar};
+  if (__builtin_cpu_supports("avx512f")) {
+    match_keys.store(MatchKeysAvx512, std::memory_order_relaxed);
+    filter_candidates.store(FilterCandidatesAvx512, std::memory_order_relaxed);
+  } else if (__builtin_cpu_supports("avx2")) {
+    match_keys.store(MatchKeysAvx2, std::memory_order_relaxed);
+    filter_candidates.store(FilterCandidatesScalar, std::memory_order_relaxed);
+  } else {
+    match_keys.store(MatchKeysScalar, std::memory_order_relaxed);
+    filter_candidates.store(FilterCandidatesScalar, std::memory_order_relaxed);
+  }
 }
 
-const Kernels kKernels = Choose();
+uint32_t MatchKeysFirstCall(const uint64_t* keys, uint64_t word) {
+  ChooseKernels();
+  return match_keys.load(std::memory_order_relaxed)(keys, word);
+}
+
+uint32_t FilterCandidatesFirstCall(const uint64_t* filter, unsigned buckets,
+                                   const FilterProbe& probe) {
+  ChooseKernels();
+  return filter_candidates.load(std::memory_order_relaxed)(filter, buckets,
+                                                           probe);
+}
 #else
-const struct {
-  uint32_t (*match_keys)(const uint64_t*, uint64_t);
-  uint32_t (*filter_candidates)(const uint64_t*, unsigned, const FilterProbe&);
-} kKernels = {MatchKeysScalar, FilterCandidatesScalar};
+// ThreadSanitizer: the atomic-load versions only.
+std::atomic<MatchKeysFn> match_keys{MatchKeysScalar};
+std::atomic<FilterCandidatesFn> filter_candidates{FilterCandidatesScalar};
 #endif
 
 }  // namespace
 
 uint32_t MatchKeys(const uint64_t* keys, uint64_t word) {
-  return kKernels.match_keys(keys, word);
+  return match_keys.load(std::memory_order_relaxed)(keys, word);
 }
 
 uint32_t FilterCandidates(const uint64_t* filter, unsigned buckets,
                           const FilterProbe& probe) {
-  return kKernels.filter_candidates(filter, buckets, probe);
+  return filter_candidates.load(std::memory_order_relaxed)(filter, buckets,
+                                                           probe);
 }
 
 }  // namespace plush::table

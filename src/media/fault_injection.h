@@ -1,0 +1,18 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Failures that tests inject into the file back end: the operating
+// system's errors that cannot be provoked on demand on a healthy machine.
+// Not for production use; nothing here is part of the public API.
+
+#ifndef PLUSH_MEDIA_FAULT_INJECTION_H_
+#define PLUSH_MEDIA_FAULT_INJECTION_H_
+
+namespace plush::media::testing {
+
+// Makes the next `count` msyncs of file-back-end pools in this process
+// fail with errno `err` (as a writeback error reported by msync would).
+void FailNextSyncs(int count, int err);
+
+}  // namespace plush::media::testing
+
+#endif  // PLUSH_MEDIA_FAULT_INJECTION_H_
