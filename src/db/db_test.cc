@@ -7,10 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <random>
 #include <unordered_map>
@@ -186,39 +182,6 @@ TEST(DBTest, SecondOpenIsBusy) {
   EXPECT_EQ(second, nullptr);
   ASSERT_OK(db->Close());
   ASSERT_OK(DB::Open(TinyOptions(), file.path(), &second));
-}
-
-TEST(DBTest, OpenInAnotherProcessIsBusyAndSaysSo) {
-  ScratchPool file("busy_other");
-  {
-    std::unique_ptr<DB> db;
-    ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
-  }
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    std::unique_ptr<DB> db;
-    const bool ok = DB::Open(TinyOptions(), file.path(), &db).ok();
-    char c = ok ? 1 : 0;
-    (void)!write(ready[1], &c, 1);
-    pause();  // killed by the parent
-    _exit(0);
-  }
-  char c = 0;
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
-  ASSERT_EQ(c, 1);
-  std::unique_ptr<DB> db;
-  Status s = DB::Open(TinyOptions(), file.path(), &db);
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-  close(ready[0]);
-  close(ready[1]);
-  EXPECT_TRUE(s.IsBusy()) << s.ToString();
-  EXPECT_NE(s.ToString().find("already open in another process"),
-            std::string::npos)
-      << s.ToString();
 }
 
 // Range partitioning is a creation parameter; asking for it on an existing

@@ -28,7 +28,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <set>
+#include <map>
 #include <utility>
 
 #include "media/fault_injection.h"
@@ -40,13 +40,20 @@ namespace {
 std::atomic<int> syncs_to_fail{0};
 std::atomic<int> sync_failure_errno{EIO};
 
-// The pool files this process holds open, by device and inode: flock()
-// cannot tell a second open in this process from one in another process,
-// but the user fixes them differently.
+// The pool files this process holds open, by device and inode, with the
+// process that opened them (a forked child inherits the table, not the
+// DBs): flock() cannot tell a second open in this process from one in
+// another process, but the user fixes them differently.
 std::mutex open_files_mu;
-std::set<std::pair<dev_t, ino_t>>& OpenFiles() {
-  static auto* files = new std::set<std::pair<dev_t, ino_t>>();
+std::map<std::pair<dev_t, ino_t>, pid_t>& OpenFiles() {
+  static auto* files = new std::map<std::pair<dev_t, ino_t>, pid_t>();
   return *files;
+}
+
+bool OpenInThisProcess(std::pair<dev_t, ino_t> file) {
+  std::lock_guard<std::mutex> lock(open_files_mu);
+  const auto it = OpenFiles().find(file);
+  return it != OpenFiles().end() && it->second == getpid();
 }
 
 Status ErrnoStatus(const std::string& what, int err) {
@@ -336,10 +343,9 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
     const int err = errno;
     close(fd);
     if (err == EWOULDBLOCK) {
-      std::lock_guard<std::mutex> lock(open_files_mu);
       return Status::Busy(
           "pool '" + path + "' is already open " +
-          (OpenFiles().count(file_id) != 0
+          (OpenInThisProcess(file_id)
                ? "in this process (close the other DB first)"
                : "in another process (it holds the pool file's lock)"));
     }
@@ -347,7 +353,7 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
   }
   {
     std::lock_guard<std::mutex> lock(open_files_mu);
-    OpenFiles().insert(file_id);
+    OpenFiles()[file_id] = getpid();
   }
   auto forget = [&] {
     std::lock_guard<std::mutex> lock(open_files_mu);

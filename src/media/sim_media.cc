@@ -78,6 +78,11 @@ void SimMedia::Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept {
 }
 
 void SimMedia::Fence() noexcept {
+  PersistLines();
+  if (observer_) observer_();
+}
+
+void SimMedia::PersistLines() {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<uintptr_t> lines;
   lines.swap(pending_[std::this_thread::get_id()]);

@@ -35,6 +35,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,6 +63,12 @@ class SimMedia final : public Media {
   void ArmCrash(uint64_t k);
   // Crash right now (at no particular persist point).
   void CrashNow();
+  // Calls `observer` after every persist point (null: none), in the thread
+  // that drained; lets tests watch what the engine publishes. REQUIRES: no
+  // thread is using the device.
+  void SetPersistObserver(std::function<void()> observer) {
+    observer_ = std::move(observer);
+  }
   bool crashed() const { return crashed_.load(std::memory_order_acquire); }
 
   // The post-crash image described above. REQUIRES: crashed().
@@ -97,6 +104,8 @@ class SimMedia final : public Media {
 
  private:
   void Remember(uintptr_t first_line, uint64_t count);
+  // The effect of a persist point (or the crash it was armed for).
+  void PersistLines();
 
   const uint64_t max_size_;
   char* durable_ = nullptr;
@@ -109,6 +118,7 @@ class SimMedia final : public Media {
   std::atomic<uint64_t> crash_at_{0};  // 0 = disarmed
   std::atomic<bool> crashed_{false};
   std::vector<uint64_t> live_at_crash_;
+  std::function<void()> observer_;
 };
 
 }  // namespace plush::media

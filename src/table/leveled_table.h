@@ -217,6 +217,14 @@ class LeveledTable {
   }
   // Occupied slots per level (DRAM first). Walks every directory.
   std::vector<uint64_t> RecordsPerLevel() const;
+  // The state word of entry `index` of `level` (0 = DRAM), for inspection.
+  // REQUIRES: level < level_count(), index < entry_count(level).
+  EntryState StateOf(unsigned level, uint64_t index) const {
+    return EntryState::Decode(LoadAcquire(levels_[level].entries[index].state));
+  }
+  uint64_t entry_count(unsigned level) const {
+    return levels_[level].entry_count;
+  }
   uint64_t dram_bytes() const { return dram_level_bytes_ + dram_filter_bytes_; }
   uint64_t migrations() const { return migrations_.Read(); }
 

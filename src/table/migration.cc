@@ -166,11 +166,22 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   media_.Drain();
 
   // 5. publish. Every child of a DRAM entry takes the epoch, even without
-  // new records: recovery compares log entries with it.
+  // new records: recovery compares log entries with it (and it is above
+  // every child's epoch: DRAM epochs only grow, and recovery resumes them
+  // above their children's). A PMem source's epoch is normally above its
+  // children's too — except when a crash interrupted its previous
+  // migration after this step: the source then migrates again with the
+  // same epoch, and a child that was cleared in between (step 2) would go
+  // back to a state it had before. Such a child takes the next epoch
+  // instead: published states only ever grow (table_format.h).
   for (Target& t : targets) {
     if (t.records.empty() && level != 0) continue;
     const unsigned size = t.old_size + static_cast<unsigned>(t.records.size());
-    StoreRelease(t.entry->state, EntryState{st.epoch, size}.Encode());
+    const uint64_t child_epoch =
+        EntryState::Decode(LoadRelaxed(t.entry->state)).epoch;
+    const uint64_t epoch =
+        level == 0 ? st.epoch : std::max(st.epoch, child_epoch + 1);
+    StoreRelease(t.entry->state, EntryState{epoch, size}.Encode());
     media_.Flush(&t.entry->state, sizeof(uint64_t));
   }
   media_.Drain();
