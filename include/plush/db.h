@@ -102,6 +102,9 @@ class DB {
 
   // File back end: msync the pool, making everything written so far survive
   // a power failure. Other back ends: nothing to do, returns OK.
+  // A failed sync is sticky: from then on Sync, Checkpoint, Close, Put and
+  // Delete return its error until the pool is opened again (a writeback
+  // error is reported only once, and the data it concerned may be lost).
   virtual Status Sync() = 0;
 
   // Walks the superblock, the allocator, every level and every log, and
@@ -114,8 +117,13 @@ class DB {
   // Fills *stats (see stats.h).
   virtual Status GetStats(Stats* stats) = 0;
 
-  // Releases the pool (syncing it on the file back end) and its lock.
-  // Afterwards every call fails with InvalidArgument. Idempotent.
+  // Makes every write made before it durable (unlogged writes included: it
+  // migrates the DRAM entries that hold them, like a Checkpoint()),
+  // releases the pool (syncing it on the file back end) and its lock.
+  // Returns NoSpace if unlogged writes could not be made durable (they are
+  // lost; the message says how many DRAM entries held them), IOError if the
+  // sync failed. Afterwards every call fails with InvalidArgument.
+  // Idempotent.
   virtual Status Close() = 0;
 };
 

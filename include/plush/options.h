@@ -20,7 +20,9 @@ namespace plush {
 // (docs/reliability.md).
 enum class Backend : uint8_t {
   kAuto = 0,  // pmem if the file can be mapped with MAP_SYNC, else file
-  kPmem = 1,  // DAX file or devdax mapped with MAP_SYNC; survives power loss
+  kPmem = 1,  // file on a DAX file system (fsdax) mapped with MAP_SYNC;
+              // survives power loss. Open() fails with NotSupported where
+              // MAP_SYNC is refused. (devdax is not supported.)
   kFile = 2,  // any file via a shared mapping; survives process crashes,
               // survives power loss only up to the last successful Sync()
   kSim = 3,   // in-memory crash simulator for tests; the "path" names a
@@ -149,8 +151,8 @@ struct WriteOptions {
   // barrier before Put/Delete returns, so it survives a crash as soon as the
   // call returns (within the back end's guarantee).
   // false ("bulk-load write"): the write skips the log. It becomes durable
-  // at the next successful Checkpoint(); a crash before that may lose it —
-  // and only it. Logged and unlogged writes may be mixed freely.
+  // at the next successful Checkpoint() or Close(); a crash before that may
+  // lose it — and only it. Logged and unlogged writes may be mixed freely.
   bool log = true;
 };
 
