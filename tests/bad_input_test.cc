@@ -366,13 +366,13 @@ TEST_F(BadInputTest, RootCountersLoweredInRangeKeepTheContract) {
 
 TEST_F(BadInputTest, DamagedChunkStateWordsAreCorruption) {
   const uint64_t chunk0 = *image_.ChunkOffset(0);
-  const log::ChunkState state = log::ChunkState::Decode(image_.Word(chunk0));
-  log::ChunkState no_check = state;
+  const log::LogChunkState state = log::LogChunkState::Decode(image_.Word(chunk0));
+  log::LogChunkState no_check = state;
   no_check.check = 0;
-  log::ChunkState in_use_without_seq = state;
+  log::LogChunkState in_use_without_seq = state;
   in_use_without_seq.in_use = true;
   in_use_without_seq.log_seq = 0;
-  for (const log::ChunkState& bad : {no_check, in_use_without_seq}) {
+  for (const log::LogChunkState& bad : {no_check, in_use_without_seq}) {
     const DamageReport r = WithWord(chunk0, bad.Encode());
     EXPECT_EQ(r.violation, "");
     EXPECT_TRUE(r.open.IsCorruption()) << r.open.ToString();
@@ -391,20 +391,20 @@ TEST_F(BadInputTest, FailedOpenLeavesThePoolUntouched) {
   std::optional<uint64_t> torn;
   for (uint64_t c = 0; c < per_log && !torn; ++c) {
     const uint64_t at = *image_.ChunkOffset(c);
-    const log::ChunkState st = log::ChunkState::Decode(image_.Word(at));
+    const log::LogChunkState st = log::LogChunkState::Decode(image_.Word(at));
     if (!st.in_use) continue;
-    const uint64_t entry = at + log::kChunkHeaderSize;
+    const uint64_t entry = at + log::kLogChunkHeaderSize;
     if (image_.Word(entry) >> 62 != st.check) continue;  // no valid entry 0
     torn = entry;
   }
   ASSERT_TRUE(torn) << "log 0 has no chunk with entries";
   PoolImage damaged = image_;
   const uint64_t w = damaged.Word(*torn);
-  const uint64_t other_check = log::ChunkState::NextCheck(w >> 62);
+  const uint64_t other_check = log::LogChunkState::NextCheck(w >> 62);
   damaged.SetWord(*torn, (w & ~(uint64_t{3} << 62)) | other_check << 62);
   // ...and a damaged state word in log 1, replayed after log 0.
   const uint64_t log1 = *image_.ChunkOffset(per_log);
-  log::ChunkState bad = log::ChunkState::Decode(image_.Word(log1));
+  log::LogChunkState bad = log::LogChunkState::Decode(image_.Word(log1));
   bad.check = 0;
   damaged.SetWord(log1, bad.Encode());
   ASSERT_TRUE(damaged.Save(file_.path()));
@@ -423,8 +423,8 @@ TEST_F(BadInputTest, DuplicateChunkSequenceIsReportedByVerify) {
   // Two chunks of log 0 in use with the same position in the log.
   const uint64_t a = *image_.ChunkOffset(0);
   const uint64_t b = *image_.ChunkOffset(1);
-  log::ChunkState sa = log::ChunkState::Decode(image_.Word(a));
-  log::ChunkState sb = log::ChunkState::Decode(image_.Word(b));
+  log::LogChunkState sa = log::LogChunkState::Decode(image_.Word(a));
+  log::LogChunkState sb = log::LogChunkState::Decode(image_.Word(b));
   ASSERT_TRUE(sa.in_use || sb.in_use);
   sa.in_use = sb.in_use = true;
   sa.log_seq = sb.log_seq = std::max(sa.log_seq, sb.log_seq);

@@ -571,7 +571,7 @@ TEST(VarlenTest, DamagedPayloadEntryIsReportedByVerify) {
   ExpectVerified(db.get());
   db.reset();
   // A word inside the first entry's value: header (8) + "key-0" (5) + 3.
-  const uint64_t value = chunk + payload::kChunkHeaderSize + 8 + 8;
+  const uint64_t value = chunk + payload::kPayloadChunkHeaderSize + 8 + 8;
   WriteWordAt(file.path(), value, ~ReadWordAt(file.path(), value));
   ASSERT_OK(DB::Open(Options(), file.path(), &db));
   std::string report;

@@ -40,18 +40,12 @@
 #include <string_view>
 
 #include "plush/iterator.h"
+#include "plush/limits.h"
 #include "plush/options.h"
 #include "plush/stats.h"
 #include "plush/status.h"
 
 namespace plush {
-
-inline constexpr size_t kMaxKeySize = 1024;
-inline constexpr size_t kMaxValueSize = 64 * 1024;
-
-// The on-media format version this library writes. Pools with a newer
-// version are refused with NotSupported.
-inline constexpr uint32_t kFormatVersion = 1;
 
 class DB {
  public:

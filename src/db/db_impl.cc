@@ -53,7 +53,8 @@ Status DBImpl::Open(const Options& options, const std::string& path,
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<DBImpl> impl(new DBImpl(options));
   bool created = false;
-  Status s = pool::Pool::Open(options, path, &impl->pool_, &created);
+  Status s = pool::Pool::Open(options, path, &impl->pool_, &created,
+                              log::RecoveryLogs::Format);
   if (!s.ok()) return s;
   // Asking for ordered scans of a pool that cannot give them is a mistake
   // to report, not to pass over. (Other creation parameters only tune

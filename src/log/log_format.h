@@ -41,12 +41,12 @@
 
 namespace plush::log {
 
-inline constexpr uint64_t kChunkHeaderSize = 64;
+inline constexpr uint64_t kLogChunkHeaderSize = 64;
 inline constexpr uint64_t kEntryWords = 3;
 inline constexpr uint64_t kEntrySize = kEntryWords * 8;
 inline constexpr uint64_t kMaxEpoch = (1ull << 48) - 1;
 
-struct ChunkState {
+struct LogChunkState {
   uint64_t log_seq = 0;
   bool in_use = false;
   uint32_t check = 1;
@@ -54,7 +54,7 @@ struct ChunkState {
   uint64_t Encode() const {
     return log_seq << 8 | uint64_t{in_use} << 2 | check;
   }
-  static ChunkState Decode(uint64_t word) {
+  static LogChunkState Decode(uint64_t word) {
     return {word >> 8, ((word >> 2) & 1) != 0, static_cast<uint32_t>(word & 3)};
   }
   // The check of the generation after `check` (1 -> 2 -> 3 -> 1).
@@ -97,7 +97,7 @@ inline bool DecodeEntry(const uint64_t in[3], uint32_t check, LogRecord* r) {
 }
 
 inline uint64_t EntriesPerChunk(uint64_t chunk_size) {
-  return (chunk_size - kChunkHeaderSize) / kEntrySize;
+  return (chunk_size - kLogChunkHeaderSize) / kEntrySize;
 }
 
 }  // namespace plush::log

@@ -32,15 +32,15 @@ RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host)
   Prefault(media_.At<char>(pool::kLogRegionOffset), p.log_region_size());
   for (unsigned l = 0; l < p.log_count; ++l) {
     auto log = std::make_unique<Log>();
-    log->chunks = std::make_unique<Chunk[]>(chunks_per_log_);
+    log->chunks = std::make_unique<LogChunk[]>(chunks_per_log_);
     for (unsigned c = 0; c < chunks_per_log_; ++c) {
       const uint64_t offset =
           pool::kLogRegionOffset +
           (uint64_t{l} * chunks_per_log_ + c) * p.log_chunk_size;
-      Chunk& chunk = log->chunks[c];
+      LogChunk& chunk = log->chunks[c];
       chunk.state = media_.At<uint64_t>(offset);
-      chunk.entries = media_.At<uint64_t>(offset + kChunkHeaderSize);
-      chunk.header = ChunkState::Decode(*chunk.state);
+      chunk.entries = media_.At<uint64_t>(offset + kLogChunkHeaderSize);
+      chunk.header = LogChunkState::Decode(*chunk.state);
     }
     logs_.push_back(std::move(log));
   }
@@ -48,7 +48,19 @@ RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host)
 
 RecoveryLogs::~RecoveryLogs() = default;
 
-void RecoveryLogs::SetState(Chunk& c, const ChunkState& s) {
+void RecoveryLogs::Format(pool::Pool& pool) {
+  const pool::PoolParams& p = pool.params();
+  media::Media& media = pool.media();
+  const uint64_t chunks = uint64_t{p.log_count} * p.log_chunks_per_log;
+  for (uint64_t c = 0; c < chunks; ++c) {
+    auto* state =
+        media.At<uint64_t>(pool::kLogRegionOffset + c * p.log_chunk_size);
+    *state = LogChunkState{}.Encode();
+    media.Flush(state, sizeof(uint64_t));
+  }
+}
+
+void RecoveryLogs::SetState(LogChunk& c, const LogChunkState& s) {
   c.header = s;
   std::atomic_ref<uint64_t>(*c.state).store(s.Encode(),
                                             std::memory_order_relaxed);
@@ -63,7 +75,7 @@ bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record,
   const uint64_t slot = cursor & 0xFFFFFFFF;
   *chunk_seen = chunk;
   if (chunk == kNoChunk || slot >= entries_per_chunk_) return false;
-  Chunk& c = lg.chunks[chunk];
+  LogChunk& c = lg.chunks[chunk];
   uint64_t words[kEntryWords];
   EncodeEntry(record, c.header.check, words);
   media_.StreamWords(c.entries + slot * kEntryWords, words, kEntryWords);
@@ -99,18 +111,18 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
       if (!lg.chunks[c].header.in_use) free = c;
     }
   }
-  Chunk& c = lg.chunks[free];
+  LogChunk& c = lg.chunks[free];
   c.max_epoch.store(0, std::memory_order_relaxed);
-  SetState(c, ChunkState{lg.next_seq++, true, c.header.check});
+  SetState(c, LogChunkState{lg.next_seq++, true, c.header.check});
   lg.cursor.store(uint64_t{free} << 32, std::memory_order_release);
   return Status::OK();
 }
 
 Status RecoveryLogs::RecycleOldest(unsigned log) {
   Log& lg = *logs_[log];
-  Chunk* oldest = nullptr;
+  LogChunk* oldest = nullptr;
   for (unsigned c = 0; c < chunks_per_log_; ++c) {
-    Chunk& chunk = lg.chunks[c];
+    LogChunk& chunk = lg.chunks[c];
     if (chunk.header.in_use &&
         (oldest == nullptr || chunk.header.log_seq < oldest->header.log_seq)) {
       oldest = &chunk;
@@ -132,8 +144,8 @@ Status RecoveryLogs::RecycleOldest(unsigned log) {
       forced_migrations_.Add(1);
     }
   }
-  SetState(*oldest, ChunkState{oldest->header.log_seq, false,
-                               ChunkState::NextCheck(oldest->header.check)});
+  SetState(*oldest, LogChunkState{oldest->header.log_seq, false,
+                               LogChunkState::NextCheck(oldest->header.check)});
   compactions_.Add(1);
   return Status::OK();
 }
@@ -169,10 +181,10 @@ Status RecoveryLogs::Recover(unsigned threads, const ReplayFn& replay,
 Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
                                 uint64_t* replayed) {
   Log& lg = *logs_[log];
-  std::vector<Chunk*> in_use;
+  std::vector<LogChunk*> in_use;
   for (unsigned c = 0; c < chunks_per_log_; ++c) {
-    Chunk& chunk = lg.chunks[c];
-    chunk.header = ChunkState::Decode(*chunk.state);
+    LogChunk& chunk = lg.chunks[c];
+    chunk.header = LogChunkState::Decode(*chunk.state);
     if (chunk.header.check == 0 ||
         (chunk.header.in_use && chunk.header.log_seq == 0)) {
       return Status::Corruption("recovery log " + std::to_string(log) +
@@ -182,10 +194,10 @@ Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
     lg.next_seq = std::max(lg.next_seq, chunk.header.log_seq + 1);
     if (chunk.header.in_use) in_use.push_back(&chunk);
   }
-  std::sort(in_use.begin(), in_use.end(), [](const Chunk* a, const Chunk* b) {
+  std::sort(in_use.begin(), in_use.end(), [](const LogChunk* a, const LogChunk* b) {
     return a->header.log_seq < b->header.log_seq;
   });
-  for (Chunk* chunk : in_use) {
+  for (LogChunk* chunk : in_use) {
     uint64_t max_epoch = 0;
     chunk->invalid_runs.clear();
     for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
@@ -218,7 +230,7 @@ void RecoveryLogs::ZeroInvalidSlots() {
   const uint64_t zero[kEntryWords] = {0, 0, 0};
   for (auto& log : logs_) {
     for (unsigned c = 0; c < chunks_per_log_; ++c) {
-      Chunk& chunk = log->chunks[c];
+      LogChunk& chunk = log->chunks[c];
       for (const auto& [first, count] : chunk.invalid_runs) {
         for (uint64_t slot = first; slot < first + count; ++slot)
           media_.StreamWords(chunk.entries + slot * kEntryWords, zero,
@@ -240,7 +252,7 @@ uint64_t RecoveryLogs::Verify(std::string* report) const {
   for (unsigned l = 0; l < log_count(); ++l) {
     std::vector<uint64_t> seqs;
     for (unsigned c = 0; c < chunks_per_log_; ++c) {
-      const ChunkState s = ChunkState::Decode(
+      const LogChunkState s = LogChunkState::Decode(
           std::atomic_ref<uint64_t>(*logs_[l]->chunks[c].state)
               .load(std::memory_order_relaxed));
       const std::string where =

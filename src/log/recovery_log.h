@@ -63,6 +63,10 @@ class RecoveryLogs {
   RecoveryLogs(pool::Pool* pool, LogHost* host);
   ~RecoveryLogs();
 
+  // Formats the log region of a new pool: every chunk free, check 1
+  // (flushed, not fenced; a pool::Pool::FormatFn).
+  static void Format(pool::Pool& pool);
+
   unsigned log_count() const { return static_cast<unsigned>(logs_.size()); }
 
   // Appends `record` to `log` with one persistence barrier. Returns false if
@@ -98,10 +102,10 @@ class RecoveryLogs {
   static constexpr uint32_t kNoChunk = 0xFFFFFFFF;
 
   // DRAM state of one chunk.
-  struct Chunk {
+  struct LogChunk {
     uint64_t* state = nullptr;    // header word on media
     uint64_t* entries = nullptr;  // first entry on media
-    ChunkState header;            // mirror of *state; guarded by Log::rotate_mu
+    LogChunkState header;            // mirror of *state; guarded by Log::rotate_mu
     std::atomic<uint64_t> max_epoch{0};
     // Recovery: runs [first, first + count) of invalid, non-zero slots,
     // zeroed by ZeroInvalidSlots().
@@ -111,13 +115,13 @@ class RecoveryLogs {
     // (chunk index << 32) | next slot; chunk kNoChunk means "none yet".
     alignas(64) std::atomic<uint64_t> cursor{uint64_t{kNoChunk} << 32};
     alignas(64) std::mutex rotate_mu;
-    std::unique_ptr<Chunk[]> chunks;
+    std::unique_ptr<LogChunk[]> chunks;
     uint64_t next_seq = 1;  // GUARDED_BY(rotate_mu)
   };
 
   Status RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* replayed);
   Status RecycleOldest(unsigned log);
-  void SetState(Chunk& c, const ChunkState& s);
+  void SetState(LogChunk& c, const LogChunkState& s);
 
   media::Media& media_;
   LogHost* const host_;

@@ -47,7 +47,7 @@
 
 namespace plush::payload {
 
-inline constexpr uint64_t kChunkHeaderSize = 64;
+inline constexpr uint64_t kPayloadChunkHeaderSize = 64;
 inline constexpr unsigned kChunkIdBits = 24;
 inline constexpr unsigned kRefEpochBits = 21;
 inline constexpr unsigned kOffsetBits = 19;  // in 8-byte units: 4 MiB
@@ -55,15 +55,15 @@ inline constexpr uint64_t kMaxChunks = uint64_t{1} << kChunkIdBits;
 inline constexpr uint64_t kMaxEntryKeyLen = (1u << 11) - 1;
 inline constexpr uint64_t kMaxEntryValueLen = (1u << 17) - 1;
 
-struct ChunkHeader {
+struct PayloadChunkHeader {
   uint64_t state;
   uint64_t seq;
   uint64_t resume;
   uint64_t reserved[5];
 };
-static_assert(sizeof(ChunkHeader) == kChunkHeaderSize);
+static_assert(sizeof(PayloadChunkHeader) == kPayloadChunkHeaderSize);
 
-struct ChunkState {
+struct PayloadChunkState {
   uint32_t epoch = 0;
   uint32_t log = 0;
   bool in_use = false;
@@ -71,7 +71,7 @@ struct ChunkState {
   uint64_t Encode() const {
     return uint64_t{epoch} << 32 | uint64_t{log} << 8 | uint64_t{in_use};
   }
-  static ChunkState Decode(uint64_t w) {
+  static PayloadChunkState Decode(uint64_t w) {
     return {static_cast<uint32_t>(w >> 32),
             static_cast<uint32_t>((w >> 8) & 0xFFFFFF), (w & 1) != 0};
   }

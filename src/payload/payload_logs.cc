@@ -6,16 +6,14 @@
 #include <cstring>
 #include <thread>
 
-#include "plush/db.h"
-#include "table/table_format.h"
+#include "plush/limits.h"
+#include "util/atomic_word.h"
+#include "util/thread_index.h"
 
 namespace plush::payload {
 namespace {
 
-using table::LoadAcquire;
-using table::LoadRelaxed;
-
-static_assert(EntrySize(kMaxKeySize, kMaxValueSize) + kChunkHeaderSize <=
+static_assert(EntrySize(kMaxKeySize, kMaxValueSize) + kPayloadChunkHeaderSize <=
                   (128u << 10),
               "the smallest payload chunk must hold the largest record");
 
@@ -24,15 +22,6 @@ static_assert(EntrySize(kMaxKeySize, kMaxValueSize) + kChunkHeaderSize <=
 constexpr size_t kMinSealedChunks = 4;
 // Rotations a running compaction may fall behind before writers wait.
 constexpr uint64_t kMaxOwedChunks = 2;
-
-// Each thread appends to one log, chosen round robin when the thread first
-// appends: concurrent writers rarely share a log's head line.
-unsigned ThreadSlot() {
-  static std::atomic<unsigned> next{0};
-  thread_local const unsigned slot =
-      next.fetch_add(1, std::memory_order_relaxed);
-  return slot;
-}
 
 // Copies between DRAM and the mapping. Readers may read an entry while a
 // compaction reuses its chunk (they notice by the epoch and discard what
@@ -43,7 +32,7 @@ void StoreToMedia(char* dst, const char* src, size_t n) {
   for (size_t i = 0; i < n; i += 8) {
     uint64_t w;
     std::memcpy(&w, src + i, 8);
-    table::StoreRelaxed(*reinterpret_cast<uint64_t*>(dst + i), w);
+    StoreRelaxed(*reinterpret_cast<uint64_t*>(dst + i), w);
   }
 }
 void LoadFromMedia(const char* src, size_t n, char* dst) {
@@ -76,8 +65,8 @@ bool MediaEquals(const char* media, std::string_view bytes) {
 // A chunk state word as written: well formed, epoch never 0, a chunk in
 // use belongs to one of the `logs` logs.
 bool StateIsValid(uint64_t word, uint64_t logs) {
-  const ChunkState st = ChunkState::Decode(word);
-  return ChunkState::WellFormed(word) && st.epoch != 0 &&
+  const PayloadChunkState st = PayloadChunkState::Decode(word);
+  return PayloadChunkState::WellFormed(word) && st.epoch != 0 &&
          (!st.in_use || st.log < logs);
 }
 
@@ -116,15 +105,15 @@ Status PayloadLogs::Load() {
   uint64_t max_seq = 0;
   for (uint64_t id = 0; id < table_.count(); ++id) {
     const uint64_t offset = table_.OffsetOf(id);
-    const ChunkHeader* h = HeaderOf(offset);
-    const ChunkState st = ChunkState::Decode(h->state);
+    const PayloadChunkHeader* h = HeaderOf(offset);
+    const PayloadChunkState st = PayloadChunkState::Decode(h->state);
     const std::string where =
         "payload chunk " + std::to_string(id) + " @" + std::to_string(offset);
     if (!StateIsValid(h->state, n)) {
       return Status::Corruption(where + ": bad state word " +
                                 std::to_string(h->state));
     }
-    Chunk& c = all_chunks_.emplace_back();
+    PayloadChunk& c = all_chunks_.emplace_back();
     c.id = static_cast<uint32_t>(id);
     c.offset = offset;
     c.epoch = st.epoch;
@@ -139,16 +128,16 @@ Status PayloadLogs::Load() {
   next_seq_.store(max_seq + 1, std::memory_order_relaxed);
   for (auto& log : logs_) {
     std::sort(log->chunks.begin(), log->chunks.end(),
-              [](const Chunk* a, const Chunk* b) { return a->seq < b->seq; });
-    for (Chunk* c : log->chunks) {
-      ChunkHeader* h = HeaderOf(c->offset);
+              [](const PayloadChunk* a, const PayloadChunk* b) { return a->seq < b->seq; });
+    for (PayloadChunk* c : log->chunks) {
+      PayloadChunkHeader* h = HeaderOf(c->offset);
       const uint64_t resume = h->resume;
       if (resume == 0) continue;
       // Only the newest chunk of a cleanly closed log resumes; the mark is
       // cleared before anything is appended (FinishOpen), so that a crash
       // later cannot leave a stale one.
       if (c == log->chunks.back()) {
-        if (resume < kChunkHeaderSize || resume % 8 != 0 ||
+        if (resume < kPayloadChunkHeaderSize || resume % 8 != 0 ||
             resume > chunk_size_) {
           return Status::Corruption("payload chunk " + std::to_string(c->id) +
                                     ": resume offset " +
@@ -180,12 +169,12 @@ bool PayloadLogs::Locate(const Ref& ref, uint64_t* chunk_offset,
                          Entry* entry) const {
   const uint64_t offset = table_.OffsetOf(ref.chunk);
   if (offset == 0) return false;
-  if (ref.offset < kChunkHeaderSize || ref.offset + 8 > chunk_size_)
+  if (ref.offset < kPayloadChunkHeaderSize || ref.offset + 8 > chunk_size_)
     return false;
   // Two independent misses (header, entry): start both.
   const char* at = media_.At<char>(offset + ref.offset);
   __builtin_prefetch(at);
-  const ChunkState st = ChunkState::Decode(StateOf(offset));
+  const PayloadChunkState st = PayloadChunkState::Decode(StateOf(offset));
   if (!st.in_use || Ref::EpochBits(st.epoch) != ref.epoch) return false;
   const EntryLayout e =
       EntryLayout::Decode(LoadRelaxed(*reinterpret_cast<const uint64_t*>(at)));
@@ -200,8 +189,8 @@ bool PayloadLogs::Locate(const Ref& ref, uint64_t* chunk_offset,
 }
 
 bool PayloadLogs::StillValid(uint64_t chunk_offset, const Ref& ref) const {
-  const ChunkState st = ChunkState::Decode(
-      table::ReloadAfterReads(HeaderOf(chunk_offset)->state));
+  const PayloadChunkState st = PayloadChunkState::Decode(
+      ReloadAfterReads(HeaderOf(chunk_offset)->state));
   return st.in_use && Ref::EpochBits(st.epoch) == ref.epoch;
 }
 
@@ -271,7 +260,7 @@ bool PayloadLogs::EntryIsIntact(uint64_t ref, uint64_t key_hash) const {
   LoadFromMedia(e.key, bytes.size(), bytes.data());
   const std::string_view key(bytes.data(), e.key_len);
   const std::string_view value(bytes.data() + e.key_len, e.value_len);
-  const uint32_t epoch = ChunkState::Decode(StateOf(chunk)).epoch;
+  const uint32_t epoch = PayloadChunkState::Decode(StateOf(chunk)).epoch;
   const uint64_t header = EntryHeader(key_hash, key, value, epoch, r.offset);
   const uint64_t stored = LoadRelaxed(*media_.At<uint64_t>(chunk + r.offset));
   return hasher_.Hash(key) == key_hash && header == stored &&
@@ -286,7 +275,9 @@ Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,
         "this pool was created without payload logs (payload_log_count = "
         "0): it stores 8-byte keys with 8-byte values only");
   }
-  const unsigned index = ThreadSlot() % logs_.size();
+  // Concurrent writers hold different thread indexes: they rarely share a
+  // log's head line.
+  const unsigned index = ThreadIndex() % logs_.size();
   Log& log = *logs_[index];
   // Close() sets closed_, then waits for `active` to drop to 0: either it
   // sees this append or this append sees the flag (both seq_cst).
@@ -304,7 +295,7 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
   Log& log = *logs_[index];
   const uint64_t size = EntrySize(key.size(), value.size());
   for (;;) {
-    Chunk* c = log.head.load(std::memory_order_acquire);
+    PayloadChunk* c = log.head.load(std::memory_order_acquire);
     if (c != nullptr) {
       // Pending before reserving: a compaction that sees no pending
       // reservation on a sealed chunk sees every reservation in it.
@@ -338,16 +329,16 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
   }
 }
 
-Status PayloadLogs::Rotate(unsigned index, Chunk* full) {
+Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
   // The compactor's own appends (relocations) rotate too; they neither
   // start a compaction nor wait for one.
   thread_local bool compacting_here = false;
   Log& log = *logs_[index];
-  Chunk* candidate = nullptr;
+  PayloadChunk* candidate = nullptr;
   {
     std::unique_lock<std::mutex> lock(log.mu);
     if (log.head.load(std::memory_order_relaxed) != full) return Status::OK();
-    Chunk* fresh = nullptr;
+    PayloadChunk* fresh = nullptr;
     Status s = TakeChunk(index, &fresh);
     if (!s.ok()) return s;
     log.chunks.push_back(fresh);
@@ -383,8 +374,8 @@ Status PayloadLogs::Rotate(unsigned index, Chunk* full) {
   return Status::OK();
 }
 
-Status PayloadLogs::TakeChunk(unsigned index, Chunk** out) {
-  Chunk* c = nullptr;
+Status PayloadLogs::TakeChunk(unsigned index, PayloadChunk** out) {
+  PayloadChunk* c = nullptr;
   {
     std::lock_guard<std::mutex> lock(chunks_mu_);
     if (!free_chunks_.empty()) {
@@ -394,21 +385,21 @@ Status PayloadLogs::TakeChunk(unsigned index, Chunk** out) {
   }
   const uint64_t seq = next_seq_.fetch_add(1, std::memory_order_relaxed);
   if (c != nullptr) {
-    ChunkHeader* h = HeaderOf(c->offset);
+    PayloadChunkHeader* h = HeaderOf(c->offset);
     h->seq = seq;
     h->resume = 0;
-    table::StoreRelease(h->state, ChunkState{c->epoch, index, true}.Encode());
-    media_.Persist(h, sizeof(ChunkHeader));
+    StoreRelease(h->state, PayloadChunkState{c->epoch, index, true}.Encode());
+    media_.Persist(h, sizeof(PayloadChunkHeader));
   } else {
     uint64_t offset = 0;
     Status s = pool_->allocator().Allocate(chunk_size_, 4096, &offset);
     if (!s.ok()) return s;
     media_.Prefault(offset, chunk_size_);
-    ChunkHeader* h = HeaderOf(offset);
+    PayloadChunkHeader* h = HeaderOf(offset);
     h->seq = seq;
     h->resume = 0;
-    table::StoreRelease(h->state, ChunkState{1, index, true}.Encode());
-    media_.Persist(h, sizeof(ChunkHeader));
+    StoreRelease(h->state, PayloadChunkState{1, index, true}.Encode());
+    media_.Persist(h, sizeof(PayloadChunkHeader));
     std::lock_guard<std::mutex> lock(chunks_mu_);
     uint32_t id = 0;
     s = table_.Add(offset, &id);  // ids follow all_chunks_'s order
@@ -419,13 +410,13 @@ Status PayloadLogs::TakeChunk(unsigned index, Chunk** out) {
     c->epoch = 1;
   }
   c->seq = seq;
-  c->tail.store(kChunkHeaderSize, std::memory_order_relaxed);
+  c->tail.store(kPayloadChunkHeaderSize, std::memory_order_relaxed);
   *out = c;
   return Status::OK();
 }
 
-PayloadLogs::Chunk* PayloadLogs::CompactionCandidate(Log& log) {
-  const Chunk* head = log.head.load(std::memory_order_relaxed);
+PayloadLogs::PayloadChunk* PayloadLogs::CompactionCandidate(Log& log) {
+  const PayloadChunk* head = log.head.load(std::memory_order_relaxed);
   const size_t sealed = log.chunks.size() - (head != nullptr ? 1 : 0);
   if (sealed < kMinSealedChunks) return nullptr;
   if (log.rotations_to_wait > 0) {
@@ -440,12 +431,12 @@ PayloadLogs::Chunk* PayloadLogs::CompactionCandidate(Log& log) {
 }
 
 template <typename Fn>
-void PayloadLogs::ForEachEntry(const Chunk& chunk, Fn fn) const {
+void PayloadLogs::ForEachEntry(const PayloadChunk& chunk, Fn fn) const {
   const char* base = media_.At<char>(chunk.offset);
   // Entries are contiguous, except where a crash left a reservation
   // unwritten: such gaps are skipped word by word until the next entry
   // that passes its check.
-  for (uint64_t offset = kChunkHeaderSize; offset + 8 <= chunk_size_;) {
+  for (uint64_t offset = kPayloadChunkHeaderSize; offset + 8 <= chunk_size_;) {
     const uint64_t header = *reinterpret_cast<const uint64_t*>(base + offset);
     const EntryLayout e = EntryLayout::Decode(header);
     const uint64_t size = EntrySize(e.key_len, e.value_len);
@@ -465,7 +456,7 @@ void PayloadLogs::ForEachEntry(const Chunk& chunk, Fn fn) const {
   }
 }
 
-bool PayloadLogs::Compact(unsigned index, Chunk* chunk) {
+bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
   Log& log = *logs_[index];
   // Reservations made while the chunk was the head must be published (or
   // abandoned) before reachability means anything.
@@ -497,7 +488,7 @@ bool PayloadLogs::Compact(unsigned index, Chunk* chunk) {
         break;
     }
   });
-  bool freed = !blocked && live_bytes * 2 <= chunk_size_ - kChunkHeaderSize;
+  bool freed = !blocked && live_bytes * 2 <= chunk_size_ - kPayloadChunkHeaderSize;
   uint64_t moved = 0;
   for (size_t i = 0; freed && i < live.size(); ++i) {
     PayloadHost::Relocation r = PayloadHost::Relocation::kUnreachable;
@@ -512,11 +503,11 @@ bool PayloadLogs::Compact(unsigned index, Chunk* chunk) {
     // all references into the chunk dangle; it is persisted before the
     // chunk can be reused.
     const uint32_t epoch = chunk->epoch + 1 == 0 ? 1 : chunk->epoch + 1;
-    ChunkHeader* h = HeaderOf(chunk->offset);
+    PayloadChunkHeader* h = HeaderOf(chunk->offset);
     // Counted before the epoch changes: a lookup that sees the new epoch
     // then also sees the count move (table::PayloadResolver).
     frees_started_.fetch_add(1, std::memory_order_seq_cst);
-    table::StoreRelease(h->state, ChunkState{epoch, index, false}.Encode());
+    StoreRelease(h->state, PayloadChunkState{epoch, index, false}.Encode());
     media_.Persist(&h->state, sizeof(h->state));
     chunk->epoch = epoch;
   }
@@ -552,9 +543,9 @@ void PayloadLogs::Close() {
       std::this_thread::yield();
   }
   for (auto& log : logs_) {
-    Chunk* head = log->head.load(std::memory_order_acquire);
+    PayloadChunk* head = log->head.load(std::memory_order_acquire);
     if (head == nullptr) continue;
-    ChunkHeader* h = HeaderOf(head->offset);
+    PayloadChunkHeader* h = HeaderOf(head->offset);
     h->resume =
         std::min(head->tail.load(std::memory_order_relaxed), chunk_size_);
     media_.Persist(&h->resume, sizeof(h->resume));

@@ -41,7 +41,7 @@
 #include "payload/payload_format.h"
 #include "plush/status.h"
 #include "pool/pool.h"
-#include "table/leveled_table.h"
+#include "table/payload_resolver.h"
 #include "util/key_hasher.h"
 #include "util/sharded_counter.h"
 
@@ -137,11 +137,11 @@ class PayloadLogs final : public table::PayloadResolver {
 
  private:
   // DRAM state of one chunk.
-  struct Chunk {
+  struct PayloadChunk {
     uint32_t id = 0;
     uint64_t offset = 0;
     // Next free byte (reservations; may run past the chunk when full).
-    std::atomic<uint64_t> tail{kChunkHeaderSize};
+    std::atomic<uint64_t> tail{kPayloadChunkHeaderSize};
     // Reservations not yet published or abandoned.
     std::atomic<int64_t> pending{0};
     uint32_t epoch = 0;  // the header's epoch, cached
@@ -151,9 +151,9 @@ class PayloadLogs final : public table::PayloadResolver {
     // Appends running in this log (Close waits for them). Next to `head`:
     // an append touches one line of its log.
     alignas(64) std::atomic<int64_t> active{0};
-    std::atomic<Chunk*> head{nullptr};
+    std::atomic<PayloadChunk*> head{nullptr};
     std::mutex mu;
-    std::vector<Chunk*> chunks;  // in seq order; the head (if any) last
+    std::vector<PayloadChunk*> chunks;  // in seq order; the head (if any) last
     bool compacting = false;     // GUARDED_BY(mu)
     uint64_t owed = 0;           // rotations during the running compaction
     std::condition_variable caught_up;  // owed dropped, or compaction ended
@@ -171,8 +171,8 @@ class PayloadLogs final : public table::PayloadResolver {
   PayloadLogs(pool::Pool* pool, PayloadHost* host);
   Status Load();
 
-  ChunkHeader* HeaderOf(uint64_t chunk_offset) const {
-    return media_.At<ChunkHeader>(chunk_offset);
+  PayloadChunkHeader* HeaderOf(uint64_t chunk_offset) const {
+    return media_.At<PayloadChunkHeader>(chunk_offset);
   }
   uint64_t StateOf(uint64_t chunk_offset) const;
   // Resolves `ref` to its entry if its chunk's epoch matches; the caller
@@ -183,16 +183,16 @@ class PayloadLogs final : public table::PayloadResolver {
                      uint64_t key_hash, std::string_view value, uint64_t* ref,
                      Ticket* ticket);
 
-  Status Rotate(unsigned log_index, Chunk* full);
-  Status TakeChunk(unsigned log_index, Chunk** chunk);
+  Status Rotate(unsigned log_index, PayloadChunk* full);
+  Status TakeChunk(unsigned log_index, PayloadChunk** chunk);
   // Picks the chunk to examine next, or null. REQUIRES: log.mu.
-  Chunk* CompactionCandidate(Log& log);
+  PayloadChunk* CompactionCandidate(Log& log);
   // Examines the chunk and frees it if that pays off; true if freed.
-  bool Compact(unsigned log_index, Chunk* chunk);
-  void Free(unsigned log_index, Chunk* chunk);
+  bool Compact(unsigned log_index, PayloadChunk* chunk);
+  void Free(unsigned log_index, PayloadChunk* chunk);
   // Calls fn(offset, entry) for every intact entry of the chunk.
   template <typename Fn>
-  void ForEachEntry(const Chunk& chunk, Fn fn) const;
+  void ForEachEntry(const PayloadChunk& chunk, Fn fn) const;
 
   pool::Pool* const pool_;
   media::Media& media_;
@@ -205,8 +205,8 @@ class PayloadLogs final : public table::PayloadResolver {
   std::vector<uint64_t*> resume_marks_;  // cleared by FinishOpen()
 
   std::mutex chunks_mu_;          // guards the two members below
-  std::deque<Chunk> all_chunks_;  // by id
-  std::vector<Chunk*> free_chunks_;
+  std::deque<PayloadChunk> all_chunks_;  // by id
+  std::vector<PayloadChunk*> free_chunks_;
   std::atomic<uint64_t> next_seq_{1};
 
   // Read by every lookup that meets a dangling reference, written once per

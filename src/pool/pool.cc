@@ -9,9 +9,8 @@
 #include <atomic>
 #include <cstring>
 
-#include "log/log_format.h"
 #include "media/sim_media.h"
-#include "plush/db.h"
+#include "plush/limits.h"
 #include "util/hash.h"
 
 namespace plush::pool {
@@ -124,7 +123,8 @@ Pool::~Pool() {
 }
 
 Status Pool::Open(const Options& options, const std::string& path,
-                  std::unique_ptr<Pool>* pool, bool* created) {
+                  std::unique_ptr<Pool>* pool, bool* created,
+                  const FormatFn& format_new) {
   const bool sim = options.backend == Backend::kSim;
   struct stat st {};
   const bool exists = sim ? media::SimMedia::Find(path) != nullptr
@@ -182,7 +182,7 @@ Status Pool::Open(const Options& options, const std::string& path,
   Status s;
   if (!exists) {
     p->params_ = params;
-    s = p->Create();
+    s = p->Create(format_new);
   } else {
     s = p->Load();
   }
@@ -192,23 +192,15 @@ Status Pool::Open(const Options& options, const std::string& path,
   return Status::OK();
 }
 
-Status Pool::Create() {
+Status Pool::Create(const FormatFn& format_new) {
   heap_offset_ = HeapOffsetFor(params_);
   RootPage* r = root();
   r->alloc_high_water = heap_offset_;
   r->level_count = 0;
   r->payload_chunk_table = 0;
   media_->Flush(r, sizeof(RootPage));
-
-  // Every chunk starts free, with check 1.
-  const uint64_t chunks =
-      uint64_t{params_.log_count} * params_.log_chunks_per_log;
-  for (uint64_t c = 0; c < chunks; ++c) {
-    auto* state =
-        media_->At<uint64_t>(kLogRegionOffset + c * params_.log_chunk_size);
-    *state = log::ChunkState{}.Encode();
-    media_->Flush(state, sizeof(uint64_t));
-  }
+  // The layers that own regions (the recovery logs) format them.
+  if (format_new) format_new(*this);
   media_->Drain();
 
   // The superblock goes last: a pool without one was never created.

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -53,10 +54,16 @@ struct PoolParams {
 
 class Pool {
  public:
+  // Formats the regions of a new pool that other layers own (the recovery
+  // logs): it flushes what it writes; the pool fences before it writes the
+  // superblock, so a pool exists only once its regions are formatted.
+  using FormatFn = std::function<void(Pool&)>;
+
   // Opens or creates the pool at `path` according to `options`.
-  // *created tells which happened.
+  // *created tells which happened; a new pool is formatted by `format_new`.
   static Status Open(const Options& options, const std::string& path,
-                     std::unique_ptr<Pool>* pool, bool* created);
+                     std::unique_ptr<Pool>* pool, bool* created,
+                     const FormatFn& format_new = {});
   ~Pool();
 
   media::Media& media() const { return *media_; }
@@ -84,7 +91,7 @@ class Pool {
 
  private:
   Pool(std::shared_ptr<media::Media> media, const Options& options);
-  Status Create();
+  Status Create(const FormatFn& format_new);
   Status Load();
 
   std::shared_ptr<media::Media> media_;

@@ -50,6 +50,7 @@
 #include "plush/status.h"
 #include "pool/pool.h"
 #include "table/filter.h"
+#include "table/payload_resolver.h"
 #include "table/table_format.h"
 #include "util/key_hasher.h"
 #include "util/sharded_counter.h"
@@ -74,41 +75,6 @@ struct LookupKey {
   uint64_t inline_key = 0;
 
   static LookupKey For(std::string_view key, uint64_t hash);
-};
-
-// Whether a payload reference holds a given key.
-enum class RefMatch {
-  kYes,
-  kNo,
-  // The reference's chunk was compacted: a newer version of the key exists
-  // (a reader racing the compaction sees this; it starts over).
-  kDangling,
-};
-
-// Answers questions about indirect slots (payload references), for
-// variable-length records. Without one, the table holds inline slots only.
-class PayloadResolver {
- public:
-  virtual ~PayloadResolver() = default;
-  virtual RefMatch RefHasKey(uint64_t ref, std::string_view key) const = 0;
-  // Copies the value of the entry `ref` into *value if its key is `key`
-  // (kYes); kNo if it holds another key; kDangling if its chunk was freed.
-  virtual RefMatch ReadValue(uint64_t ref, std::string_view key,
-                             std::string* value) const = 0;
-  // How many chunk frees have started (a counter bumped before the chunk's
-  // epoch changes). A lookup that meets a dangling reference although no
-  // free started since it began is looking at a damaged pool: in a healthy
-  // one, a reference dangles only after its key's newer version was
-  // published, which the lookup would have found first.
-  virtual uint64_t chunk_frees_started() const = 0;
-  // True iff both references point to live entries with equal keys.
-  virtual bool RefsHaveSameKey(uint64_t a, uint64_t b) const = 0;
-  // False iff `ref` is dangling (its chunk was recycled).
-  virtual bool IsLive(uint64_t ref) const = 0;
-  // Copies the key of the live entry `ref` into *key; false if dangling.
-  virtual bool ReadKey(uint64_t ref, std::string* key) const = 0;
-  // True iff `ref` is a complete entry whose key hashes to `key_hash`.
-  virtual bool EntryIsIntact(uint64_t ref, uint64_t key_hash) const = 0;
 };
 
 enum class Found {

@@ -36,9 +36,10 @@
 #ifndef PLUSH_TABLE_TABLE_FORMAT_H_
 #define PLUSH_TABLE_TABLE_FORMAT_H_
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
+
+#include "util/atomic_word.h"
 
 namespace plush::table {
 
@@ -80,36 +81,6 @@ struct EntryState {
     return {w >> 16, static_cast<uint32_t>(w & 0xFFFF)};
   }
 };
-
-// Relaxed atomic access to words that lock-free readers may read while a
-// writer changes them. Plain loads/stores on x86; keeps TSan precise.
-inline uint64_t LoadRelaxed(const uint64_t& w) {
-  return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(w))
-      .load(std::memory_order_relaxed);
-}
-inline void StoreRelaxed(uint64_t& w, uint64_t v) {
-  std::atomic_ref<uint64_t>(w).store(v, std::memory_order_relaxed);
-}
-inline uint64_t LoadAcquire(const uint64_t& w) {
-  return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(w))
-      .load(std::memory_order_acquire);
-}
-inline void StoreRelease(uint64_t& w, uint64_t v) {
-  std::atomic_ref<uint64_t>(w).store(v, std::memory_order_release);
-}
-
-// Re-reads a state word after reading what it protects (the validating
-// read of a seqlock): no earlier read may move after it.
-inline uint64_t ReloadAfterReads(const uint64_t& w) {
-#if defined(__SANITIZE_THREAD__)
-  // TSan does not model fences; a read-don't-modify-write orders the same.
-  return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(w))
-      .fetch_add(0, std::memory_order_acq_rel);
-#else
-  std::atomic_thread_fence(std::memory_order_acquire);
-  return LoadRelaxed(w);
-#endif
-}
 
 inline bool TestBit(const uint64_t* bits, unsigned i) {
   return (LoadRelaxed(bits[i / 64]) >> (i % 64)) & 1;

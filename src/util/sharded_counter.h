@@ -4,7 +4,7 @@
 // instructions: each live thread owns one slot (a cache line) and updates
 // it with a plain load and store, so an increment neither contends nor
 // fences. Read() sums the slots and may miss increments racing with it.
-// Threads beyond kSlots share an overflow slot updated atomically.
+// Threads beyond kThreadIndexes share an overflow slot updated atomically.
 
 #ifndef PLUSH_UTIL_SHARDED_COUNTER_H_
 #define PLUSH_UTIL_SHARDED_COUNTER_H_
@@ -13,20 +13,16 @@
 #include <atomic>
 #include <cstdint>
 
+#include "util/thread_index.h"
+
 namespace plush {
-
-inline constexpr unsigned kCounterSlots = 64;
-
-// The slot this thread owns (< kCounterSlots), or kCounterSlots if all are
-// taken. A slot is returned when its thread exits; the counts in it stay.
-unsigned ThreadSlot();
 
 class ShardedCounter {
  public:
   void Add(uint64_t n) {
-    const unsigned slot = ThreadSlot();
+    const unsigned slot = ThreadIndex();
     std::atomic<uint64_t>& v = slots_[slot].value;
-    if (slot < kCounterSlots) {
+    if (slot < kThreadIndexes) {
       v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
     } else {
       v.fetch_add(n, std::memory_order_relaxed);
@@ -42,7 +38,7 @@ class ShardedCounter {
   struct alignas(64) Slot {
     std::atomic<uint64_t> value{0};
   };
-  std::array<Slot, kCounterSlots + 1> slots_;
+  std::array<Slot, kThreadIndexes + 1> slots_;
 };
 
 }  // namespace plush

@@ -1,0 +1,26 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The limits and the format version that every layer of Plush shares
+// (included by db.h; a leaf header on purpose, so that the engine's lower
+// layers can use these without depending on the whole API).
+
+#ifndef PLUSH_LIMITS_H_
+#define PLUSH_LIMITS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace plush {
+
+// Keys are 0..kMaxKeySize bytes, values 0..kMaxValueSize bytes (the empty
+// key and the empty value are valid). Larger ones are InvalidArgument.
+inline constexpr size_t kMaxKeySize = 1024;
+inline constexpr size_t kMaxValueSize = 64 * 1024;
+
+// The on-media format version this library writes (docs/format.md). Pools
+// with a newer version are refused with NotSupported.
+inline constexpr uint32_t kFormatVersion = 1;
+
+}  // namespace plush
+
+#endif  // PLUSH_LIMITS_H_
