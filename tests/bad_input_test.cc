@@ -90,7 +90,7 @@ class BadInputTest : public ::testing::Test {
   // Writes `damaged` over the pool file and runs the contract on it.
   DamageReport Exercise(const PoolImage& damaged) {
     EXPECT_TRUE(damaged.Save(file_.path()));
-    return ExerciseDamagedPool(DamageOptions(), file_.path(),
+    return ExerciseDamagedPool(DamageOptions(), InternalOptions(), file_.path(),
                                DefaultDamageOps(kKeys));
   }
 

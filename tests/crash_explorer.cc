@@ -117,13 +117,12 @@ std::vector<Op> RandomVarlenWorkload(uint64_t n, uint64_t key_space,
 }
 
 uint32_t SmallestPayloadChunkSize(Options options) {
-  options.backend = Backend::kSim;
   const std::string device = "chunk_probe_" + std::to_string(device_counter++);
   for (uint32_t size = 4096; size <= (4u << 20); size *= 2) {
     options.payload_chunk_size = size;
     media::SimMedia::Remove(device);
     std::unique_ptr<DB> db;
-    const bool ok = DB::Open(options, device, &db).ok();
+    const bool ok = OpenSim(options, device, &db).ok();
     db.reset();
     media::SimMedia::Remove(device);
     if (ok) return size;
@@ -133,8 +132,7 @@ uint32_t SmallestPayloadChunkSize(Options options) {
 
 CrashExplorer::CrashExplorer(Options options, std::vector<Op> workload)
     : options_([&] {
-        options.backend = Backend::kSim;
-        return options;
+              return options;
       }()),
       workload_(std::move(workload)),
       device_("crash_explorer_" + std::to_string(device_counter++)) {
@@ -152,7 +150,7 @@ CrashExplorer::CrashExplorer(Options options, std::vector<Op> workload)
 uint64_t CrashExplorer::CountPersistPoints(Stats* stats) {
   media::SimMedia::Remove(device_);
   std::unique_ptr<DB> db;
-  if (!DB::Open(options_, device_, &db).ok()) return 0;
+  if (!OpenSim(options_, device_, &db).ok()) return 0;
   auto device = media::SimMedia::Find(device_);
   const uint64_t start = device->persist_points();
   for (const Op& op : workload_) {
@@ -249,7 +247,7 @@ std::string CrashExplorer::Check(DB* db, size_t acked,
 bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
   media::SimMedia::Remove(device_);
   std::unique_ptr<DB> db;
-  if (!DB::Open(options_, device_, &db).ok()) {
+  if (!OpenSim(options_, device_, &db).ok()) {
     ++stats->failures;
     stats->first_failure = "cannot create the pool";
     return false;
@@ -283,7 +281,7 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
   const std::vector<uint64_t> image = device->CrashImage(seed);
   device->Restore(image);
   ++stats->crash_states;
-  Status s = DB::Open(options_, device_, &db);
+  Status s = OpenSim(options_, device_, &db);
   if (!s.ok()) {
     fail("recovery failed: " + s.ToString());
     return true;
@@ -296,7 +294,7 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
   // Recovery is idempotent: a second recovery from the same image, after
   // a clean close, sees the same contents.
   db.reset();
-  s = DB::Open(options_, device_, &db);
+  s = OpenSim(options_, device_, &db);
   if (!s.ok() || !Check(db.get(), acked, in_flight).empty()) {
     fail("second recovery differs: " + s.ToString());
     return true;
@@ -330,11 +328,11 @@ Status CrashDuringRecovery(const Options& options, const std::string& device,
   auto sim = media::SimMedia::Find(device);
   sim->Restore(image);
   sim->ArmCrash(1 + seed % recovery_points);
-  (void)DB::Open(options, device, db);  // crashes (or finishes) somewhere
+  (void)OpenSim(options, device, db);  // crashes (or finishes) somewhere
   db->reset();
   if (!sim->crashed()) return Status::OK();
   sim->Restore(sim->CrashImage(seed + 1));
-  return DB::Open(options, device, db);
+  return OpenSim(options, device, db);
 }
 
 ExplorerStats CrashExplorer::Exhaustive() {

@@ -194,7 +194,6 @@ class UnloggedCrashRunner {
   UnloggedCrashRunner(Options options, std::vector<UOp> workload,
                       Oracle mode = Oracle::kCorrect)
       : options_([&] {
-          options.backend = Backend::kSim;
           return options;
         }()),
         workload_(std::move(workload)),
@@ -221,7 +220,7 @@ class UnloggedCrashRunner {
   uint64_t CountPersistPoints(Stats* stats = nullptr) {
     media::SimMedia::Remove(device_);
     std::unique_ptr<DB> db;
-    if (!DB::Open(options_, device_, &db).ok()) return 0;
+    if (!OpenSim(options_, device_, &db).ok()) return 0;
     auto device = media::SimMedia::Find(device_);
     const uint64_t start = device->persist_points();
     for (const UOp& u : workload_) {
@@ -279,7 +278,7 @@ class UnloggedCrashRunner {
     };
     media::SimMedia::Remove(device_);
     std::unique_ptr<DB> db;
-    Status s = DB::Open(options_, device_, &db);
+    Status s = OpenSim(options_, device_, &db);
     if (!s.ok()) return fail("cannot create the pool: " + s.ToString());
     auto device = media::SimMedia::Find(device_);
     if (k != 0) device->ArmCrash(k);
@@ -307,7 +306,7 @@ class UnloggedCrashRunner {
     const std::vector<uint64_t> image = device->CrashImage(seed);
     device->Restore(image);
     ++stats->crash_states;
-    s = DB::Open(options_, device_, &db);
+    s = OpenSim(options_, device_, &db);
     if (!s.ok()) return fail("recovery failed: " + s.ToString());
     const uint64_t recovery_points = device->persist_points();
     std::map<std::string, KeyState> recovered;
@@ -322,7 +321,7 @@ class UnloggedCrashRunner {
         if (!s.ok()) return fail(std::string(step) + ": " + s.ToString());
       }
       db.reset();
-      s = DB::Open(options_, device_, &db);
+      s = OpenSim(options_, device_, &db);
       if (!s.ok()) return fail(std::string(step) + ": " + s.ToString());
       if (std::string e = SameAs(db.get(), recovered); !e.empty())
         return fail("after " + std::string(step) + " after recovery: " + e);

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <memory>
 
+#include "db/open_db.h"
 #include "media/sim_media.h"
 #include "pool_image.h"
 
@@ -72,8 +73,9 @@ std::string RunOp(DB* db, const PoolOp& op) {
 
 // Every byte of the pool at `path`: both images of a sim device, or the
 // file's contents.
-std::string PoolBytes(const Options& options, const std::string& path) {
-  if (options.backend != Backend::kSim) return PoolImage::FromFile(path).bytes();
+std::string PoolBytes(const InternalOptions& internal,
+                      const std::string& path) {
+  if (!internal.simulated) return PoolImage::FromFile(path).bytes();
   const std::shared_ptr<media::SimMedia> device = media::SimMedia::Find(path);
   if (device == nullptr) return "";
   return PoolImage::FromWords(device->LiveImage()).bytes() +
@@ -81,12 +83,12 @@ std::string PoolBytes(const Options& options, const std::string& path) {
 }
 
 // One open-verify-use-close cycle. Returns the violation, or "".
-std::string Cycle(const Options& options, const std::string& path,
-                  const std::vector<PoolOp>& ops, Status* open,
-                  Status* verify) {
+std::string Cycle(const Options& options, const InternalOptions& internal,
+                  const std::string& path, const std::vector<PoolOp>& ops,
+                  Status* open, Status* verify) {
   std::unique_ptr<DB> db;
-  const std::string before = PoolBytes(options, path);
-  *open = DB::Open(options, path, &db);
+  const std::string before = PoolBytes(internal, path);
+  *open = OpenDB(options, internal, path, &db);
   if (std::string e = Expect(
           "Open", *open,
           {Code::kOk, Code::kCorruption, Code::kIOError, Code::kNotSupported});
@@ -98,7 +100,7 @@ std::string Cycle(const Options& options, const std::string& path,
     // A pool that fails to open is left exactly as it was: nothing may be
     // "repaired" (or made worse) on the strength of a judgement that
     // rejected the pool.
-    if (PoolBytes(options, path) != before)
+    if (PoolBytes(internal, path) != before)
       return "a failed Open (" + open->ToString() + ") changed the pool";
     return "";
   }
@@ -163,17 +165,19 @@ std::vector<PoolOp> DefaultDamageOps(uint64_t key_space) {
 }
 
 DamageReport ExerciseDamagedPool(const Options& options,
+                                 const InternalOptions& internal,
                                  const std::string& path,
                                  const std::vector<PoolOp>& ops) {
   DamageReport r;
-  r.violation = Cycle(options, path, ops, &r.open, &r.verify);
+  r.violation = Cycle(options, internal, path, ops, &r.open, &r.verify);
   if (!r.violation.empty() || !r.open.ok()) return r;
   // Recover what the operations left behind: the damage must stay an error.
   Status reopen;
   Status reverify;
   const std::vector<PoolOp> reads(
       ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 8));
-  if (std::string e = Cycle(options, path, reads, &reopen, &reverify);
+  if (std::string e =
+          Cycle(options, internal, path, reads, &reopen, &reverify);
       !e.empty()) {
     r.violation = "after reopening: " + e;
   }

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "media/internal_options.h"
 #include "plush/db.h"
 
 namespace plush::test {
@@ -59,7 +60,9 @@ struct DamageReport {
   std::string violation;  // empty iff every step kept the contract
 };
 
+// `internal`: the pool's medium (a file, or the simulator: sim_pool.h).
 DamageReport ExerciseDamagedPool(const Options& options,
+                                 const InternalOptions& internal,
                                  const std::string& path,
                                  const std::vector<PoolOp>& ops);
 

@@ -103,8 +103,7 @@ Status Apply(DB* db, const Op& op) {
 }
 
 TEST(MigrationStateTest, StateWordsNeverReturnToAnEarlierValue) {
-  Options options = TinyCrashPool();
-  options.backend = Backend::kSim;
+  const Options options = TinyCrashPool();
   const std::string device = "sim:migration_state";
   // Phase 1 fills several PMem levels; phase 2 writes other keys only, so
   // that phase 1's keys hold still while migrations move them around.
@@ -114,7 +113,7 @@ TEST(MigrationStateTest, StateWordsNeverReturnToAnEarlierValue) {
 
   media::SimMedia::Remove(device);
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(options, device, &db));
+  ASSERT_OK(OpenSim(options, device, &db));
   auto sim = media::SimMedia::Find(device);
   const uint64_t start = sim->persist_points();
   for (const Op& op : phase1) ASSERT_OK(Apply(db.get(), op));
@@ -126,7 +125,7 @@ TEST(MigrationStateTest, StateWordsNeverReturnToAnEarlierValue) {
   const uint64_t stride = Soak() ? 1 : 3;
   for (uint64_t k = 1; k <= points; k += stride) {
     media::SimMedia::Remove(device);
-    ASSERT_OK(DB::Open(options, device, &db));
+    ASSERT_OK(OpenSim(options, device, &db));
     sim = media::SimMedia::Find(device);
     sim->ArmCrash(k);
     for (const Op& op : phase1) {
@@ -136,7 +135,7 @@ TEST(MigrationStateTest, StateWordsNeverReturnToAnEarlierValue) {
     db.reset();
     ASSERT_TRUE(sim->crashed()) << k;
     sim->Restore(sim->DurableImage());
-    const Status recovered = DB::Open(options, device, &db);
+    const Status recovered = OpenSim(options, device, &db);
     ASSERT_TRUE(recovered.ok())
         << "crash at point " << k << ": " << recovered.ToString();
     const auto& table = static_cast<DBImpl*>(db.get())->table();

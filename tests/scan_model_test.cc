@@ -40,6 +40,7 @@ namespace {
 using test::DescribeKey;
 using test::ExpectGetsMatch;
 using test::ExpectVerified;
+using test::Medium;
 using test::Pool;
 using test::ScratchPool;
 using test::Word;
@@ -297,7 +298,7 @@ Options RangeDefaultish() {
 struct ScanCase {
   const char* name;
   Options (*options)();
-  Backend backend;
+  Medium medium;
   uint64_t ops;
   size_t keys;
   bool big_values;  // some values up to kMaxValueSize
@@ -311,16 +312,15 @@ class ScanModelTest : public ::testing::TestWithParam<ScanCase> {};
 
 TEST_P(ScanModelTest, MatchesReferenceMap) {
   const ScanCase& c = GetParam();
-  Pool pool(c.name, c.backend);
+  Pool pool(c.name, c.medium);
   Options o = c.options();
-  o.backend = c.backend;
   const uint64_t ops = test::Soak() ? c.ops * 10 : c.ops;
   std::mt19937_64 rng(std::hash<std::string>()(c.name));
   const std::vector<std::string> keys = KeyUniverse(rng, c.keys);
 
   Model model;
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(o, pool.path, &db));
+  ASSERT_OK(pool.Open(o, &db));
   // One iterator lives across operations and is re-positioned; others are
   // made for one scan.
   std::unique_ptr<Iterator> held = db->NewIterator({});
@@ -410,7 +410,7 @@ TEST_P(ScanModelTest, MatchesReferenceMap) {
       held.reset();  // iterators die before their DB
       ASSERT_OK(db->Close());
       db.reset();
-      ASSERT_OK(DB::Open(o, pool.path, &db));
+      ASSERT_OK(pool.Open(o, &db));
       ASSERT_NO_FATAL_FAILURE(check_recovered(when + ", reopened"));
       held = db->NewIterator({});
     } else if (crash_every != 0 && i % crash_every == 0) {
@@ -425,7 +425,7 @@ TEST_P(ScanModelTest, MatchesReferenceMap) {
         device->CrashNow();
         db.reset();
         device->Restore(device->CrashImage(rng()));
-        ASSERT_OK(DB::Open(o, pool.path, &db));
+        ASSERT_OK(pool.Open(o, &db));
         ASSERT_NO_FATAL_FAILURE(check_recovered(when + ", crashed"));
       } else {
         // At a persist point inside one of a run of logged writes: the
@@ -449,7 +449,7 @@ TEST_P(ScanModelTest, MatchesReferenceMap) {
         ASSERT_TRUE(device->crashed()) << when;
         db.reset();
         device->Restore(device->CrashImage(rng()));
-        ASSERT_OK(DB::Open(o, pool.path, &db));
+        ASSERT_OK(pool.Open(o, &db));
         Model with_it = model;
         if (put) {
           with_it[key] = value;
@@ -490,12 +490,12 @@ TEST_P(ScanModelTest, MatchesReferenceMap) {
 
 INSTANTIATE_TEST_SUITE_P(
     Profiles, ScanModelTest,
-    ::testing::Values(ScanCase{"small_file", RangeSmall, Backend::kFile, 80000,
+    ::testing::Values(ScanCase{"small_file", RangeSmall, Medium::kFile, 80000,
                                2000, false, false, 3},
-                      ScanCase{"small_sim", RangeSmall, Backend::kSim, 60000,
+                      ScanCase{"small_sim", RangeSmall, Medium::kSim, 60000,
                                1500, false, true, 3},
                       ScanCase{"defaultish_file", RangeDefaultish,
-                               Backend::kFile, 90000, 6000, true, false, 2}),
+                               Medium::kFile, 90000, 6000, true, false, 2}),
     [](const ::testing::TestParamInfo<ScanCase>& p) {
       return std::string(p.param.name);
     });

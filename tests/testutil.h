@@ -25,6 +25,7 @@
 
 #include "media/sim_media.h"
 #include "plush/db.h"
+#include "sim_pool.h"
 
 #define ASSERT_OK(expr)                                     \
   do {                                                      \
@@ -114,17 +115,24 @@ class ScratchPool {
   std::string path_;
 };
 
-// Where a test's pool lives: a file, or a simulated device named after it
-// (removed when the object dies).
+// Where a test's pool lives.
+enum class Medium { kFile, kSim };
+
+// A test's pool: a file, or a simulated device named after it (removed
+// when the object dies).
 struct Pool {
-  Pool(const std::string& name, Backend kind) : file(name), backend(kind) {
-    path = backend == Backend::kSim ? "sim:" + file.path() : file.path();
+  Pool(const std::string& name, Medium where) : file(name), medium(where) {
+    path = medium == Medium::kSim ? "sim:" + file.path() : file.path();
   }
   ~Pool() {
-    if (backend == Backend::kSim) media::SimMedia::Remove(path);
+    if (medium == Medium::kSim) media::SimMedia::Remove(path);
+  }
+  Status Open(const Options& options, std::unique_ptr<DB>* db) const {
+    return medium == Medium::kSim ? OpenSim(options, path, db)
+                                  : DB::Open(options, path, db);
   }
   ScratchPool file;
-  Backend backend;
+  Medium medium;
   std::string path;
 };
 

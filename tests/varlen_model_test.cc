@@ -37,6 +37,7 @@ using test::DescribeKey;
 using test::ExpectGetsMatch;
 using test::ExpectVerified;
 using test::FromWord;
+using test::Medium;
 using test::Pool;
 using test::ScratchPool;
 using test::Word;
@@ -82,7 +83,7 @@ void CheckAll(DB* db, const std::map<std::string, std::string>& model,
 
 struct ModelCase {
   const char* name;
-  Backend backend;
+  Medium medium;
   uint32_t payload_chunk_size;  // 0: the small profile's
   uint64_t ops;
   uint64_t key_count;
@@ -125,9 +126,8 @@ std::string RandomValue(std::mt19937_64& rng, bool limit) {
 // a few reopens, each followed by a check of every key and Verify().
 TEST_P(VarlenModelTest, MatchesReferenceMapAcrossReopens) {
   const ModelCase& c = GetParam();
-  Pool pool(c.name, c.backend);
+  Pool pool(c.name, c.medium);
   Options o = Options::SmallProfile();
-  o.backend = c.backend;
   if (c.payload_chunk_size != 0) o.payload_chunk_size = c.payload_chunk_size;
   const uint64_t ops = test::Soak() ? c.ops * 10 : c.ops;
   std::mt19937_64 rng(std::hash<std::string>()(c.name));
@@ -166,7 +166,7 @@ TEST_P(VarlenModelTest, MatchesReferenceMapAcrossReopens) {
   uint64_t switches = 0;  // 8-byte keys going from 8/8 to payload or back
   uint64_t big_values = 0;
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(o, pool.path, &db));
+  ASSERT_OK(pool.Open(o, &db));
   const uint64_t reopen_every = ops / 6;
   for (uint64_t i = 1; i <= ops; ++i) {
     const std::string& key = keys[rng() % keys.size()];
@@ -216,7 +216,7 @@ TEST_P(VarlenModelTest, MatchesReferenceMapAcrossReopens) {
     if (i % reopen_every == 0) {
       ASSERT_NO_FATAL_FAILURE(totals.Add(db.get()));
       db.reset();  // close and recover
-      ASSERT_OK(DB::Open(o, pool.path, &db));
+      ASSERT_OK(pool.Open(o, &db));
       const std::string when = "after reopen at op " + std::to_string(i);
       ASSERT_NO_FATAL_FAILURE(
           CheckAll(db.get(), model, keys, absent, when.c_str()));
@@ -252,10 +252,10 @@ INSTANTIATE_TEST_SUITE_P(
     Profiles, VarlenModelTest,
     ::testing::Values(
         // The small profile's chunks: GC all the time.
-        ModelCase{"file", Backend::kFile, 0, 150000, 1500, false, true},
-        ModelCase{"sim", Backend::kSim, 0, 50000, 800, false, true},
+        ModelCase{"file", Medium::kFile, 0, 150000, 1500, false, true},
+        ModelCase{"sim", Medium::kSim, 0, 50000, 800, false, true},
         // The default 1 MiB chunks, with values up to kMaxValueSize.
-        ModelCase{"file_limits", Backend::kFile, 1u << 20, 30000, 600, true,
+        ModelCase{"file_limits", Medium::kFile, 1u << 20, 30000, 600, true,
                   false}),
     [](const ::testing::TestParamInfo<ModelCase>& p) {
       return std::string(p.param.name);

@@ -25,8 +25,7 @@ enum class Backend : uint8_t {
               // MAP_SYNC is refused. (devdax is not supported.)
   kFile = 2,  // any file via a shared mapping; survives process crashes,
               // survives power loss only up to the last successful Sync()
-  kSim = 3,   // in-memory crash simulator for tests; the "path" names a
-              // process-wide simulated device
+  // 3 was kSim, the crash simulator: now internal (not for users).
 };
 
 // The store granularity the caller needs (libpmem2's vocabulary). Open()
@@ -54,13 +53,6 @@ struct Options {
   Backend backend = Backend::kAuto;
   // Open() fails with NotSupported if the media cannot give this guarantee.
   Granularity required_granularity = Granularity::kPage;
-  // File back end only: issue the same cache-line flushes and fences that
-  // the pmem back end would (to measure fairly against PMem data structures
-  // run on DRAM). Costs speed; does NOT strengthen the durability guarantee.
-  bool emulate_pmem_costs = false;
-  // Feed every flushed cache line into the model of PMem's 256-byte
-  // write-combining buffer and report Stats::media_write_amp.
-  bool model_media_write_amp = false;
   // Threads used to replay the recovery logs when opening a pool after a
   // crash; 0 = one per hardware thread.
   unsigned recovery_threads = 0;

@@ -61,7 +61,8 @@ struct Stats {
   uint64_t user_bytes_written = 0;
   // Bytes the modeled PMem media wrote (256-byte XPLines leaving the
   // write-combining buffer), and its ratio to user_bytes_written.
-  // Both 0 unless Options::model_media_write_amp is set.
+  // Both 0 unless the benchmark tools turned the model on (plush-bench
+  // --model-write-amp).
   uint64_t media_bytes_written = 0;
   double media_write_amp = 0;
 

@@ -96,8 +96,7 @@ def test_options_are_applied(tmp_path):
                    dram_directory_bits=3, fanout_bits=2,
                    first_level_fanout_bits=2, log_count=2,
                    log_chunk_size=8192, log_chunks_per_log=4,
-                   partitioning="hash", emulate_pmem_costs=True,
-                   model_media_write_amp=True, recovery_threads=1,
+                   partitioning="hash", recovery_threads=1,
                    max_pool_size=1 << 30, required_granularity="page",
                    preallocated_levels=0)
     with plush.open(tmp_path / "p.pool", **options) as db:

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "db/open_db.h"
 #include "util/key_hasher.h"
 
 namespace plush {
@@ -36,7 +37,12 @@ unsigned ThreadsOr(unsigned requested) {
 
 Status DB::Open(const Options& options, const std::string& path,
                 std::unique_ptr<DB>* db) {
-  return DBImpl::Open(options, path, db);
+  return DBImpl::Open(options, InternalOptions(), path, db);
+}
+
+Status OpenDB(const Options& options, const InternalOptions& internal,
+              const std::string& path, std::unique_ptr<DB>* db) {
+  return DBImpl::Open(options, internal, path, db);
 }
 
 DBImpl::DBImpl(const Options& options) : options_(options) {}
@@ -47,13 +53,13 @@ DBImpl::~DBImpl() {
   if (opened_) (void)Close();
 }
 
-Status DBImpl::Open(const Options& options, const std::string& path,
-                    std::unique_ptr<DB>* db) {
+Status DBImpl::Open(const Options& options, const InternalOptions& internal,
+                    const std::string& path, std::unique_ptr<DB>* db) {
   db->reset();
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<DBImpl> impl(new DBImpl(options));
   bool created = false;
-  Status s = pool::Pool::Open(options, path, &impl->pool_, &created,
+  Status s = pool::Pool::Open(options, internal, path, &impl->pool_, &created,
                               log::RecoveryLogs::Format);
   if (!s.ok()) return s;
   // Asking for ordered scans of a pool that cannot give them is a mistake
@@ -401,7 +407,7 @@ Status DBImpl::GetStats(Stats* stats) {
   if (closed()) return ClosedError();
   const media::Media& m = pool_->media();
   *stats = Stats();
-  stats->backend = m.BackendName();
+  stats->backend = m.KindName();
   stats->power_fail_durable = m.power_fail_durable();
   stats->guarantee = m.Guarantee();
   stats->granularity = m.GranularityName();
@@ -423,8 +429,8 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->persist_calls = m.persist_calls();
   stats->flushed_lines = m.flushed_lines();
   stats->user_bytes_written = user_bytes_.Read();
-  if (const media::WriteAmpModel* model = m.write_amp_model()) {
-    stats->media_bytes_written = model->MediaBytes();
+  if (const media::WriteAmpProbe* probe = pool_->write_amp_probe()) {
+    stats->media_bytes_written = probe->MediaBytes();
     if (stats->user_bytes_written > 0) {
       stats->media_write_amp = static_cast<double>(stats->media_bytes_written) /
                                static_cast<double>(stats->user_bytes_written);

@@ -13,6 +13,7 @@
 
 #include "db/range_iterator.h"
 #include "log/recovery_log.h"
+#include "media/internal_options.h"
 #include "payload/payload_logs.h"
 #include "plush/db.h"
 #include "pool/pool.h"
@@ -26,8 +27,8 @@ class DBImpl final : public DB,
                      private payload::PayloadHost,
                      private ScanSource {
  public:
-  static Status Open(const Options& options, const std::string& path,
-                     std::unique_ptr<DB>* db);
+  static Status Open(const Options& options, const InternalOptions& internal,
+                     const std::string& path, std::unique_ptr<DB>* db);
   ~DBImpl() override;
 
   Status Put(const WriteOptions& options, std::string_view key,

@@ -242,10 +242,10 @@ TEST(DBTest, FailedSyncIsStickyUntilReopen) {
 
 TEST(DBTest, StatsDescribeBackendLevelsAndWork) {
   ScratchPool file("stats");
-  Options o = TinyOptions();
-  o.model_media_write_amp = true;
+  InternalOptions instrumented;
+  instrumented.model_media_write_amp = true;
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(o, file.path(), &db));
+  ASSERT_OK(OpenDB(TinyOptions(), instrumented, file.path(), &db));
   for (uint64_t i = 0; i < 5000; ++i) ASSERT_OK(db->Put({}, Word(i), Word(i)));
   Stats stats;
   ASSERT_OK(db->GetStats(&stats));
@@ -289,7 +289,7 @@ TEST(DBTest, CheckpointEmptiesTheDramLevel) {
 
 struct ModelCase {
   const char* name;
-  Backend backend;
+  test::Medium medium;
   uint32_t first_level_fanout_bits;
   uint32_t preallocated_levels;
   uint32_t dram_filter_levels;
@@ -301,11 +301,8 @@ class DBModelTest : public ::testing::TestWithParam<ModelCase> {};
 // DB closed and reopened (recovering from its logs) at random points.
 TEST_P(DBModelTest, MatchesReferenceMapAcrossReopens) {
   const ModelCase& c = GetParam();
-  ScratchPool file(c.name);
-  const std::string path =
-      c.backend == Backend::kSim ? "sim:" + file.path() : file.path();
+  test::Pool pool(c.name, c.medium);
   Options o = TinyOptions();
-  o.backend = c.backend;
   o.first_level_fanout_bits = c.first_level_fanout_bits;
   o.preallocated_levels = c.preallocated_levels;
   o.dram_filter_levels = c.dram_filter_levels;
@@ -315,7 +312,7 @@ TEST_P(DBModelTest, MatchesReferenceMapAcrossReopens) {
   std::unordered_map<uint64_t, uint64_t> model;
   std::mt19937_64 rng(std::hash<std::string>()(c.name));
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(o, path, &db));
+  ASSERT_OK(pool.Open(o, &db));
   for (uint64_t i = 0; i < ops; ++i) {
     const uint64_t key = rng() % key_space;
     const unsigned dice = rng() % 100;
@@ -339,7 +336,7 @@ TEST_P(DBModelTest, MatchesReferenceMapAcrossReopens) {
       }
     } else if (rng() % 20 == 0) {
       db.reset();  // close and recover
-      ASSERT_OK(DB::Open(o, path, &db));
+      ASSERT_OK(pool.Open(o, &db));
     }
   }
   std::string report;
@@ -360,17 +357,15 @@ TEST_P(DBModelTest, MatchesReferenceMapAcrossReopens) {
   EXPECT_GE(stats.levels, 4u)
       << "the workload must exercise recursive migrations";
   EXPECT_GT(stats.log_compactions, 0u) << "and recycle log chunks";
-  db.reset();
-  if (c.backend == Backend::kSim) media::SimMedia::Remove(path);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Profiles, DBModelTest,
-    ::testing::Values(ModelCase{"file", Backend::kFile, 1, 0, 0},
-                      ModelCase{"sim", Backend::kSim, 1, 0, 0},
-                      ModelCase{"unit_first_fanout", Backend::kFile, 0, 0, 0},
-                      ModelCase{"preallocated", Backend::kFile, 2, 2, 0},
-                      ModelCase{"dram_filters", Backend::kFile, 1, 1, 2}),
+    ::testing::Values(ModelCase{"file", test::Medium::kFile, 1, 0, 0},
+                      ModelCase{"sim", test::Medium::kSim, 1, 0, 0},
+                      ModelCase{"unit_first_fanout", test::Medium::kFile, 0, 0, 0},
+                      ModelCase{"preallocated", test::Medium::kFile, 2, 2, 0},
+                      ModelCase{"dram_filters", test::Medium::kFile, 1, 1, 2}),
     [](const ::testing::TestParamInfo<ModelCase>& p) {
       return std::string(p.param.name);
     });

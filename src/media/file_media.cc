@@ -125,21 +125,55 @@ Granularity FromPmem2(pmem2_granularity g) {
   return Granularity::kPage;
 }
 
-// How flushes and fences are issued; chosen once at open.
-enum class FlushMode {
-  kNone,     // file back end without emulation, or eADR: plain stores suffice
-  kPmem2,    // libpmem2's flush/drain functions for this mapping
-  kEmulate,  // file back end emulating PMem: libpmem's CPU flush + fence
+// The persistence primitives of the file and pmem back ends (PersistOps),
+// one set chosen per mapping.
+
+void NoFlush(void*, uintptr_t, uint64_t) noexcept {}
+void NoDrain(void*) noexcept {}
+
+// Plain stores: the page cache (file back end) or the platform (eADR)
+// makes them durable.
+void StoreWords(void*, uint64_t* dst, const uint64_t* src, size_t n) noexcept {
+  for (size_t i = 0; i < n; ++i)
+    std::atomic_ref<uint64_t>(dst[i]).store(src[i], std::memory_order_relaxed);
+}
+
+// libpmem2's memcpy routes copies below 256 bytes through cached stores
+// plus flushes; a 24-byte log entry streamed with three movnti is ~40%
+// cheaper to persist (measured on this machine), hence our own loop.
+void StreamNonTemporal(void*, uint64_t* dst, const uint64_t* src,
+                       size_t n) noexcept {
+  for (size_t i = 0; i < n; ++i) {
+    _mm_stream_si64(reinterpret_cast<long long*>(dst + i),
+                    static_cast<long long>(src[i]));
+  }
+}
+
+// The file back end emulating PMem costs: libpmem's CPU flush and fence.
+void EmulatedFlush(void*, uintptr_t first_line, uint64_t lines) noexcept {
+  pmem_flush(reinterpret_cast<void*>(first_line), lines * kCacheLine);
+}
+void EmulatedDrain(void*) noexcept { pmem_drain(); }
+
+// The pmem back end: the flush and drain functions libpmem2 chose for the
+// mapping (the context is the function pointers).
+struct Pmem2Functions {
+  pmem2_flush_fn flush = nullptr;
+  pmem2_drain_fn drain = nullptr;
 };
+void Pmem2Flush(void* context, uintptr_t first_line, uint64_t lines) noexcept {
+  static_cast<const Pmem2Functions*>(context)->flush(
+      reinterpret_cast<void*>(first_line), lines * kCacheLine);
+}
+void Pmem2Drain(void* context) noexcept {
+  static_cast<const Pmem2Functions*>(context)->drain();
+}
 
 class MappedFileMedia final : public Media {
  public:
-  MappedFileMedia(Backend backend, Granularity granularity, FlushMode mode,
-                  bool test_override, int fd, std::pair<dev_t, ino_t> file_id)
-      : Media(backend, granularity, test_override),
-        mode_(mode),
-        fd_(fd),
-        file_id_(file_id) {}
+  MappedFileMedia(MediaKind kind, Granularity granularity, bool test_override,
+                  int fd, std::pair<dev_t, ino_t> file_id)
+      : Media(kind, granularity, test_override), fd_(fd), file_id_(file_id) {}
 
   ~MappedFileMedia() override {
     if (base_ != nullptr) munmap(base_, max_size_);
@@ -195,7 +229,7 @@ class MappedFileMedia final : public Media {
   // The pmem back end always maps with MAP_SYNC (OpenFileMedia checked that
   // the file accepts it), except under a test override.
   void* Map(uint64_t length) {
-    const bool sync = backend() == Backend::kPmem && !test_override();
+    const bool sync = kind() == MediaKind::kPmem && !test_override();
     return mmap(nullptr, length, PROT_READ | PROT_WRITE,
                 sync ? MAP_SHARED_VALIDATE | MAP_SYNC : MAP_SHARED, fd_, 0);
   }
@@ -218,14 +252,24 @@ class MappedFileMedia final : public Media {
     return Status::OK();
   }
 
-  void set_flush_functions(pmem2_flush_fn flush, pmem2_drain_fn drain) {
-    flush_ = flush;
-    drain_ = drain;
+  // Chooses the persistence primitives: libpmem2's for PMem (none at all
+  // with byte granularity: eADR), libpmem's CPU flushes when a file
+  // emulates PMem costs, none for a plain file.
+  void ChoosePersistOps(bool emulate_pmem_costs, Pmem2Functions pmem2) {
+    pmem2_ = pmem2;
+    const bool pmem = kind() == MediaKind::kPmem;
+    if (pmem && granularity() != Granularity::kByte) {
+      set_persist_ops({&pmem2_, Pmem2Flush, Pmem2Drain, StreamNonTemporal});
+    } else if (!pmem && emulate_pmem_costs) {
+      set_persist_ops({nullptr, EmulatedFlush, EmulatedDrain, StreamNonTemporal});
+    } else {
+      set_persist_ops({nullptr, NoFlush, NoDrain, StoreWords});
+    }
   }
 
  protected:
   Status SyncMedia() override {
-    if (backend() != Backend::kFile) return Status::OK();
+    if (kind() != MediaKind::kFile) return Status::OK();
     if (fd_ < 0) return Status::InvalidArgument("the pool is closed");
     if (syncs_to_fail.load() > 0 && syncs_to_fail.fetch_sub(1) > 0)
       return ErrnoStatus("msync of the pool file", sync_failure_errno.load());
@@ -234,63 +278,18 @@ class MappedFileMedia final : public Media {
     return Status::OK();
   }
 
-  void FlushLines(uintptr_t first_line, uint64_t count) noexcept override {
-    switch (mode_) {
-      case FlushMode::kNone:
-        return;
-      case FlushMode::kPmem2:
-        flush_(reinterpret_cast<void*>(first_line), count * kCacheLine);
-        return;
-      case FlushMode::kEmulate:
-        pmem_flush(reinterpret_cast<void*>(first_line), count * kCacheLine);
-        return;
-    }
-  }
-
-  void Fence() noexcept override {
-    switch (mode_) {
-      case FlushMode::kNone:
-        return;
-      case FlushMode::kPmem2:
-        drain_();
-        return;
-      case FlushMode::kEmulate:
-        pmem_drain();
-        return;
-    }
-  }
-
-  // libpmem2's memcpy routes copies below 256 bytes through cached stores
-  // plus flushes; a 24-byte log entry streamed with three movnti is ~40%
-  // cheaper to persist (measured on this machine), hence our own loop.
-  void Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept override {
-    if (mode_ == FlushMode::kNone) {
-      for (size_t i = 0; i < n; ++i) {
-        std::atomic_ref<uint64_t>(dst[i]).store(src[i],
-                                                std::memory_order_relaxed);
-      }
-      return;
-    }
-    for (size_t i = 0; i < n; ++i) {
-      _mm_stream_si64(reinterpret_cast<long long*>(dst + i),
-                      static_cast<long long>(src[i]));
-    }
-  }
-
  private:
-  const FlushMode mode_;
   int fd_;
   const std::pair<dev_t, ino_t> file_id_;
   uint64_t max_size_ = 0;
-  pmem2_flush_fn flush_ = nullptr;
-  pmem2_drain_fn drain_ = nullptr;
+  Pmem2Functions pmem2_;
 };
 
 // Tries to map the start of the file with cache-line granularity; if that
 // works the file is PMem: reports its granularity and libpmem2's flush and
 // drain functions for it.
 bool ProbePmem(int fd, uint64_t length, Granularity* granularity,
-               pmem2_flush_fn* flush, pmem2_drain_fn* drain) {
+               Pmem2Functions* functions) {
   pmem2_source* source = nullptr;
   if (pmem2_source_from_fd(&source, fd) != 0) return false;
   pmem2_config* config = nullptr;
@@ -303,8 +302,8 @@ bool ProbePmem(int fd, uint64_t length, Granularity* granularity,
     pmem2_map* map = nullptr;
     if (pmem2_map_new(&map, config, source) == 0) {
       *granularity = FromPmem2(pmem2_map_get_store_granularity(map));
-      *flush = pmem2_get_flush_fn(map);
-      *drain = pmem2_get_drain_fn(map);
+      functions->flush = pmem2_get_flush_fn(map);
+      functions->drain = pmem2_get_drain_fn(map);
       pmem2_map_delete(&map);
       ok = true;
     }
@@ -399,11 +398,9 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
   }
 
   Granularity granularity = Granularity::kPage;
-  pmem2_flush_fn flush = nullptr;
-  pmem2_drain_fn drain = nullptr;
+  Pmem2Functions pmem2;
   const bool want_pmem = options.backend != Backend::kFile;
-  bool is_pmem =
-      want_pmem && ProbePmem(fd, file_size, &granularity, &flush, &drain);
+  bool is_pmem = want_pmem && ProbePmem(fd, file_size, &granularity, &pmem2);
   // libpmem2's probe accepts a file that its test overrides declare PMem;
   // only MAP_SYNC makes the pmem back end's guarantee true.
   bool test_override = false;
@@ -437,17 +434,10 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
         " granularity"));
   }
 
-  FlushMode mode = FlushMode::kNone;
-  if (is_pmem) {
-    mode = granularity == Granularity::kByte ? FlushMode::kNone
-                                             : FlushMode::kPmem2;
-  } else if (options.emulate_pmem_costs) {
-    mode = FlushMode::kEmulate;
-  }
   auto mapped = std::make_unique<MappedFileMedia>(
-      is_pmem ? Backend::kPmem : Backend::kFile, granularity, mode,
+      is_pmem ? MediaKind::kPmem : MediaKind::kFile, granularity,
       test_override, fd, file_id);
-  mapped->set_flush_functions(flush, drain);
+  mapped->ChoosePersistOps(options.emulate_pmem_costs, pmem2);
   Status s = mapped->Init(file_size, options.max_size);
   if (!s.ok()) {
     mapped.reset();  // closes the file and forgets it

@@ -4,16 +4,14 @@
 
 namespace plush::media {
 
-const char* Media::BackendName() const {
-  switch (backend_) {
-    case Backend::kPmem:
+const char* Media::KindName() const {
+  switch (kind_) {
+    case MediaKind::kPmem:
       return "pmem";
-    case Backend::kFile:
+    case MediaKind::kFile:
       return "file";
-    case Backend::kSim:
+    case MediaKind::kSim:
       return "sim";
-    case Backend::kAuto:
-      break;
   }
   return "unknown";
 }
@@ -50,8 +48,8 @@ Status Media::sticky_error() const {
 }
 
 std::string Media::Guarantee() const {
-  switch (backend_) {
-    case Backend::kPmem:
+  switch (kind_) {
+    case MediaKind::kPmem:
       if (test_override_) {
         return "NOT power-fail durable: an ordinary file made to look like "
                "persistent memory by a libpmem2 test override "
@@ -60,15 +58,13 @@ std::string Media::Guarantee() const {
                "crashes only";
       }
       return "acknowledged writes survive power failure";
-    case Backend::kFile:
+    case MediaKind::kFile:
       return "acknowledged writes survive process crashes; power failure only "
              "up to the last successful Sync()";
-    case Backend::kSim:
+    case MediaKind::kSim:
       return "simulated persistence domain (tests): acknowledged writes "
              "survive "
              "simulated power failure";
-    case Backend::kAuto:
-      break;
   }
   return "unknown";
 }

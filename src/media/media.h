@@ -19,13 +19,15 @@
 //   pmem  clwb/clflushopt + sfence as libpmem2 chooses for the mapping;
 //         nothing at all where the platform flushes caches on power loss
 //         (byte granularity, eADR). Survives power failure.
-//   file  nothing, or (emulate_pmem_costs) the same instructions as pmem so
+//   file  nothing, or (InternalOptions::emulate_pmem_costs, for benchmarks)
+//         the same instructions as pmem so
 //         that throughput comparisons with PMem structures are fair. Survives
 //         process crashes; power failure only up to the last Sync() (msync).
 //   sim   a crash simulator (sim_media.h) with a durable shadow image.
 //
 // The hot-path primitives are noexcept and cannot fail; everything fallible
-// (mapping, growing, syncing) returns a Status.
+// (mapping, growing, syncing) returns a Status. Each back end installs its
+// primitives (PersistOps) once, when it maps the pool.
 //
 // Thread safety: all methods may be called concurrently, except that Grow()
 // is serialized by the caller (the pool allocator).
@@ -40,7 +42,6 @@
 #include <mutex>
 #include <string>
 
-#include "media/write_amp_model.h"
 #include "plush/options.h"
 #include "plush/status.h"
 #include "util/sharded_counter.h"
@@ -48,6 +49,23 @@
 namespace plush::media {
 
 inline constexpr size_t kCacheLine = 64;
+
+// The back end a Media implements.
+enum class MediaKind { kPmem, kFile, kSim };
+
+// The persistence primitives of a mapping, chosen once when it is created
+// (libpmem2 style): the hot path makes one indirect call and never asks
+// which back end it runs on. `context` is passed back to every function.
+struct PersistOps {
+  void* context = nullptr;
+  // Start writing back `lines` cache lines from the line at `first_line`.
+  void (*flush)(void* context, uintptr_t first_line, uint64_t lines) noexcept;
+  // Wait until every earlier flush and stream of this thread is durable.
+  void (*drain)(void* context) noexcept;
+  // Store `n` words (each atomically); durable after the next drain.
+  void (*stream)(void* context, uint64_t* dst, const uint64_t* src,
+                 size_t n) noexcept;
+};
 
 class Media {
  public:
@@ -63,9 +81,6 @@ class Media {
   T* At(uint64_t offset) const {
     return reinterpret_cast<T*>(base_ + offset);
   }
-  uint64_t OffsetOf(const void* p) const {
-    return static_cast<uint64_t>(static_cast<const char*>(p) - base_);
-  }
 
   void Flush(const void* addr, size_t len) noexcept {
     if (len == 0) return;
@@ -74,14 +89,12 @@ class Media {
     const uintptr_t end = reinterpret_cast<uintptr_t>(addr) + len;
     const uint64_t lines = (end - first + kCacheLine - 1) / kCacheLine;
     flushed_lines_.Add(lines);
-    if (model_)
-      model_->RecordLines(first - reinterpret_cast<uintptr_t>(base_), lines);
-    FlushLines(first, lines);
+    ops_.flush(ops_.context, first, lines);
   }
 
   void Drain() noexcept {
     persist_calls_.Add(1);
-    Fence();
+    ops_.drain(ops_.context);
   }
 
   void Persist(const void* addr, size_t len) noexcept {
@@ -96,12 +109,15 @@ class Media {
     const uintptr_t first =
         reinterpret_cast<uintptr_t>(dst) & ~(kCacheLine - 1);
     const uintptr_t end = reinterpret_cast<uintptr_t>(dst + n);
-    const uint64_t lines = (end - first + kCacheLine - 1) / kCacheLine;
-    flushed_lines_.Add(lines);
-    if (model_)
-      model_->RecordLines(first - reinterpret_cast<uintptr_t>(base_), lines);
-    Stream(dst, src, n);
+    flushed_lines_.Add((end - first + kCacheLine - 1) / kCacheLine);
+    ops_.stream(ops_.context, dst, src, n);
   }
+
+  // The primitives in use, and a way to interpose on them (a wrapper in the
+  // spirit of LevelDB's EnvWrapper: write_amp_probe.h). Not thread-safe:
+  // REQUIRES no concurrent use of the media.
+  const PersistOps& persist_ops() const { return ops_; }
+  void set_persist_ops(const PersistOps& ops) { ops_ = ops; }
 
   // Extends the mapping to `new_size` bytes (a multiple of kGrowAlignment).
   // base() stays the same. Returns NoSpace if the media cannot grow.
@@ -127,12 +143,12 @@ class Media {
   // Contents are unchanged; best effort.
   virtual void Prefault(uint64_t /*offset*/, uint64_t /*len*/) noexcept {}
 
-  Backend backend() const { return backend_; }
+  MediaKind kind() const { return kind_; }
   Granularity granularity() const { return granularity_; }
   // True only for the pmem back end mapped with MAP_SYNC (not when a
   // libpmem2 test override made an ordinary file pass for PMem).
   bool power_fail_durable() const {
-    return backend_ == Backend::kPmem && !test_override_;
+    return kind_ == MediaKind::kPmem && !test_override_;
   }
   // True when the pmem back end runs on a file that only a libpmem2 test
   // override (PMEM2_FORCE_GRANULARITY, PMEM_IS_PMEM_FORCE) made look like
@@ -140,53 +156,41 @@ class Media {
   bool test_override() const { return test_override_; }
   // A one-line statement of what an acknowledged write survives.
   std::string Guarantee() const;
-  const char* BackendName() const;
+  const char* KindName() const;
   const char* GranularityName() const;
 
   uint64_t persist_calls() const { return persist_calls_.Read(); }
   uint64_t flushed_lines() const { return flushed_lines_.Read(); }
 
-  // Starts feeding flushed lines into a model of PMem's write-combining
-  // buffer (call before concurrent use).
-  void EnableWriteAmpModel() { model_ = std::make_unique<WriteAmpModel>(); }
-  const WriteAmpModel* write_amp_model() const { return model_.get(); }
-
   // Sizes and offsets of growth steps; a multiple of every mapping
-  // alignment (4 KiB pages, 2 MiB devdax).
+  // alignment (4 KiB pages, 2 MiB huge pages).
   static constexpr uint64_t kGrowAlignment = 2ull << 20;
 
  protected:
-  Media(Backend backend, Granularity granularity, bool test_override = false)
-      : backend_(backend),
-        granularity_(granularity),
-        test_override_(test_override) {}
+  Media(MediaKind kind, Granularity granularity, bool test_override = false)
+      : kind_(kind), granularity_(granularity), test_override_(test_override) {}
 
   // The back end's own sync (Sync() adds the sticky error).
   virtual Status SyncMedia() = 0;
-
-  virtual void FlushLines(uintptr_t first_line, uint64_t count) noexcept = 0;
-  virtual void Fence() noexcept = 0;
-  virtual void Stream(uint64_t* dst, const uint64_t* src,
-                      size_t n) noexcept = 0;
 
   char* base_ = nullptr;
   std::atomic<uint64_t> size_{0};
 
  private:
-  const Backend backend_;
+  const MediaKind kind_;
   const Granularity granularity_;
   const bool test_override_;
+  PersistOps ops_;
+  ShardedCounter persist_calls_;
+  ShardedCounter flushed_lines_;
   std::atomic<bool> failed_{false};
   mutable std::mutex sync_mu_;  // guards sync_error_
   Status sync_error_;
-  ShardedCounter persist_calls_;
-  ShardedCounter flushed_lines_;
-  std::unique_ptr<WriteAmpModel> model_;
 };
 
 // How a pool file should be opened.
 struct FileMediaOptions {
-  Backend backend = Backend::kAuto;  // kAuto, kPmem or kFile
+  Backend backend = Backend::kAuto;
   Granularity required_granularity = Granularity::kPage;
   bool emulate_pmem_costs = false;
   bool create = false;       // create the file (it must not exist)

@@ -38,7 +38,8 @@ std::unordered_map<std::string, std::shared_ptr<SimMedia>>& Registry() {
 }  // namespace
 
 SimMedia::SimMedia(uint64_t size, uint64_t max_size)
-    : Media(Backend::kSim, Granularity::kCacheLine), max_size_(max_size) {
+    : Media(MediaKind::kSim, Granularity::kCacheLine), max_size_(max_size) {
+  set_persist_ops({this, FlushLines, Fence, Stream});
   base_ = MapZeroed(max_size);
   durable_ = MapZeroed(max_size);
   size_.store(base_ != nullptr && durable_ != nullptr ? size : 0);
@@ -65,21 +66,25 @@ void SimMedia::Remember(uintptr_t first_line, uint64_t count) {
     lines.push_back(first_line + i * kCacheLine);
 }
 
-void SimMedia::FlushLines(uintptr_t first_line, uint64_t count) noexcept {
-  Remember(first_line, count);
+void SimMedia::FlushLines(void* sim, uintptr_t first_line,
+                          uint64_t count) noexcept {
+  static_cast<SimMedia*>(sim)->Remember(first_line, count);
 }
 
-void SimMedia::Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept {
+void SimMedia::Stream(void* sim, uint64_t* dst, const uint64_t* src,
+                      size_t n) noexcept {
   for (size_t i = 0; i < n; ++i)
     StoreWord(reinterpret_cast<char*>(dst + i), src[i]);
   const uintptr_t first = reinterpret_cast<uintptr_t>(dst) & ~(kCacheLine - 1);
   const uintptr_t end = reinterpret_cast<uintptr_t>(dst + n);
-  Remember(first, (end - first + kCacheLine - 1) / kCacheLine);
+  static_cast<SimMedia*>(sim)->Remember(
+      first, (end - first + kCacheLine - 1) / kCacheLine);
 }
 
-void SimMedia::Fence() noexcept {
-  PersistLines();
-  if (observer_) observer_();
+void SimMedia::Fence(void* sim) noexcept {
+  auto* self = static_cast<SimMedia*>(sim);
+  self->PersistLines();
+  if (self->observer_) self->observer_();
 }
 
 void SimMedia::PersistLines() {

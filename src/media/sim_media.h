@@ -23,7 +23,7 @@
 // content again, ready for the engine to recover from it.
 //
 // Devices live in a process-wide registry keyed by the pool "path", so that
-// DB::Open with Backend::kSim can reopen the same device after a close or a
+// OpenDB with InternalOptions::simulated can reopen the same device after a close or a
 // simulated crash. Like a pool file, a device may be open only once at a
 // time (a second open returns Busy).
 //
@@ -98,11 +98,15 @@ class SimMedia final : public Media {
 
  protected:
   Status SyncMedia() override { return Status::OK(); }
-  void FlushLines(uintptr_t first_line, uint64_t count) noexcept override;
-  void Fence() noexcept override;
-  void Stream(uint64_t* dst, const uint64_t* src, size_t n) noexcept override;
 
  private:
+  // The PersistOps of the simulator (the context is the SimMedia).
+  static void FlushLines(void* sim, uintptr_t first_line,
+                         uint64_t count) noexcept;
+  static void Fence(void* sim) noexcept;
+  static void Stream(void* sim, uint64_t* dst, const uint64_t* src,
+                     size_t n) noexcept;
+
   void Remember(uintptr_t first_line, uint64_t count);
   // The effect of a persist point (or the crash it was armed for).
   void PersistLines();

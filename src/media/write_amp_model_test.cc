@@ -7,6 +7,7 @@
 #include <random>
 
 #include "media/sim_media.h"
+#include "media/write_amp_probe.h"
 
 namespace plush::media {
 namespace {
@@ -50,13 +51,18 @@ TEST(WriteAmpModelTest, LeastRecentlyUsedLineIsEvicted) {
   EXPECT_EQ(model.MediaBytes(), (n + 2) * 256);
 }
 
-TEST(WriteAmpModelTest, MediaFeedsFlushesIntoTheModel) {
+TEST(WriteAmpModelTest, ProbeFeedsFlushesAndStreamsIntoTheModel) {
   SimMedia m(1 << 20, 1 << 20);
-  m.EnableWriteAmpModel();
+  WriteAmpProbe probe(&m);
   m.Persist(m.At<char>(0), 256);    // one XPLine, four lines
   m.Persist(m.At<char>(4096), 64);  // another XPLine
-  EXPECT_EQ(m.flushed_lines(), 5u);
-  EXPECT_EQ(m.write_amp_model()->MediaBytes(), 512u);
+  const uint64_t words[3] = {1, 2, 3};
+  m.StreamWords(m.At<uint64_t>(8192), words, 3);  // a third
+  m.Drain();
+  EXPECT_EQ(m.flushed_lines(), 6u);
+  EXPECT_EQ(probe.MediaBytes(), 768u);
+  // The probe forwards to the simulator: what it saw is durable.
+  EXPECT_EQ(m.DurableImage()[8192 / 8 + 2], 3u);
 }
 
 }  // namespace

@@ -122,10 +122,10 @@ Pool::~Pool() {
   if (media_) media_->ReleaseLock();
 }
 
-Status Pool::Open(const Options& options, const std::string& path,
-                  std::unique_ptr<Pool>* pool, bool* created,
-                  const FormatFn& format_new) {
-  const bool sim = options.backend == Backend::kSim;
+Status Pool::Open(const Options& options, const InternalOptions& internal,
+                  const std::string& path, std::unique_ptr<Pool>* pool,
+                  bool* created, const FormatFn& format_new) {
+  const bool sim = internal.simulated;
   struct stat st {};
   const bool exists = sim ? media::SimMedia::Find(path) != nullptr
                           : stat(path.c_str(), &st) == 0;
@@ -166,7 +166,7 @@ Status Pool::Open(const Options& options, const std::string& path,
     media::FileMediaOptions fo;
     fo.backend = options.backend;
     fo.required_granularity = options.required_granularity;
-    fo.emulate_pmem_costs = options.emulate_pmem_costs;
+    fo.emulate_pmem_costs = internal.emulate_pmem_costs;
     fo.create = !exists;
     fo.create_size = create_size;
     fo.max_size = AlignUp(std::max(options.max_pool_size, create_size),
@@ -176,9 +176,11 @@ Status Pool::Open(const Options& options, const std::string& path,
     if (!s.ok()) return s;
     media = std::move(file);
   }
-  if (options.model_media_write_amp) media->EnableWriteAmpModel();
-
   std::unique_ptr<Pool> p(new Pool(std::move(media), options));
+  if (internal.model_media_write_amp) {
+    p->write_amp_probe_ =
+        std::make_unique<media::WriteAmpProbe>(p->media_.get());
+  }
   Status s;
   if (!exists) {
     p->params_ = params;

@@ -17,7 +17,9 @@
 #include <memory>
 #include <string>
 
+#include "media/internal_options.h"
 #include "media/media.h"
+#include "media/write_amp_probe.h"
 #include "plush/options.h"
 #include "plush/status.h"
 #include "pool/allocator.h"
@@ -61,12 +63,16 @@ class Pool {
 
   // Opens or creates the pool at `path` according to `options`.
   // *created tells which happened; a new pool is formatted by `format_new`.
-  static Status Open(const Options& options, const std::string& path,
-                     std::unique_ptr<Pool>* pool, bool* created,
-                     const FormatFn& format_new = {});
+  static Status Open(const Options& options, const InternalOptions& internal,
+                     const std::string& path, std::unique_ptr<Pool>* pool,
+                     bool* created, const FormatFn& format_new = {});
   ~Pool();
 
   media::Media& media() const { return *media_; }
+  // The write-amplification model, if InternalOptions asked for it.
+  const media::WriteAmpProbe* write_amp_probe() const {
+    return write_amp_probe_.get();
+  }
   const PoolParams& params() const { return params_; }
   RootPage* root() const { return media_->At<RootPage>(kRootOffset); }
   Allocator& allocator() { return *allocator_; }
@@ -95,6 +101,7 @@ class Pool {
   Status Load();
 
   std::shared_ptr<media::Media> media_;
+  std::unique_ptr<media::WriteAmpProbe> write_amp_probe_;
   const uint64_t max_pool_size_;
   PoolParams params_;
   uint64_t heap_offset_ = 0;

@@ -32,9 +32,10 @@ Options Small() {
 }
 
 Status OpenPool(const Options& o, const std::string& path,
-                std::unique_ptr<Pool>* pool) {
+                std::unique_ptr<Pool>* pool,
+                const InternalOptions& internal = InternalOptions()) {
   bool created = false;
-  return Pool::Open(o, path, pool, &created);
+  return Pool::Open(o, internal, path, pool, &created);
 }
 
 // Rewrites part of a pool file in place.
@@ -61,13 +62,13 @@ TEST(PoolTest, CreateThenReopenKeepsCreationParameters) {
   {
     std::unique_ptr<Pool> pool;
     bool created = false;
-    ASSERT_OK(Pool::Open(o, file.path(), &pool, &created));
+    ASSERT_OK(Pool::Open(o, {}, file.path(), &pool, &created));
     EXPECT_TRUE(created);
   }
   Options other;  // defaults differ: the superblock must win
   std::unique_ptr<Pool> pool;
   bool created = true;
-  ASSERT_OK(Pool::Open(other, file.path(), &pool, &created));
+  ASSERT_OK(Pool::Open(other, {}, file.path(), &pool, &created));
   EXPECT_FALSE(created);
   EXPECT_EQ(pool->params().dram_directory_bits, 3u);
   EXPECT_EQ(pool->params().first_level_fanout_bits, 2u);
@@ -212,13 +213,12 @@ TEST(PoolTest, AllocatorNeverReusesSpaceAfterReopen) {
 
 TEST(PoolTest, AllocatorStateSurvivesASimulatedCrash) {
   const std::string name = "pool_test_alloc_crash";
-  Options o = Small();
-  o.backend = Backend::kSim;
+  const Options o = Small();
   uint64_t end = 0;
   std::shared_ptr<media::SimMedia> device;
   {
     std::unique_ptr<Pool> pool;
-    ASSERT_OK(OpenPool(o, name, &pool));
+    ASSERT_OK(OpenPool(o, name, &pool, test::Simulated()));
     device = media::SimMedia::Find(name);
     uint64_t a = 0;
     for (int i = 0; i < 3000; ++i) {  // crosses several slabs
@@ -231,7 +231,7 @@ TEST(PoolTest, AllocatorStateSurvivesASimulatedCrash) {
   }
   device->Restore(device->CrashImage(3));
   std::unique_ptr<Pool> pool;
-  ASSERT_OK(OpenPool(o, name, &pool));
+  ASSERT_OK(OpenPool(o, name, &pool, test::Simulated()));
   uint64_t b = 0;
   ASSERT_OK(pool->allocator().Allocate(256, 256, &b));
   EXPECT_GE(b, end)
@@ -296,7 +296,7 @@ TEST(PoolTest, FileBackendReportsItsGuarantee) {
   ScratchPool file("guarantee");
   std::unique_ptr<Pool> pool;
   ASSERT_OK(OpenPool(Small(), file.path(), &pool));
-  EXPECT_EQ(pool->media().backend(), Backend::kFile);
+  EXPECT_EQ(pool->media().kind(), media::MediaKind::kFile);
   EXPECT_FALSE(pool->media().power_fail_durable());
   EXPECT_NE(pool->media().Guarantee().find("Sync"), std::string::npos);
   EXPECT_OK(pool->media().Sync());
@@ -328,7 +328,7 @@ TEST(PoolTest, PmemBackendUnderForcedGranularity) {
   Status s = OpenPool(o, file.path(), &pool);
   unsetenv("PMEM2_FORCE_GRANULARITY");
   ASSERT_OK(s);
-  EXPECT_EQ(pool->media().backend(), Backend::kPmem);
+  EXPECT_EQ(pool->media().kind(), media::MediaKind::kPmem);
   EXPECT_TRUE(pool->media().test_override());
   EXPECT_FALSE(pool->media().power_fail_durable());
   EXPECT_NE(pool->media().Guarantee().find("NOT power-fail durable"),

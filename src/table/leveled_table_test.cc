@@ -69,10 +69,9 @@ class ScriptedResolver final : public PayloadResolver {
 class LeveledTableTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    Options o = Options::SmallProfile();
-    o.backend = Backend::kSim;
     bool created = false;
-    ASSERT_OK(pool::Pool::Open(o, path_, &pool_, &created));
+    ASSERT_OK(pool::Pool::Open(Options::SmallProfile(), test::Simulated(),
+                               path_, &pool_, &created));
     ASSERT_OK(LeveledTable::Open(pool_.get(), &table_));
     table_->set_resolver(&resolver_);
     key_ = LookupKey::For(kKey, table_->hasher().Hash(kKey));

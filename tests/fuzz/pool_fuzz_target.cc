@@ -12,6 +12,7 @@
 
 #include "damaged_pool.h"
 #include "media/sim_media.h"
+#include "sim_pool.h"
 #include "pool_image.h"
 
 namespace plush::test {
@@ -22,7 +23,6 @@ constexpr char kDevice[] = "pool_fuzz";
 
 Options FuzzOptions() {
   Options o = Options::SmallProfile();
-  o.backend = Backend::kSim;
   o.max_pool_size = 16 << 20;  // growth stays cheap; the sim maps this twice
   return o;
 }
@@ -71,7 +71,7 @@ const Base& GetBase() {
     auto* b = new Base;
     media::SimMedia::Remove(kBaseDevice);
     std::unique_ptr<DB> db;
-    if (!DB::Open(FuzzOptions(), kBaseDevice, &db).ok() ||
+    if (!OpenSim(FuzzOptions(), kBaseDevice, &db).ok() ||
         !PopulatePool(db.get()).ok()) {
       std::abort();  // the fuzzer cannot start without its base pool
     }
@@ -200,7 +200,7 @@ std::string RunPoolFuzzInput(const uint8_t* data, size_t size) {
   device->ReleaseLock();
   device->Restore(words);
   device.reset();
-  const DamageReport r = ExerciseDamagedPool(FuzzOptions(), kDevice, ops);
+  const DamageReport r = ExerciseDamagedPool(FuzzOptions(), Simulated(), kDevice, ops);
   media::SimMedia::Remove(kDevice);
   return r.violation;
 }

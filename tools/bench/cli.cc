@@ -105,7 +105,7 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
   BenchConfig& c = *config;
   // Benchmarks charge the file back end the flushes and fences PMem would
   // need, so that numbers taken on DRAM are comparable to PMem ones.
-  c.engine.plush_options.emulate_pmem_costs = true;
+  c.engine.plush_internal.emulate_pmem_costs = true;
 
   CLI::App app(
       "Loads -n records into a key-value store, then runs a mix of "
@@ -203,9 +203,10 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
   plush->add_option("--recovery-threads", plush_options.recovery_threads,
                     "Threads replaying the logs on open (0: one per core)");
   plush->add_flag(
-      "--emulate-pmem,!--no-emulate-pmem", plush_options.emulate_pmem_costs,
+      "--emulate-pmem,!--no-emulate-pmem", c.engine.plush_internal.emulate_pmem_costs,
       "Charge the file back end PMem's flushes and fences (default: on)");
-  plush->add_flag("--model-write-amp", plush_options.model_media_write_amp,
+  plush->add_flag("--model-write-amp",
+                  c.engine.plush_internal.model_media_write_amp,
                   "Model PMem's media write amplification");
   plush->add_flag("--unlogged", c.engine.plush_unlogged,
                   "Writes skip the recovery log (WriteOptions::log = false)");

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "media/internal_options.h"
 #include "plush/options.h"
 #include "plush/status.h"
 
@@ -78,6 +79,8 @@ struct EngineConfig {
   // plush: its options as given by the flags (the driver fills in
   // create_if_missing / error_if_exists), and whether writes skip the log.
   plush::Options plush_options;
+  // Benchmark instrumentation (PMem cost emulation, write-amp model).
+  plush::InternalOptions plush_internal;
   bool plush_unlogged = false;
 
   // rocksdb and rocksdb-sync.

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engines.h"
+#include "db/open_db.h"
 #include "plush/db.h"
 
 namespace plush::bench {
@@ -72,7 +73,7 @@ Status OpenPlushEngine(const EngineConfig& config, const std::string& path,
   // A benchmark must start from an empty pool, never from leftovers.
   options.error_if_exists = create;
   std::unique_ptr<DB> db;
-  Status status = DB::Open(options, path, &db);
+  Status status = OpenDB(options, config.plush_internal, path, &db);
   if (!status.ok()) return status.WithContext("opening plush pool " + path);
   *engine = std::make_unique<PlushEngine>(std::move(db), config.plush_unlogged);
   return Status::OK();

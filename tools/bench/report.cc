@@ -110,10 +110,10 @@ std::string ToJson(const BenchConfig& config, const RunResult& result) {
       .Unsigned("verified_records", result.verified_records)
       .Unsigned("checkpoint_threads", config.checkpoint_threads)
       .Double("checkpoint_seconds", result.checkpoint_seconds)
-      .Bool("emulate_pmem", config.engine.plush_options.emulate_pmem_costs)
+      .Bool("emulate_pmem", config.engine.plush_internal.emulate_pmem_costs)
       .Bool("unlogged", config.engine.plush_unlogged)
       .Bool("model_write_amp",
-            config.engine.plush_options.model_media_write_amp)
+            config.engine.plush_internal.model_media_write_amp)
       .String("pool_path", result.pool_path);
   return json.str();
 }
@@ -162,7 +162,7 @@ void PrintTable(const BenchConfig& config, const RunResult& result,
       << ", pool " << Bytes(static_cast<double>(result.pool_bytes)) << "\n";
   out << Printf("  persist   %.2f fences/op, %.2f flushed lines/op, ",
                 result.persist_per_op, result.flushed_lines_per_op)
-      << (config.engine.plush_options.model_media_write_amp
+      << (config.engine.plush_internal.model_media_write_amp
               ? Printf("media write amplification %.2f\n",
                        result.media_write_amp)
               : std::string("media write amplification not modeled\n"));

@@ -57,8 +57,6 @@ const std::map<std::string, Setter>& Setters() {
            {{"byte", Granularity::kByte},
             {"cache-line", Granularity::kCacheLine},
             {"page", Granularity::kPage}})},
-      {"emulate_pmem_costs", SetField<&Options::emulate_pmem_costs>},
-      {"model_media_write_amp", SetField<&Options::model_media_write_amp>},
       {"recovery_threads", SetField<&Options::recovery_threads>},
       {"initial_pool_size", SetField<&Options::initial_pool_size>},
       {"max_pool_size", SetField<&Options::max_pool_size>},

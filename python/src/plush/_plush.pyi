@@ -75,8 +75,6 @@ def open(
     error_if_exists: bool = False,
     backend: Literal["auto", "file", "pmem"] = "auto",
     required_granularity: Literal["byte", "cache-line", "page"] = "page",
-    emulate_pmem_costs: bool = False,
-    model_media_write_amp: bool = False,
     recovery_threads: int = 0,
     initial_pool_size: int = ...,
     max_pool_size: int = ...,

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "db/open_db.h"
 #include "plush/db.h"
 #include "pool_location.h"
 #include "tree_api.h"
@@ -118,10 +119,12 @@ extern "C" __attribute__((visibility("default"))) tree_api* create_tree(
       plush::bench::PoolLocation::Create(opt.pool_path, "pool",
                                          /*keep=*/false, &location);
   plush::Options options;
-  options.emulate_pmem_costs = EmulatePmemCosts();
   if (opt.pool_size > 0) options.initial_pool_size = opt.pool_size;
+  plush::InternalOptions internal;
+  internal.emulate_pmem_costs = EmulatePmemCosts();
   std::unique_ptr<plush::DB> db;
-  if (status.ok()) status = plush::DB::Open(options, location->path(), &db);
+  if (status.ok())
+    status = plush::OpenDB(options, internal, location->path(), &db);
   if (!status.ok()) {
     std::fprintf(stderr, "libplush_pibench: %s\n", status.ToString().c_str());
     return nullptr;
