@@ -9,12 +9,10 @@
 #include <vector>
 
 #include "db/open_db.h"
-#include "util/key_hasher.h"
+#include "db/recovery.h"
 
 namespace plush {
 namespace {
-
-Status ClosedError() { return Status::InvalidArgument("the DB is closed"); }
 
 Status KeyTooLarge(std::string_view key) {
   return Status::InvalidArgument("key of " + std::to_string(key.size()) +
@@ -33,6 +31,22 @@ unsigned ThreadsOr(unsigned requested) {
                         : std::max(1u, std::thread::hardware_concurrency());
 }
 
+// The iterator of a pool that cannot be scanned in order.
+class UnsupportedIterator final : public Iterator {
+ public:
+  explicit UnsupportedIterator(Status status) : status_(std::move(status)) {}
+  bool Valid() const override { return false; }
+  void Seek(std::string_view) override {}
+  void SeekToFirst() override {}
+  void Next() override {}
+  std::string_view key() const override { return {}; }
+  std::string_view value() const override { return {}; }
+  Status status() const override { return status_; }
+
+ private:
+  Status status_;
+};
+
 }  // namespace
 
 Status DB::Open(const Options& options, const std::string& path,
@@ -44,8 +58,6 @@ Status OpenDB(const Options& options, const InternalOptions& internal,
               const std::string& path, std::unique_ptr<DB>* db) {
   return DBImpl::Open(options, internal, path, db);
 }
-
-DBImpl::DBImpl(const Options& options) : options_(options) {}
 
 DBImpl::~DBImpl() {
   // A DB whose Open() failed has nothing to close, and must not write to a
@@ -72,28 +84,14 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
         "' is hash-partitioned; Options::partitioning = kRange applies only "
         "when a pool is created (convert with plush dump | plush load)");
   }
-  s = table::LeveledTable::Open(impl->pool_.get(), &impl->table_);
-  if (!s.ok()) return s.WithContext("pool '" + path + "'");
-  s = payload::PayloadLogs::Open(impl->pool_.get(),
-                                 static_cast<payload::PayloadHost*>(impl.get()),
-                                 &impl->payload_);
-  if (!s.ok()) return s.WithContext("pool '" + path + "'");
-  if (impl->payload_->enabled())
-    impl->table_->set_resolver(impl->payload_.get());
-  // A new pool's first log appends then take no page faults. (Reopening
-  // does not pre-fault: ~70 ms for the default 256 MiB of logs would add
-  // to every recovery; the pages fault in as the logs are written.)
-  if (created) {
-    impl->pool_->media().Prefault(pool::kLogRegionOffset,
-                                  impl->pool_->params().log_region_size());
+  s = impl->OpenLayers(created);
+  if (!s.ok()) {
+    return s.WithContext((created ? "pool '" : "recovering pool '") + path +
+                         "'");
   }
-  impl->logs_ = std::make_unique<log::RecoveryLogs>(
-      impl->pool_.get(), static_cast<log::LogHost*>(impl.get()));
   if (!created) {
-    s = impl->Recover();
-    if (!s.ok()) return s.WithContext("recovering pool '" + path + "'");
     // Everything Open() did for an existing pool counts: DRAM filters are
-    // rebuilt when the table is opened, the logs replayed here.
+    // rebuilt when the table is opened, the logs replayed.
     impl->recovery_seconds_ =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -106,104 +104,36 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
   return Status::OK();
 }
 
-// Replays the recovery logs into the DRAM level (paper §5.4). A log record
-// whose epoch is not above the epoch of its level-1 entry is already on
-// PMem. Replay makes no migrations and writes no log entries, so a crash
-// during recovery leaves the pool as it was: recovery is idempotent.
-Status DBImpl::Recover() {
-  const uint64_t entries = table_->dram_entries();
-  // The epochs of each DRAM entry's children, read once and in order: most
-  // log records are decided by them alone. Only a record between the two
-  // (a crash interrupted that entry's migration) needs its own child's
-  // epoch, a random read. This keeps recovery independent of level 1's
-  // size.
-  std::vector<std::pair<uint64_t, uint64_t>> child_epochs(entries);
-  for (uint64_t d = 0; d < entries; ++d)
-    child_epochs[d] = table_->ChildEpochRange(d);
-  std::vector<uint64_t> max_replayed(entries, 0);
-  auto replay = [&](unsigned, const log::LogRecord& r) -> Status {
-    const uint64_t hash = RecordHash(r);
-    const uint64_t d = table_->DramIndex(hash);
-    const auto [min_child, max_child] = child_epochs[d];
-    if (r.epoch <= min_child ||
-        (r.epoch <= max_child && r.epoch <= table_->FirstLevelEpoch(hash))) {
-      return Status::OK();  // already on PMem
-    }
-    // A record whose payload entry is torn was in flight at the crash (its
-    // log append and its payload entry share one fence), or its chunk was
-    // compacted after a newer version was written: either way not the
-    // key's current version.
-    if (r.indirect && !payload_->EntryIsIntact(r.value, r.key))
-      return Status::OK();
-    // Logs partition the DRAM entries, so each entry is touched by one
-    // recovery thread only.
-    max_replayed[d] = std::max(max_replayed[d], r.epoch);
-    return table_->RecoverIntoDram(d, hash,
-                                   {r.key, r.value, r.tombstone, r.indirect});
-  };
-  Status s = logs_->Recover(ThreadsOr(options_.recovery_threads), replay,
-                            &recovered_entries_);
+Status DBImpl::OpenLayers(bool created) {
+  Status s = table::LeveledTable::Open(pool_.get(), &table_);
   if (!s.ok()) return s;
-  // A DRAM entry resumes above every epoch its children or its replayed
-  // records carry: later log entries must not look migrated, and the next
-  // migration must cover the replayed records.
-  for (uint64_t d = 0; d < entries; ++d) {
-    table_->SetDramEpoch(d,
-                         std::max(child_epochs[d].second + 1, max_replayed[d]));
-  }
-  return Status::OK();
-}
-
-template <typename Prepare>
-Status DBImpl::Write(const WriteOptions& options, uint64_t hash,
-                     Prepare prepare) {
-  const uint64_t d = table_->DramIndex(hash);
-  const unsigned log = static_cast<unsigned>(d % logs_->log_count());
-  table_->PrefetchDram(d);
-  for (;;) {
-    SpinLockRef lock = table_->DramLock(d);
-    lock.lock();
-    // Checked under the lock: Close() takes every lock after setting the
-    // flag, so no write starts after Close() has passed its entry.
-    if (closed()) {
-      lock.unlock();
-      return ClosedError();
-    }
-    table::Slot slot;
-    bool skip = false;
-    Status s = prepare(d, &slot, &skip);
-    if (s.ok() && !skip && table_->DramFull(d)) s = table_->MigrateDram(d);
-    if (!s.ok() || skip) {
-      lock.unlock();
-      return s;
-    }
-    // The slot's lines load while the log append waits for its fence.
-    table_->PrefetchDramSlot(d, hash);
-    if (options.log) {
-      const log::LogRecord record{slot.key, slot.value,
-                                  table_->DramState(d).epoch, slot.tombstone,
-                                  slot.indirect};
-      uint32_t chunk_seen = 0;
-      if (!logs_->TryAppend(log, record, &chunk_seen)) {
-        // Rotating may migrate DRAM entries: never while holding a lock.
-        lock.unlock();
-        s = logs_->Rotate(log, chunk_seen);
-        if (!s.ok()) return s;
-        continue;
-      }
-    }
-    table_->InsertDram(d, hash, slot, options.log);
-    lock.unlock();
+  log_recycling_ =
+      std::make_unique<LogRecycling>(table_.get(), pool_->params().log_count);
+  logs_ = std::make_unique<log::RecoveryLogs>(pool_.get(), log_recycling_.get());
+  write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(), &closed_);
+  payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
+  s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &payload_);
+  if (!s.ok()) return s;
+  if (payload_->enabled()) table_->set_resolver(payload_.get());
+  unit_reader_ = std::make_unique<UnitReader>(table_.get(), payload_.get(),
+                                              write_path_.get());
+  if (created) {
+    // A new pool's first log appends then take no page faults. (Reopening
+    // does not pre-fault: ~70 ms for the default 256 MiB of logs would add
+    // to every recovery; the pages fault in as the logs are written.)
+    pool_->media().Prefault(pool::kLogRegionOffset,
+                            pool_->params().log_region_size());
     return Status::OK();
   }
+  return RecoverDramLevel(table_.get(), logs_.get(), *payload_,
+                          ThreadsOr(options_.recovery_threads),
+                          &recovered_entries_);
 }
 
-Status DBImpl::WriteSlot(const WriteOptions& options, uint64_t hash,
-                         const table::Slot& slot) {
-  return Write(options, hash, [&](uint64_t, table::Slot* out, bool*) {
-    *out = slot;
-    return Status::OK();
-  });
+Status DBImpl::CheckWritable() const {
+  if (closed()) return WritePath::ClosedError();
+  const media::Media& m = pool_->media();
+  return m.failed() ? m.sticky_error() : Status::OK();
 }
 
 Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
@@ -217,13 +147,7 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
   // one is published without a fence of its own, and a migration by
   // another thread cannot persist this thread's flushes: fence here.
   if (!options.log) pool_->media().Drain();
-  return WriteSlot(options, hash, {hash, ref, tombstone, true});
-}
-
-Status DBImpl::CheckWritable() const {
-  if (closed()) return ClosedError();
-  const media::Media& m = pool_->media();
-  return m.failed() ? m.sticky_error() : Status::OK();
+  return write_path_->WriteSlot(options, hash, {hash, ref, tombstone, true});
 }
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key,
@@ -237,8 +161,9 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
         " bytes exceeds the limit of " + std::to_string(kMaxValueSize));
   }
   s = key.size() == 8 && value.size() == 8
-          ? WriteSlot(options, table_->hasher().InlineHash(Word(key)),
-                      {Word(key), Word(value), false, false})
+          ? write_path_->WriteSlot(options,
+                                   table_->hasher().InlineHash(Word(key)),
+                                   {Word(key), Word(value), false, false})
           : WritePayload(options, key, value, /*tombstone=*/false);
   if (s.ok()) user_bytes_.Add(key.size() + value.size());
   return s;
@@ -251,8 +176,9 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
   // An 8-byte key's tombstone is inline; it hides the key's older
   // versions whether they are inline or in the payload logs.
   s = key.size() == 8
-          ? WriteSlot(options, table_->hasher().InlineHash(Word(key)),
-                      {Word(key), 0, true, false})
+          ? write_path_->WriteSlot(options,
+                                   table_->hasher().InlineHash(Word(key)),
+                                   {Word(key), 0, true, false})
           : WritePayload(options, key, {}, /*tombstone=*/true);
   if (s.ok()) user_bytes_.Add(key.size());
   return s;
@@ -260,7 +186,7 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
 
 Status DBImpl::Get(const ReadOptions&, std::string_view key,
                    std::string* value) {
-  if (closed()) return ClosedError();
+  if (closed()) return WritePath::ClosedError();
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   const table::LookupKey lookup =
       table::LookupKey::For(key, table_->hasher().Hash(key));
@@ -276,90 +202,24 @@ Status DBImpl::Get(const ReadOptions&, std::string_view key,
   }
 }
 
-uint64_t DBImpl::UnitOf(std::string_view key) const {
-  return table_->DramIndex(table_->hasher().Hash(key));
-}
-
-// Under the DRAM entry's lock nothing moves in its subtree, and a payload
-// entry that one of its slots references stays readable unless a newer
-// version of the same key (then also in the subtree) superseded it and its
-// chunk was compacted: such a dangling slot is simply left out. The lock
-// is held while payloads are copied, so that no newest version can become
-// dangling meanwhile (compaction relocates a key's newest version under
-// the same lock).
-Status DBImpl::ReadUnit(uint64_t unit, std::string_view lower_bound,
-                        ScanBatch* batch) {
-  thread_local std::vector<table::Slot> slots;
-  thread_local std::string key;
-  thread_local std::string value;
-  slots.clear();
-  // Most keys are told from the bound by their first 8 bytes alone.
-  const uint64_t bound_prefix = KeyPrefix(lower_bound);
-  auto at_or_above_bound = [&](std::string_view k) {
-    const uint64_t prefix = KeyPrefix(k);
-    return prefix != bound_prefix ? prefix > bound_prefix : k >= lower_bound;
-  };
-  SpinLockRef lock = table_->DramLock(unit);
-  lock.lock();
-  Status s = closed() ? ClosedError() : table_->CollectSubtree(unit, &slots);
-  for (size_t i = 0; s.ok() && i < slots.size(); ++i) {
-    const table::Slot& slot = slots[i];
-    if (!slot.indirect) {
-      const std::string_view inline_key(
-          reinterpret_cast<const char*>(&slot.key), 8);
-      if (at_or_above_bound(inline_key)) {
-        batch->Add(inline_key,
-                   std::string_view(reinterpret_cast<const char*>(&slot.value),
-                                    slot.tombstone ? 0 : 8),
-                   slot.tombstone);
-      }
-    } else if (payload_->ReadEntry(slot.value, &key, &value) &&
-               at_or_above_bound(key)) {
-      batch->Add(key, value, slot.tombstone);
-    }
-  }
-  lock.unlock();
-  return s;
-}
-
-namespace {
-
-// The iterator of a pool that cannot be scanned in order.
-class UnsupportedIterator final : public Iterator {
- public:
-  explicit UnsupportedIterator(Status status) : status_(std::move(status)) {}
-  bool Valid() const override { return false; }
-  void Seek(std::string_view) override {}
-  void SeekToFirst() override {}
-  void Next() override {}
-  std::string_view key() const override { return {}; }
-  std::string_view value() const override { return {}; }
-  Status status() const override { return status_; }
-
- private:
-  Status status_;
-};
-
-}  // namespace
-
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions&) {
-  if (closed()) return std::make_unique<UnsupportedIterator>(ClosedError());
+  if (closed()) {
+    return std::make_unique<UnsupportedIterator>(WritePath::ClosedError());
+  }
   if (!table_->hasher().range()) {
     return std::make_unique<UnsupportedIterator>(Status::NotSupported(
         "ordered iteration needs a range-partitioned pool (this one is "
         "hash-partitioned)"));
   }
-  return std::make_unique<RangeIterator>(static_cast<ScanSource*>(this));
+  return std::make_unique<RangeIterator>(unit_reader_.get());
 }
 
 Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {
   for (uint64_t d = first; d < end; ++d) {
-    SpinLockRef lock = table_->DramLock(d);
-    lock.lock();
-    Status s = closed()                        ? ClosedError()
-               : table_->DramState(d).size > 0 ? table_->MigrateDram(d)
-                                               : Status::OK();
-    lock.unlock();
+    Status s = write_path_->WithEntryLocked(d, [&](uint64_t) {
+      return table_->DramState(d).size > 0 ? table_->MigrateDram(d)
+                                           : Status::OK();
+    });
     if (!s.ok()) return s;
   }
   return Status::OK();
@@ -386,12 +246,12 @@ Status DBImpl::Checkpoint(unsigned threads) {
 }
 
 Status DBImpl::Sync() {
-  if (closed()) return ClosedError();
+  if (closed()) return WritePath::ClosedError();
   return pool_->media().Sync();
 }
 
 Status DBImpl::Verify(std::string* report) {
-  if (closed()) return ClosedError();
+  if (closed()) return WritePath::ClosedError();
   std::string problems;
   uint64_t n = pool_->Verify(&problems);
   n += table_->Verify(&problems);
@@ -404,7 +264,7 @@ Status DBImpl::Verify(std::string* report) {
 }
 
 Status DBImpl::GetStats(Stats* stats) {
-  if (closed()) return ClosedError();
+  if (closed()) return WritePath::ClosedError();
   const media::Media& m = pool_->media();
   *stats = Stats();
   stats->backend = m.KindName();
@@ -441,15 +301,25 @@ Status DBImpl::GetStats(Stats* stats) {
   return Status::OK();
 }
 
-// Close() stops every writer (they check the flag under their DRAM entry
-// lock, and Close() passes through every lock and every log's rotation
-// mutex after setting it), makes the unlogged writes durable by migrating
-// the DRAM entries that hold them, syncs, and releases the pool lock.
-// Readers are never blocked: one that started before Close() finishes
-// against memory that stays mapped until the DB is destroyed.
+// The Close protocol, in one place:
+//
+//   1. closed_ is set: a write checks it under its DRAM entry's lock
+//      (WritePath), a read or scan at its start; every call that starts
+//      later fails with InvalidArgument.
+//   2. The recovery logs close: Close() waits for a rotation in progress,
+//      and every later Rotate() fails — a writer whose log chunk was full
+//      when the DB closed cannot activate a chunk of a closed pool.
+//   3. Every DRAM entry's lock is taken in turn: a writer that was past
+//      its closed check has finished. Entries that hold unlogged records
+//      migrate now, so that a clean close keeps every write made before it.
+//   4. The payload logs close (appends in progress finish, new ones fail)
+//      and record where each log resumes; the allocation mark is trimmed.
+//   5. The pool is synced and its lock released: another process may open
+//      it. Readers are never blocked: one that started before Close()
+//      finishes against memory that stays mapped until the DB is destroyed.
 Status DBImpl::Close() {
   if (closed_.exchange(true)) return Status::OK();
-  logs_->Quiesce();
+  logs_->Close();
   Status s;
   uint64_t lost_entries = 0;
   for (uint64_t d = 0; d < table_->dram_entries(); ++d) {
@@ -478,93 +348,6 @@ Status DBImpl::Close() {
   if (s.ok()) s = synced;
   pool_->media().ReleaseLock();
   return s;
-}
-
-uint64_t DBImpl::DramEpochOf(const log::LogRecord& record) {
-  return table_->DramState(table_->DramIndex(RecordHash(record))).epoch;
-}
-
-void DBImpl::WaitForAppends(unsigned log) {
-  for (uint64_t d = log; d < table_->dram_entries(); d += logs_->log_count()) {
-    SpinLockRef lock = table_->DramLock(d);
-    lock.lock();
-    lock.unlock();
-  }
-}
-
-uint64_t DBImpl::MinDramEpoch(unsigned log) {
-  uint64_t min = ~uint64_t{0};
-  for (uint64_t d = log; d < table_->dram_entries(); d += logs_->log_count()) {
-    min = std::min(min, table_->DramState(d).epoch);
-  }
-  return min;
-}
-
-Status DBImpl::MigrateIfUnmigrated(const log::LogRecord& record) {
-  const uint64_t d = table_->DramIndex(RecordHash(record));
-  SpinLockRef lock = table_->DramLock(d);
-  lock.lock();
-  // Even an empty entry is migrated: that advances its epoch past the
-  // record's, which is what frees the chunk.
-  Status s = record.epoch >= table_->DramState(d).epoch ? table_->MigrateDram(d)
-                                                        : Status::OK();
-  lock.unlock();
-  return s;
-}
-
-payload::PayloadHost::Reachability DBImpl::IsReachable(std::string_view key,
-                                                       uint64_t key_hash,
-                                                       uint64_t ref) {
-  const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
-  table::Slot slot;
-  const table::Found f = table_->Lookup(lookup, &slot);
-  if (f != table::Found::kAbsent && slot.indirect && slot.value == ref)
-    return Reachability::kReachable;
-  return IsNewestDurable(lookup, ref) ? Reachability::kBlocked
-                                      : Reachability::kUnreachable;
-}
-
-// A version shadowed only by unlogged ones is what a crash would bring
-// back: it must stay until a checkpoint makes those durable. (The DRAM
-// entry's unlogged flags are set before its slots are published and
-// cleared only with the whole entry, so the lookup sees them consistently.)
-bool DBImpl::IsNewestDurable(const table::LookupKey& lookup, uint64_t ref) {
-  if (!table_->DramHasUnlogged(table_->DramIndex(lookup.hash))) return false;
-  table::Slot slot;
-  const table::Found f = table_->Lookup(lookup, &slot, /*durable_only=*/true);
-  return f != table::Found::kAbsent && slot.indirect && slot.value == ref;
-}
-
-// Relocation is a write of the record's current version, under its DRAM
-// entry's lock: nothing can overtake it, and like any logged write it
-// survives a crash before the compacted chunk is freed.
-Status DBImpl::Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
-                        Relocation* result) {
-  *result = Relocation::kUnreachable;
-  payload::PayloadLogs::Ticket ticket;
-  WriteOptions logged;
-  logged.log = true;
-  return Write(
-      logged, key_hash, [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
-        *skip = true;
-        const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
-        table::Slot current;
-        std::string value;
-        if (table_->Lookup(lookup, &current) == table::Found::kAbsent ||
-            !current.indirect || current.value != ref ||
-            payload_->ReadValue(ref, key, &value) != table::RefMatch::kYes) {
-          *result = IsNewestDurable(lookup, ref) ? Relocation::kBlocked
-                                                 : Relocation::kUnreachable;
-          return Status::OK();
-        }
-        uint64_t moved = 0;
-        Status s = payload_->Append(key, key_hash, value, &moved, &ticket);
-        if (!s.ok()) return s;
-        *slot = {key_hash, moved, current.tombstone, true};
-        *skip = false;
-        *result = Relocation::kMoved;
-        return Status::OK();
-      });
 }
 
 }  // namespace plush

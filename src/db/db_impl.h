@@ -1,8 +1,17 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// DBImpl ties the layers together: the pool (media, superblock, allocator),
-// the leveled hash table and the recovery logs. It implements the public
-// DB interface, the write path of listing 1 and recovery (§5.4).
+// DBImpl implements the public DB interface on the engine's layers: the
+// pool (media, superblock, allocator), the leveled hash table, the
+// recovery logs and the payload logs. Its own units do one job each:
+//
+//   write_path     listing 1: lock, migrate if full, log, insert
+//   recovery       replaying the logs into the DRAM level (§5.4)
+//   log_recycling  what the recovery logs need to recycle chunks
+//   payload_gc     what payload compaction needs to relocate records
+//   unit_reader    a unit's records, for ordered scans
+//
+// db_impl.cc itself holds the API: argument checks, reads, writes of whole
+// records (inline, or through the payload logs), Checkpoint, Close.
 
 #ifndef PLUSH_DB_DB_IMPL_H_
 #define PLUSH_DB_DB_IMPL_H_
@@ -11,7 +20,10 @@
 #include <memory>
 #include <string>
 
-#include "db/range_iterator.h"
+#include "db/log_recycling.h"
+#include "db/payload_gc.h"
+#include "db/unit_reader.h"
+#include "db/write_path.h"
 #include "log/recovery_log.h"
 #include "media/internal_options.h"
 #include "payload/payload_logs.h"
@@ -22,10 +34,7 @@
 
 namespace plush {
 
-class DBImpl final : public DB,
-                     private log::LogHost,
-                     private payload::PayloadHost,
-                     private ScanSource {
+class DBImpl final : public DB {
  public:
   static Status Open(const Options& options, const InternalOptions& internal,
                      const std::string& path, std::unique_ptr<DB>* db);
@@ -48,54 +57,29 @@ class DBImpl final : public DB,
   table::LeveledTable& table() { return *table_; }
 
  private:
-  explicit DBImpl(const Options& options);
-  Status Recover();
-  // The write path of listing 1 for one slot. `prepare` runs under the
-  // DRAM entry's lock, before the record is logged: it fills in the slot,
-  // or sets *skip to write nothing.
-  template <typename Prepare>
-  Status Write(const WriteOptions& options, uint64_t hash, Prepare prepare);
-  Status WriteSlot(const WriteOptions& options, uint64_t hash,
-                   const table::Slot& slot);
+  explicit DBImpl(const Options& options) : options_(options) {}
+  // Opens the layers on an opened pool, then recovers an existing pool.
+  // Writes nothing to an existing pool.
+  Status OpenLayers(bool created);
   // A record stored in the payload logs: key and value out of place, or a
   // tombstone for a key that is not 8 bytes long.
   Status WritePayload(const WriteOptions& options, std::string_view key,
                       std::string_view value, bool tombstone);
   Status CheckpointRange(uint64_t first, uint64_t end);
-  uint64_t RecordHash(const log::LogRecord& r) const {
-    return table_->HashOf(r.key, r.indirect);
-  }
-  // True iff `ref` is the version of the key a crash would leave while
-  // newer, unlogged versions shadow it (payload compaction must keep it).
-  bool IsNewestDurable(const table::LookupKey& lookup, uint64_t ref);
   bool closed() const { return closed_.load(std::memory_order_relaxed); }
   // OK, or why writes are refused: a closed DB, or a failed sync (sticky
   // until the pool is opened again; media.h).
   Status CheckWritable() const;
 
-  // log::LogHost
-  uint64_t DramEpochOf(const log::LogRecord& record) override;
-  uint64_t MinDramEpoch(unsigned log) override;
-  Status MigrateIfUnmigrated(const log::LogRecord& record) override;
-  void WaitForAppends(unsigned log) override;
-
-  // payload::PayloadHost
-  Reachability IsReachable(std::string_view key, uint64_t key_hash,
-                           uint64_t ref) override;
-  Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
-                  Relocation* result) override;
-
-  // ScanSource: a unit is a DRAM entry and its subtree.
-  uint64_t unit_count() const override { return table_->dram_entries(); }
-  uint64_t UnitOf(std::string_view key) const override;
-  Status ReadUnit(uint64_t unit, std::string_view lower_bound,
-                  ScanBatch* batch) override;
-
   const Options options_;
   std::unique_ptr<pool::Pool> pool_;
   std::unique_ptr<table::LeveledTable> table_;
+  std::unique_ptr<LogRecycling> log_recycling_;
   std::unique_ptr<log::RecoveryLogs> logs_;
+  std::unique_ptr<WritePath> write_path_;
+  std::unique_ptr<PayloadGc> payload_gc_;
   std::unique_ptr<payload::PayloadLogs> payload_;
+  std::unique_ptr<UnitReader> unit_reader_;
   bool opened_ = false;  // Open() succeeded: the pool is ours to write
   std::atomic<bool> closed_{false};
   ShardedCounter user_bytes_;

@@ -91,6 +91,8 @@ bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record,
 Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
   Log& lg = *logs_[log];
   std::lock_guard<std::mutex> lock(lg.rotate_mu);
+  // Close() takes every rotation mutex after setting the flag.
+  if (closed_.load()) return Status::InvalidArgument("the DB is closed");
   // Rotate only if the chunk the caller saw is still current *and* full. The
   // fullness test matters: the chunk may have been recycled and activated
   // again since (same index, fresh slots), and must not be abandoned half
@@ -243,7 +245,8 @@ void RecoveryLogs::ZeroInvalidSlots() {
   media_.Drain();
 }
 
-void RecoveryLogs::Quiesce() {
+void RecoveryLogs::Close() {
+  closed_.store(true);
   for (auto& log : logs_) std::lock_guard<std::mutex> lock(log->rotate_mu);
 }
 

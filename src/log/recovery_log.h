@@ -88,15 +88,15 @@ class RecoveryLogs {
   // invalid slot of the chunks in use (log_format.h explains why).
   void ZeroInvalidSlots();
 
-  // Waits until no rotation is in progress (for Close()).
-  void Quiesce();
+  // Waits until no rotation is in progress; every later Rotate() fails
+  // with InvalidArgument (DBImpl::Close).
+  void Close();
 
   // Checks every chunk header; appends problems to *report; returns count.
   uint64_t Verify(std::string* report) const;
 
   uint64_t compactions() const { return compactions_.Read(); }
   uint64_t forced_migrations() const { return forced_migrations_.Read(); }
-  uint64_t entries_per_chunk() const { return entries_per_chunk_; }
 
  private:
   static constexpr uint32_t kNoChunk = 0xFFFFFFFF;
@@ -128,6 +128,7 @@ class RecoveryLogs {
   const uint64_t entries_per_chunk_;
   const unsigned chunks_per_log_;
   std::vector<std::unique_ptr<Log>> logs_;
+  std::atomic<bool> closed_{false};
   ShardedCounter compactions_;
   ShardedCounter forced_migrations_;
 };

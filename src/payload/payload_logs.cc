@@ -491,9 +491,17 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
   bool freed = !blocked && live_bytes * 2 <= chunk_size_ - kPayloadChunkHeaderSize;
   uint64_t moved = 0;
   for (size_t i = 0; freed && i < live.size(); ++i) {
+    const Live& entry = live[i];
+    Ticket ticket;  // until the host published the copy
+    auto copy = [&](uint64_t* copy_ref) -> Status {
+      std::string value;
+      if (ReadValue(entry.ref, entry.key, &value) != table::RefMatch::kYes)
+        return Status::NotFound("payload entry changed");
+      return Append(entry.key, entry.key_hash, value, copy_ref, &ticket);
+    };
     PayloadHost::Relocation r = PayloadHost::Relocation::kUnreachable;
     const Status s =
-        host_->Relocate(live[i].key, live[i].key_hash, live[i].ref, &r);
+        host_->Relocate(entry.key, entry.key_hash, entry.ref, copy, &r);
     if (!s.ok() || r == PayloadHost::Relocation::kBlocked) freed = false;
     if (r == PayloadHost::Relocation::kMoved) ++moved;
   }

@@ -31,6 +31,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -55,15 +56,20 @@ class PayloadHost {
   // lose (the entry would then be the key's current version again).
   enum class Reachability { kReachable, kUnreachable, kBlocked };
   enum class Relocation { kMoved, kUnreachable, kBlocked };
+  // Copies the entry being relocated to the head of the payload logs and
+  // stores the copy's reference in *moved; NotFound if the entry cannot be
+  // read any more.
+  using CopyFn = std::function<Status(uint64_t* moved)>;
+
   virtual ~PayloadHost() = default;
   // Lock-free estimate: does a lookup of `key` yield `ref`?
   virtual Reachability IsReachable(std::string_view key, uint64_t key_hash,
                                    uint64_t ref) = 0;
-  // Under the key's lock: if a lookup of `key` yields `ref`, copies the
-  // entry to the payload logs and publishes the copy as the key's newest
-  // version (kMoved), or reports why not.
+  // Under the key's lock: if a lookup of `key` yields `ref`, calls `copy`
+  // and publishes the copy as the key's newest version (kMoved), or
+  // reports why not.
   virtual Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
-                          Relocation* result) = 0;
+                          const CopyFn& copy, Relocation* result) = 0;
 };
 
 class PayloadLogs final : public table::PayloadResolver {

@@ -1,0 +1,42 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "db/log_recycling.h"
+
+#include <algorithm>
+
+namespace plush {
+
+uint64_t LogRecycling::DramEpochOf(const log::LogRecord& record) {
+  return table_.DramState(DramIndexOf(record)).epoch;
+}
+
+uint64_t LogRecycling::MinDramEpoch(unsigned log) {
+  uint64_t min = ~uint64_t{0};
+  for (uint64_t d = log; d < table_.dram_entries(); d += log_count_)
+    min = std::min(min, table_.DramState(d).epoch);
+  return min;
+}
+
+// Appends happen under a DRAM entry's lock: passing through the locks of
+// the log's entries waits for every append in progress.
+void LogRecycling::WaitForAppends(unsigned log) {
+  for (uint64_t d = log; d < table_.dram_entries(); d += log_count_) {
+    SpinLockRef lock = table_.DramLock(d);
+    lock.lock();
+    lock.unlock();
+  }
+}
+
+Status LogRecycling::MigrateIfUnmigrated(const log::LogRecord& record) {
+  const uint64_t d = DramIndexOf(record);
+  SpinLockRef lock = table_.DramLock(d);
+  lock.lock();
+  // Even an empty entry is migrated: that advances its epoch past the
+  // record's, which is what frees the chunk.
+  Status s = record.epoch >= table_.DramState(d).epoch ? table_.MigrateDram(d)
+                                                       : Status::OK();
+  lock.unlock();
+  return s;
+}
+
+}  // namespace plush

@@ -1,0 +1,41 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// What the recovery logs need from the hash table to recycle a chunk
+// (log::LogHost): a chunk may be reused once every record in it is on
+// PMem, which the DRAM entries' epochs tell, and which migrating an entry
+// brings about.
+
+#ifndef PLUSH_DB_LOG_RECYCLING_H_
+#define PLUSH_DB_LOG_RECYCLING_H_
+
+#include <cstdint>
+
+#include "log/recovery_log.h"
+#include "table/leveled_table.h"
+
+namespace plush {
+
+class LogRecycling final : public log::LogHost {
+ public:
+  // `log_count`: the number of recovery logs; DRAM entry d writes to log
+  // d % log_count.
+  LogRecycling(table::LeveledTable* table, unsigned log_count)
+      : table_(*table), log_count_(log_count) {}
+
+  uint64_t DramEpochOf(const log::LogRecord& record) override;
+  uint64_t MinDramEpoch(unsigned log) override;
+  Status MigrateIfUnmigrated(const log::LogRecord& record) override;
+  void WaitForAppends(unsigned log) override;
+
+ private:
+  uint64_t DramIndexOf(const log::LogRecord& record) const {
+    return table_.DramIndex(table_.HashOf(record.key, record.indirect));
+  }
+
+  table::LeveledTable& table_;
+  const unsigned log_count_;
+};
+
+}  // namespace plush
+
+#endif  // PLUSH_DB_LOG_RECYCLING_H_

@@ -1,0 +1,65 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "db/payload_gc.h"
+
+namespace plush {
+
+payload::PayloadHost::Reachability PayloadGc::IsReachable(std::string_view key,
+                                                          uint64_t key_hash,
+                                                          uint64_t ref) {
+  const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
+  table::Slot slot;
+  const table::Found f = table_.Lookup(lookup, &slot);
+  if (f != table::Found::kAbsent && slot.indirect && slot.value == ref)
+    return Reachability::kReachable;
+  return IsNewestDurable(lookup, ref) ? Reachability::kBlocked
+                                      : Reachability::kUnreachable;
+}
+
+// A version shadowed only by unlogged ones is what a crash would bring
+// back: it must stay until a checkpoint makes those durable. (The DRAM
+// entry's unlogged flags are set before its slots are published and
+// cleared only with the whole entry, so the lookup sees them consistently.)
+bool PayloadGc::IsNewestDurable(const table::LookupKey& lookup,
+                                uint64_t ref) const {
+  if (!table_.DramHasUnlogged(table_.DramIndex(lookup.hash))) return false;
+  table::Slot slot;
+  const table::Found f = table_.Lookup(lookup, &slot, /*durable_only=*/true);
+  return f != table::Found::kAbsent && slot.indirect && slot.value == ref;
+}
+
+// Relocation is a write of the record's current version, under its DRAM
+// entry's lock: nothing can overtake it, and like any logged write it
+// survives a crash before the compacted chunk is freed.
+Status PayloadGc::Relocate(std::string_view key, uint64_t key_hash,
+                           uint64_t ref, const CopyFn& copy,
+                           Relocation* result) {
+  *result = Relocation::kUnreachable;
+  WriteOptions logged;
+  logged.log = true;
+  return write_path_.Write(
+      logged, key_hash, [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
+        *skip = true;
+        const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
+        auto not_moved = [&] {
+          *result = IsNewestDurable(lookup, ref) ? Relocation::kBlocked
+                                                 : Relocation::kUnreachable;
+          return Status::OK();
+        };
+        table::Slot current;
+        if (table_.Lookup(lookup, &current) == table::Found::kAbsent ||
+            !current.indirect || current.value != ref) {
+          return not_moved();
+        }
+        uint64_t moved = 0;
+        const Status s = copy(&moved);
+        if (s.IsNotFound()) return not_moved();
+        if (!s.ok()) return s;
+        *slot = {key_hash, moved, current.tombstone, true};
+        *skip = false;
+        *result = Relocation::kMoved;
+        return Status::OK();
+      });
+}
+
+}  // namespace plush

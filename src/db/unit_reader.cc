@@ -1,0 +1,54 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "db/unit_reader.h"
+
+#include <string>
+#include <vector>
+
+#include "util/key_hasher.h"
+
+namespace plush {
+
+// Under the DRAM entry's lock nothing moves in its subtree, and a payload
+// entry that one of its slots references stays readable unless a newer
+// version of the same key (then also in the subtree) superseded it and its
+// chunk was compacted: such a dangling slot is simply left out. The lock
+// is held while payloads are copied, so that no newest version can become
+// dangling meanwhile (compaction relocates a key's newest version under
+// the same lock).
+Status UnitReader::ReadUnit(uint64_t unit, std::string_view lower_bound,
+                            ScanBatch* batch) {
+  thread_local std::vector<table::Slot> slots;
+  thread_local std::string key;
+  thread_local std::string value;
+  slots.clear();
+  // Most keys are told from the bound by their first 8 bytes alone.
+  const uint64_t bound_prefix = KeyPrefix(lower_bound);
+  auto at_or_above_bound = [&](std::string_view k) {
+    const uint64_t prefix = KeyPrefix(k);
+    return prefix != bound_prefix ? prefix > bound_prefix : k >= lower_bound;
+  };
+  return write_path_.WithEntryLocked(unit, [&](uint64_t) {
+    Status s = table_.CollectSubtree(unit, &slots);
+    for (size_t i = 0; s.ok() && i < slots.size(); ++i) {
+      const table::Slot& slot = slots[i];
+      if (!slot.indirect) {
+        const std::string_view inline_key(
+            reinterpret_cast<const char*>(&slot.key), 8);
+        if (at_or_above_bound(inline_key)) {
+          batch->Add(inline_key,
+                     std::string_view(
+                         reinterpret_cast<const char*>(&slot.value),
+                         slot.tombstone ? 0 : 8),
+                     slot.tombstone);
+        }
+      } else if (payload_.ReadEntry(slot.value, &key, &value) &&
+                 at_or_above_bound(key)) {
+        batch->Add(key, value, slot.tombstone);
+      }
+    }
+    return s;
+  });
+}
+
+}  // namespace plush

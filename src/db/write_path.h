@@ -1,0 +1,118 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The write path of the paper's listing 1, for one record:
+//
+//   1. lock the key's DRAM entry (its writers' lock; never on PMem)
+//   2. let the caller prepare the slot under the lock (or skip the write)
+//   3. migrate the entry first if it is full
+//   4. append the record to the entry's recovery log: the one persistence
+//      barrier of a write (skipped for unlogged writes); if the log's chunk
+//      is full, unlock, rotate the log and start over
+//   5. insert the slot into the DRAM entry and unlock
+//
+// Every writer of the table goes through here: Put and Delete, and payload
+// compaction's relocations. The DB's closed flag is checked under the
+// entry lock, so that no write starts after Close() passed that lock.
+
+#ifndef PLUSH_DB_WRITE_PATH_H_
+#define PLUSH_DB_WRITE_PATH_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "log/recovery_log.h"
+#include "plush/options.h"
+#include "plush/status.h"
+#include "table/leveled_table.h"
+
+namespace plush {
+
+class WritePath {
+ public:
+  WritePath(table::LeveledTable* table, log::RecoveryLogs* logs,
+            const std::atomic<bool>* closed)
+      : table_(*table), logs_(*logs), closed_(*closed) {}
+
+  // Writes one slot for `hash`. `prepare(dram_index, &slot, &skip)` runs
+  // under the DRAM entry's lock, before the record is logged: it fills in
+  // the slot, or sets skip to write nothing; its error ends the write.
+  template <typename Prepare>
+  Status Write(const WriteOptions& options, uint64_t hash, Prepare prepare);
+
+  // Write() of a slot known in advance.
+  Status WriteSlot(const WriteOptions& options, uint64_t hash,
+                   const table::Slot& slot) {
+    return Write(options, hash, [&](uint64_t, table::Slot* out, bool*) {
+      *out = slot;
+      return Status::OK();
+    });
+  }
+
+  // Runs `fn(dram_index)` under the DRAM entry's lock; InvalidArgument if
+  // the DB was closed (checked under the lock).
+  template <typename Fn>
+  Status WithEntryLocked(uint64_t dram_index, Fn fn) {
+    SpinLockRef lock = table_.DramLock(dram_index);
+    lock.lock();
+    Status s = closed() ? ClosedError() : fn(dram_index);
+    lock.unlock();
+    return s;
+  }
+
+  static Status ClosedError() {
+    return Status::InvalidArgument("the DB is closed");
+  }
+
+ private:
+  bool closed() const { return closed_.load(std::memory_order_relaxed); }
+
+  table::LeveledTable& table_;
+  log::RecoveryLogs& logs_;
+  const std::atomic<bool>& closed_;
+};
+
+template <typename Prepare>
+Status WritePath::Write(const WriteOptions& options, uint64_t hash,
+                        Prepare prepare) {
+  const uint64_t d = table_.DramIndex(hash);
+  const unsigned log = static_cast<unsigned>(d % logs_.log_count());
+  table_.PrefetchDram(d);
+  for (;;) {
+    SpinLockRef lock = table_.DramLock(d);
+    lock.lock();
+    if (closed()) {
+      lock.unlock();
+      return ClosedError();
+    }
+    table::Slot slot;
+    bool skip = false;
+    Status s = prepare(d, &slot, &skip);
+    if (s.ok() && !skip && table_.DramFull(d)) s = table_.MigrateDram(d);
+    if (!s.ok() || skip) {
+      lock.unlock();
+      return s;
+    }
+    // The slot's lines load while the log append waits for its fence.
+    table_.PrefetchDramSlot(d, hash);
+    if (options.log) {
+      const log::LogRecord record{slot.key, slot.value,
+                                  table_.DramState(d).epoch, slot.tombstone,
+                                  slot.indirect};
+      uint32_t chunk_seen = 0;
+      if (!logs_.TryAppend(log, record, &chunk_seen)) {
+        // Rotating may migrate DRAM entries: never while holding a lock.
+        lock.unlock();
+        s = logs_.Rotate(log, chunk_seen);
+        if (!s.ok()) return s;
+        continue;
+      }
+    }
+    table_.InsertDram(d, hash, slot, options.log);
+    lock.unlock();
+    return Status::OK();
+  }
+}
+
+}  // namespace plush
+
+#endif  // PLUSH_DB_WRITE_PATH_H_
