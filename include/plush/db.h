@@ -111,6 +111,13 @@ class DB {
   // Fills *stats (see stats.h).
   virtual Status GetStats(Stats* stats) = 0;
 
+  // Stores the text of the property `name` in *value: "plush.<field>" for
+  // each field of Stats ("plush.migrations" -> "1234"; lists
+  // comma-separated, flags "true"/"false"), or "plush.stats" for all of
+  // them, one "name: value" line each. NotFound for an unknown name,
+  // InvalidArgument after Close().
+  virtual Status GetProperty(std::string_view name, std::string* value) = 0;
+
   // Makes every write made before it durable (unlogged writes included: it
   // migrates the DRAM entries that hold them, like a Checkpoint()),
   // releases the pool (syncing it on the file back end) and its lock.

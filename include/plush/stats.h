@@ -1,15 +1,35 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Figures reported by DB::GetStats(). Counters are cumulative since Open().
+//
+// Tools that print or export every figure walk them with
+// Stats::ForEachField(), the one list of fields (the CLI's `plush stats`,
+// Python's db.stats() and plush-bench use it). Each field is also a
+// property, "plush.<field name>", that DB::GetProperty() returns as text:
+// figures added in later versions appear there without changing this
+// struct's layout.
 
 #ifndef PLUSH_STATS_H_
 #define PLUSH_STATS_H_
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace plush {
+
+// Receives the fields of a Stats, one typed call per field (ForEachField).
+class StatsVisitor {
+ public:
+  virtual ~StatsVisitor() = default;
+  virtual void Text(std::string_view name, const std::string& value) = 0;
+  virtual void Flag(std::string_view name, bool value) = 0;
+  virtual void Count(std::string_view name, uint64_t value) = 0;
+  virtual void Ratio(std::string_view name, double value) = 0;
+  virtual void Counts(std::string_view name,
+                      const std::vector<uint64_t>& values) = 0;
+};
 
 struct Stats {
   // Back end in use: "pmem", "file" or "sim".
@@ -69,6 +89,10 @@ struct Stats {
   // Wall time of the recovery done by Open(), in seconds (0 for a new pool).
   double recovery_seconds = 0;
   uint64_t recovered_log_entries = 0;
+
+  // Calls the visitor once per field above, in declaration order, with the
+  // field's name ("backend", "records_per_level", ...).
+  void ForEachField(StatsVisitor* visitor) const;
 };
 
 }  // namespace plush

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -30,6 +31,54 @@ unsigned ThreadsOr(unsigned requested) {
   return requested != 0 ? requested
                         : std::max(1u, std::thread::hardware_concurrency());
 }
+
+// Renders Stats fields as property text: one field (`only`), or all of
+// them as "name: value" lines.
+class PropertyText final : public StatsVisitor {
+ public:
+  explicit PropertyText(std::string_view only) : only_(only) {}
+
+  void Text(std::string_view name, const std::string& value) override {
+    Emit(name, value);
+  }
+  void Flag(std::string_view name, bool value) override {
+    Emit(name, value ? "true" : "false");
+  }
+  void Count(std::string_view name, uint64_t value) override {
+    Emit(name, std::to_string(value));
+  }
+  void Ratio(std::string_view name, double value) override {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.6g", value);
+    Emit(name, text);
+  }
+  void Counts(std::string_view name,
+              const std::vector<uint64_t>& values) override {
+    std::string text;
+    for (uint64_t v : values) {
+      if (!text.empty()) text += ',';
+      text += std::to_string(v);
+    }
+    Emit(name, text);
+  }
+
+  bool found() const { return found_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  void Emit(std::string_view name, const std::string& value) {
+    if (only_.empty()) {
+      text_ += std::string(name) + ": " + value + "\n";
+    } else if (name == only_) {
+      text_ = value;
+      found_ = true;
+    }
+  }
+
+  const std::string_view only_;
+  bool found_ = false;
+  std::string text_;
+};
 
 // The iterator of a pool that cannot be scanned in order.
 class UnsupportedIterator final : public Iterator {
@@ -298,6 +347,22 @@ Status DBImpl::GetStats(Stats* stats) {
   }
   stats->recovery_seconds = recovery_seconds_;
   stats->recovered_log_entries = recovered_entries_;
+  return Status::OK();
+}
+
+Status DBImpl::GetProperty(std::string_view name, std::string* value) {
+  constexpr std::string_view kPrefix = "plush.";
+  if (name.substr(0, kPrefix.size()) != kPrefix)
+    return Status::NotFound("unknown property '" + std::string(name) + "'");
+  Stats stats;
+  Status s = GetStats(&stats);
+  if (!s.ok()) return s;
+  const std::string_view field = name.substr(kPrefix.size());
+  PropertyText text(field == "stats" ? std::string_view() : field);
+  stats.ForEachField(&text);
+  if (field != "stats" && !text.found())
+    return Status::NotFound("unknown property '" + std::string(name) + "'");
+  *value = text.text();
   return Status::OK();
 }
 

@@ -50,6 +50,7 @@ class DBImpl final : public DB {
   Status Sync() override;
   Status Verify(std::string* report) override;
   Status GetStats(Stats* stats) override;
+  Status GetProperty(std::string_view name, std::string* value) override;
   Status Close() override;
 
   // For tests and tools inside the project.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <random>
 #include <unordered_map>
 
@@ -265,6 +266,44 @@ TEST(DBTest, StatsDescribeBackendLevelsAndWork) {
   uint64_t slots = 0;
   for (uint64_t n : stats.records_per_level) slots += n;
   EXPECT_GE(slots, 5000u);
+}
+
+// Every Stats field is a property with the same value, as text.
+TEST(DBTest, PropertiesAreTheStatsFields) {
+  ScratchPool file("properties");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  for (uint64_t i = 0; i < 300; ++i) ASSERT_OK(db->Put({}, Word(i), Word(i)));
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  std::string value;
+  ASSERT_OK(db->GetProperty("plush.migrations", &value));
+  EXPECT_EQ(value, std::to_string(stats.migrations));
+  ASSERT_OK(db->GetProperty("plush.backend", &value));
+  EXPECT_EQ(value, "file");
+  ASSERT_OK(db->GetProperty("plush.power_fail_durable", &value));
+  EXPECT_EQ(value, "false");
+  ASSERT_OK(db->GetProperty("plush.records_per_level", &value));
+  EXPECT_EQ(std::count(value.begin(), value.end(), ',') + 1,
+            static_cast<long>(stats.levels));
+  ASSERT_OK(db->GetProperty("plush.stats", &value));
+  EXPECT_NE(value.find("levels: " + std::to_string(stats.levels) + "\n"),
+            std::string::npos)
+      << value;
+  EXPECT_NE(value.find("recovered_log_entries: "), std::string::npos);
+  // One line per field, each a property of its own.
+  size_t lines = 0;
+  for (size_t at = 0; (at = value.find('\n', at)) != std::string::npos; ++at)
+    ++lines;
+  EXPECT_EQ(lines, 26u);
+  for (const char* bad : {"plush.nonsense", "rocksdb.stats", "", "plush."}) {
+    const Status s = db->GetProperty(bad, &value);
+    EXPECT_TRUE(s.IsNotFound()) << bad;
+    EXPECT_EQ(s.ToString(), "NotFound: unknown property '" + std::string(bad) +
+                                "'");
+  }
+  ASSERT_OK(db->Close());
+  EXPECT_TRUE(db->GetProperty("plush.levels", &value).IsInvalidArgument());
 }
 
 TEST(DBTest, CheckpointEmptiesTheDramLevel) {

@@ -10,37 +10,33 @@
 namespace plush::cli {
 namespace {
 
-// The single list of fields; the text and JSON renderings both derive from
-// it so that they can never disagree.
+// Stats::ForEachField is the one list of fields; the text and JSON
+// renderings both derive from it so that they can never disagree.
+class JsonFields final : public StatsVisitor {
+ public:
+  void Text(std::string_view name, const std::string& value) override {
+    json[std::string(name)] = value;
+  }
+  void Flag(std::string_view name, bool value) override {
+    json[std::string(name)] = value;
+  }
+  void Count(std::string_view name, uint64_t value) override {
+    json[std::string(name)] = value;
+  }
+  void Ratio(std::string_view name, double value) override {
+    json[std::string(name)] = value;
+  }
+  void Counts(std::string_view name,
+              const std::vector<uint64_t>& values) override {
+    json[std::string(name)] = values;
+  }
+  nlohmann::ordered_json json = nlohmann::ordered_json::object();
+};
+
 nlohmann::ordered_json ToJson(const Stats& s) {
-  return {
-      {"backend", s.backend},
-      {"power_fail_durable", s.power_fail_durable},
-      {"guarantee", s.guarantee},
-      {"granularity", s.granularity},
-      {"format_version", s.format_version},
-      {"partitioning", s.partitioning},
-      {"dram_bytes", s.dram_bytes},
-      {"pool_bytes", s.pool_bytes},
-      {"pool_used_bytes", s.pool_used_bytes},
-      {"levels", s.levels},
-      {"records_per_level", s.records_per_level},
-      {"migrations", s.migrations},
-      {"log_compactions", s.log_compactions},
-      {"log_forced_migrations", s.log_forced_migrations},
-      {"payload_chunks", s.payload_chunks},
-      {"payload_bytes", s.payload_bytes},
-      {"payload_gc_runs", s.payload_gc_runs},
-      {"payload_gc_moved", s.payload_gc_moved},
-      {"payload_gc_skipped", s.payload_gc_skipped},
-      {"persist_calls", s.persist_calls},
-      {"flushed_lines", s.flushed_lines},
-      {"user_bytes_written", s.user_bytes_written},
-      {"media_bytes_written", s.media_bytes_written},
-      {"media_write_amp", s.media_write_amp},
-      {"recovery_seconds", s.recovery_seconds},
-      {"recovered_log_entries", s.recovered_log_entries},
-  };
+  JsonFields fields;
+  s.ForEachField(&fields);
+  return std::move(fields.json);
 }
 
 }  // namespace

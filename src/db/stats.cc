@@ -1,0 +1,38 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The one list of Stats fields (plush/stats.h).
+
+#include "plush/stats.h"
+
+namespace plush {
+
+void Stats::ForEachField(StatsVisitor* v) const {
+  v->Text("backend", backend);
+  v->Flag("power_fail_durable", power_fail_durable);
+  v->Text("guarantee", guarantee);
+  v->Text("granularity", granularity);
+  v->Count("format_version", format_version);
+  v->Text("partitioning", partitioning);
+  v->Count("dram_bytes", dram_bytes);
+  v->Count("pool_bytes", pool_bytes);
+  v->Count("pool_used_bytes", pool_used_bytes);
+  v->Count("levels", levels);
+  v->Counts("records_per_level", records_per_level);
+  v->Count("migrations", migrations);
+  v->Count("log_compactions", log_compactions);
+  v->Count("log_forced_migrations", log_forced_migrations);
+  v->Count("payload_chunks", payload_chunks);
+  v->Count("payload_bytes", payload_bytes);
+  v->Count("payload_gc_runs", payload_gc_runs);
+  v->Count("payload_gc_moved", payload_gc_moved);
+  v->Count("payload_gc_skipped", payload_gc_skipped);
+  v->Count("persist_calls", persist_calls);
+  v->Count("flushed_lines", flushed_lines);
+  v->Count("user_bytes_written", user_bytes_written);
+  v->Count("media_bytes_written", media_bytes_written);
+  v->Ratio("media_write_amp", media_write_amp);
+  v->Ratio("recovery_seconds", recovery_seconds);
+  v->Count("recovered_log_entries", recovered_log_entries);
+}
+
+}  // namespace plush
