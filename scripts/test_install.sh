@@ -10,4 +10,14 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 cmake -S "$root/tests/consumer" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/build" >/dev/null
 "$work/build/consumer" "$work/pool"
-echo "install test: find_package(plush) consumer built and ran"
+rm -f "$work/pool"
+"$work/build/consumer_shared" "$work/pool"
+# The shared library is found through the consumer's RPATH, and exports
+# the public API only.
+ldd "$work/build/consumer_shared" | grep -q "libplush.so.0 => $work/prefix/"
+if nm -D --defined-only "$work/prefix/lib/libplush.so" | c++filt |
+    grep -E ' plush::(table|pool|log|payload|media)::' >/dev/null; then
+  echo "install test: libplush.so exports engine internals" >&2
+  exit 1
+fi
+echo "install test: find_package(plush) consumers (static and shared) built and ran"

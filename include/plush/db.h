@@ -39,6 +39,7 @@
 #include <string>
 #include <string_view>
 
+#include "plush/export.h"
 #include "plush/iterator.h"
 #include "plush/limits.h"
 #include "plush/options.h"
@@ -47,7 +48,7 @@
 
 namespace plush {
 
-class DB {
+class PLUSH_EXPORT DB {
  public:
   // Opens the pool at `path`, creating it if allowed by `options`, and
   // recovers it if it was not closed cleanly. On success stores the DB in

@@ -24,11 +24,12 @@
 
 #include <string_view>
 
+#include "plush/export.h"
 #include "plush/status.h"
 
 namespace plush {
 
-class Iterator {
+class PLUSH_EXPORT Iterator {
  public:
   Iterator() = default;
   Iterator(const Iterator&) = delete;

@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "plush/export.h"
+
 namespace plush {
 
 // Where persistent bytes live and how they become durable
@@ -42,7 +44,7 @@ enum class Partitioning : uint8_t {
   kRange = 1,  // by an order-preserving key prefix: enables ordered scans
 };
 
-struct Options {
+struct PLUSH_EXPORT Options {
   // ---- Behaviour -----------------------------------------------------------
 
   // Create the pool if `path` does not exist.

@@ -17,10 +17,12 @@
 #include <string_view>
 #include <vector>
 
+#include "plush/export.h"
+
 namespace plush {
 
 // Receives the fields of a Stats, one typed call per field (ForEachField).
-class StatsVisitor {
+class PLUSH_EXPORT StatsVisitor {
  public:
   virtual ~StatsVisitor() = default;
   virtual void Text(std::string_view name, const std::string& value) = 0;
@@ -31,7 +33,7 @@ class StatsVisitor {
                       const std::vector<uint64_t>& values) = 0;
 };
 
-struct Stats {
+struct PLUSH_EXPORT Stats {
   // Back end in use: "pmem", "file" or "sim".
   std::string backend;
   // True only when an acknowledged write survives a power failure on this

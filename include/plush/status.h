@@ -18,9 +18,11 @@
 #include <string>
 #include <string_view>
 
+#include "plush/export.h"
+
 namespace plush {
 
-class [[nodiscard]] Status {
+class [[nodiscard]] PLUSH_EXPORT Status {
  public:
   // The closed set of outcomes. Values are part of the API (the Python
   // bindings and the CLI's exit codes map them); do not renumber.

@@ -16,7 +16,7 @@
 namespace plush {
 
 // As DB::Open(options, path, db), with `internal` in effect.
-Status OpenDB(const Options& options, const InternalOptions& internal,
+PLUSH_EXPORT Status OpenDB(const Options& options, const InternalOptions& internal,
               const std::string& path, std::unique_ptr<DB>* db);
 
 }  // namespace plush
