@@ -6,7 +6,7 @@
 JOBS ?= 2
 BUILD := build/release
 
-.PHONY: bench test deps build build-asan build-tsan test-release test-asan test-tsan test-fuzz soak fuzz format clean
+.PHONY: bench test deps build build-asan build-tsan test-release test-asan test-tsan test-fuzz test-clang soak fuzz format clean
 
 deps:
 	@scripts/install_deps.sh
@@ -41,7 +41,13 @@ test-tsan: build-tsan
 test-fuzz: deps
 	@scripts/fuzz.sh 2000
 
-test: test-release test-asan test-tsan test-fuzz
+# The locking rules (GUARDED_BY, REQUIRES: src/util/thread_annotations.h),
+# checked at compile time by clang's thread-safety analysis.
+test-clang: deps
+	@cmake --preset clang >/dev/null
+	@cmake --build --preset clang -j $(JOBS)
+
+test: test-release test-asan test-tsan test-fuzz test-clang
 	@scripts/test_extra.sh $(BUILD)
 
 # Long runs behind a flag: more crash states, kill rounds and fuzz inputs

@@ -90,7 +90,7 @@ bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record,
 
 Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
   Log& lg = *logs_[log];
-  std::lock_guard<std::mutex> lock(lg.rotate_mu);
+  MutexLock lock(&lg.rotate_mu);
   // Close() takes every rotation mutex after setting the flag.
   if (closed_.load()) return Status::InvalidArgument("the DB is closed");
   // Rotate only if the chunk the caller saw is still current *and* full. The
@@ -107,7 +107,7 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
     if (!lg.chunks[c].header.in_use) free = c;
   }
   if (free == chunks_per_log_) {
-    Status s = RecycleOldest(log);
+    Status s = RecycleOldest(log, lg);
     if (!s.ok()) return s;
     for (unsigned c = 0; c < chunks_per_log_ && free == chunks_per_log_; ++c) {
       if (!lg.chunks[c].header.in_use) free = c;
@@ -120,8 +120,8 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
   return Status::OK();
 }
 
-Status RecoveryLogs::RecycleOldest(unsigned log) {
-  Log& lg = *logs_[log];
+Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg) {
+  lg.rotate_mu.AssertHeld();
   LogChunk* oldest = nullptr;
   for (unsigned c = 0; c < chunks_per_log_; ++c) {
     LogChunk& chunk = lg.chunks[c];
@@ -247,7 +247,7 @@ void RecoveryLogs::ZeroInvalidSlots() {
 
 void RecoveryLogs::Close() {
   closed_.store(true);
-  for (auto& log : logs_) std::lock_guard<std::mutex> lock(log->rotate_mu);
+  for (auto& log : logs_) MutexLock lock(&log->rotate_mu);
 }
 
 uint64_t RecoveryLogs::Verify(std::string* report) const {

@@ -31,13 +31,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "log/log_format.h"
 #include "plush/status.h"
 #include "pool/pool.h"
+#include "util/mutex.h"
 #include "util/sharded_counter.h"
+#include "util/thread_annotations.h"
 
 namespace plush::log {
 
@@ -105,7 +106,7 @@ class RecoveryLogs {
   struct LogChunk {
     uint64_t* state = nullptr;    // header word on media
     uint64_t* entries = nullptr;  // first entry on media
-    LogChunkState header;            // mirror of *state; guarded by Log::rotate_mu
+    LogChunkState header;  // mirror of *state; guarded by its Log::rotate_mu
     std::atomic<uint64_t> max_epoch{0};
     // Recovery: runs [first, first + count) of invalid, non-zero slots,
     // zeroed by ZeroInvalidSlots().
@@ -114,13 +115,16 @@ class RecoveryLogs {
   struct Log {
     // (chunk index << 32) | next slot; chunk kNoChunk means "none yet".
     alignas(64) std::atomic<uint64_t> cursor{uint64_t{kNoChunk} << 32};
-    alignas(64) std::mutex rotate_mu;
+    alignas(64) Mutex rotate_mu;
     std::unique_ptr<LogChunk[]> chunks;
-    uint64_t next_seq = 1;  // GUARDED_BY(rotate_mu)
+    uint64_t next_seq GUARDED_BY(rotate_mu) = 1;
   };
 
-  Status RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* replayed);
-  Status RecycleOldest(unsigned log);
+  // Runs alone (before any append): touches the log's guarded state
+  // without its mutex.
+  Status RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* replayed)
+      NO_THREAD_SAFETY_ANALYSIS;
+  Status RecycleOldest(unsigned log, Log& lg) REQUIRES(lg.rotate_mu);
   void SetState(LogChunk& c, const LogChunkState& s);
 
   media::Media& media_;

@@ -33,6 +33,7 @@
 
 #include "media/fault_injection.h"
 #include "media/media.h"
+#include "util/mutex.h"
 
 namespace plush::media {
 namespace {
@@ -44,14 +45,14 @@ std::atomic<int> sync_failure_errno{EIO};
 // process that opened them (a forked child inherits the table, not the
 // DBs): flock() cannot tell a second open in this process from one in
 // another process, but the user fixes them differently.
-std::mutex open_files_mu;
+Mutex open_files_mu;
 std::map<std::pair<dev_t, ino_t>, pid_t>& OpenFiles() {
   static auto* files = new std::map<std::pair<dev_t, ino_t>, pid_t>();
   return *files;
 }
 
 bool OpenInThisProcess(std::pair<dev_t, ino_t> file) {
-  std::lock_guard<std::mutex> lock(open_files_mu);
+  MutexLock lock(&open_files_mu);
   const auto it = OpenFiles().find(file);
   return it != OpenFiles().end() && it->second == getpid();
 }
@@ -185,7 +186,7 @@ class MappedFileMedia final : public Media {
   void ReleaseLock() override {
     if (fd_ < 0) return;
     {
-      std::lock_guard<std::mutex> lock(open_files_mu);
+      MutexLock lock(&open_files_mu);
       OpenFiles().erase(file_id_);
     }
     flock(fd_, LOCK_UN);
@@ -351,11 +352,11 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
     return ErrnoStatus("cannot lock pool file '" + path + "'", err);
   }
   {
-    std::lock_guard<std::mutex> lock(open_files_mu);
+    MutexLock lock(&open_files_mu);
     OpenFiles()[file_id] = getpid();
   }
   auto forget = [&] {
-    std::lock_guard<std::mutex> lock(open_files_mu);
+    MutexLock lock(&open_files_mu);
     OpenFiles().erase(file_id);
   };
   // A pool this call created is removed again if it cannot be used: a

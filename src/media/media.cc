@@ -29,7 +29,7 @@ const char* Media::GranularityName() const {
 }
 
 Status Media::Sync() {
-  std::lock_guard<std::mutex> lock(sync_mu_);
+  MutexLock lock(&sync_mu_);
   if (failed()) return sync_error_;
   Status s = SyncMedia();
   if (!s.ok()) {
@@ -43,7 +43,7 @@ Status Media::Sync() {
 }
 
 Status Media::sticky_error() const {
-  std::lock_guard<std::mutex> lock(sync_mu_);
+  MutexLock lock(&sync_mu_);
   return sync_error_;
 }
 

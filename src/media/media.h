@@ -39,12 +39,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "plush/options.h"
 #include "plush/status.h"
+#include "util/mutex.h"
 #include "util/sharded_counter.h"
+#include "util/thread_annotations.h"
 
 namespace plush::media {
 
@@ -131,9 +132,9 @@ class Media {
   // After the first failure every Sync() returns that failure, and
   // sticky_error() tells the engine to refuse writes, until the pool is
   // opened again.
-  Status Sync();
+  Status Sync() EXCLUDES(sync_mu_);
   // OK, or the first failed Sync()'s error (see Sync()).
-  Status sticky_error() const;
+  Status sticky_error() const EXCLUDES(sync_mu_);
   bool failed() const { return failed_.load(std::memory_order_acquire); }
   // Lets the pool be opened again (by this or another process) while this
   // mapping stays valid until destruction.
@@ -184,8 +185,8 @@ class Media {
   ShardedCounter persist_calls_;
   ShardedCounter flushed_lines_;
   std::atomic<bool> failed_{false};
-  mutable std::mutex sync_mu_;  // guards sync_error_
-  Status sync_error_;
+  mutable Mutex sync_mu_;
+  Status sync_error_ GUARDED_BY(sync_mu_);
 };
 
 // How a pool file should be opened.

@@ -28,7 +28,7 @@ void StoreWord(char* p, uint64_t v) {
       .store(v, std::memory_order_relaxed);
 }
 
-std::mutex registry_mu;
+Mutex registry_mu;
 std::unordered_map<std::string, std::shared_ptr<SimMedia>>& Registry() {
   static auto* registry =
       new std::unordered_map<std::string, std::shared_ptr<SimMedia>>();
@@ -60,7 +60,7 @@ Status SimMedia::Grow(uint64_t new_size) {
 }
 
 void SimMedia::Remember(uintptr_t first_line, uint64_t count) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<uintptr_t>& lines = pending_[std::this_thread::get_id()];
   for (uint64_t i = 0; i < count; ++i)
     lines.push_back(first_line + i * kCacheLine);
@@ -88,7 +88,7 @@ void SimMedia::Fence(void* sim) noexcept {
 }
 
 void SimMedia::PersistLines() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<uintptr_t> lines;
   lines.swap(pending_[std::this_thread::get_id()]);
   const uint64_t point = persist_points_.fetch_add(1) + 1;
@@ -114,7 +114,7 @@ void SimMedia::ArmCrash(uint64_t k) {
 }
 
 void SimMedia::CrashNow() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (crashed_.load()) return;
   live_at_crash_.resize(size() / 8);
   for (uint64_t i = 0; i < live_at_crash_.size(); ++i) {
@@ -137,6 +137,7 @@ std::vector<uint64_t> SimMedia::LiveImage() const {
 
 std::vector<uint64_t> SimMedia::CrashImage(uint64_t seed) const {
   std::vector<uint64_t> image = DurableImage();
+  MutexLock lock(&mu_);
   std::mt19937_64 coin(seed);
   const uint64_t words = std::min(image.size(), live_at_crash_.size());
   for (uint64_t i = 0; i < words; ++i) {
@@ -147,7 +148,7 @@ std::vector<uint64_t> SimMedia::CrashImage(uint64_t seed) const {
 }
 
 void SimMedia::Restore(const std::vector<uint64_t>& image) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const uint64_t bytes = image.size() * 8;
   if (bytes > size()) size_.store(bytes);
   std::memset(base_, 0, size());
@@ -163,7 +164,7 @@ void SimMedia::Restore(const std::vector<uint64_t>& image) {
 
 Status SimMedia::Open(const std::string& path, bool create, uint64_t size,
                       uint64_t max_size, std::shared_ptr<SimMedia>* device) {
-  std::lock_guard<std::mutex> lock(registry_mu);
+  MutexLock lock(&registry_mu);
   auto it = Registry().find(path);
   if (create) {
     if (it != Registry().end()) {
@@ -189,13 +190,13 @@ Status SimMedia::Open(const std::string& path, bool create, uint64_t size,
 }
 
 std::shared_ptr<SimMedia> SimMedia::Find(const std::string& path) {
-  std::lock_guard<std::mutex> lock(registry_mu);
+  MutexLock lock(&registry_mu);
   auto it = Registry().find(path);
   return it == Registry().end() ? nullptr : it->second;
 }
 
 void SimMedia::Remove(const std::string& path) {
-  std::lock_guard<std::mutex> lock(registry_mu);
+  MutexLock lock(&registry_mu);
   Registry().erase(path);
 }
 

@@ -37,13 +37,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "media/media.h"
+#include "util/mutex.h"
+#include "util/thread_annotations.h"
 
 namespace plush::media {
 
@@ -107,21 +108,22 @@ class SimMedia final : public Media {
   static void Stream(void* sim, uint64_t* dst, const uint64_t* src,
                      size_t n) noexcept;
 
-  void Remember(uintptr_t first_line, uint64_t count);
+  void Remember(uintptr_t first_line, uint64_t count) EXCLUDES(mu_);
   // The effect of a persist point (or the crash it was armed for).
-  void PersistLines();
+  void PersistLines() EXCLUDES(mu_);
 
   const uint64_t max_size_;
   char* durable_ = nullptr;
   std::atomic<bool> open_{false};
 
-  std::mutex mu_;  // guards pending_ and the snapshot
+  mutable Mutex mu_;
   // Lines flushed by each thread and not yet drained.
-  std::unordered_map<std::thread::id, std::vector<uintptr_t>> pending_;
+  std::unordered_map<std::thread::id, std::vector<uintptr_t>> pending_
+      GUARDED_BY(mu_);
   std::atomic<uint64_t> persist_points_{0};
   std::atomic<uint64_t> crash_at_{0};  // 0 = disarmed
   std::atomic<bool> crashed_{false};
-  std::vector<uint64_t> live_at_crash_;
+  std::vector<uint64_t> live_at_crash_ GUARDED_BY(mu_);
   std::function<void()> observer_;
 };
 

@@ -20,6 +20,7 @@ ChunkTable::ChunkTable(pool::Pool* pool, uint64_t chunk_size)
     : pool_(pool), chunk_size_(chunk_size) {}
 
 Status ChunkTable::Load() {
+  MutexLock lock(&mu_);
   const uint64_t word =
       std::atomic_ref<uint64_t>(pool_->root()->payload_chunk_table)
           .load(std::memory_order_acquire);
@@ -58,6 +59,7 @@ Status ChunkTable::Load() {
 }
 
 Status ChunkTable::Grow() {
+  mu_.AssertHeld();
   const uint64_t capacity = capacity_ == 0 ? kFirstCapacity : capacity_ * 2;
   if (capacity > kMaxChunks) {
     return Status::NoSpace("the payload chunk table is full (" +
@@ -87,7 +89,7 @@ Status ChunkTable::Grow() {
 }
 
 Status ChunkTable::Add(uint64_t offset, uint32_t* id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const uint64_t n = count();
   if (n == capacity_) {
     Status s = Grow();

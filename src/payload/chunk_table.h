@@ -20,11 +20,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
 
 #include "plush/status.h"
 #include "pool/pool.h"
+#include "util/mutex.h"
+#include "util/thread_annotations.h"
 
 namespace plush::payload {
 
@@ -35,7 +36,7 @@ class ChunkTable {
   // Reads the table of an existing pool. Corruption if it is damaged
   // (outside the heap, misaligned, chunks overlapping or past the
   // allocation mark).
-  Status Load();
+  Status Load() EXCLUDES(mu_);
 
   uint64_t count() const { return count_.load(std::memory_order_acquire); }
   // The pool offset of chunk `id`, or 0 if there is no such chunk.
@@ -48,16 +49,16 @@ class ChunkTable {
 
   // Registers the chunk at `offset` (its header already persisted) and
   // returns its id. NoSpace if the table cannot grow.
-  Status Add(uint64_t offset, uint32_t* id);
+  Status Add(uint64_t offset, uint32_t* id) EXCLUDES(mu_);
 
  private:
-  Status Grow();
+  Status Grow() REQUIRES(mu_);
 
   pool::Pool* const pool_;
   const uint64_t chunk_size_;
-  std::mutex mu_;  // serializes Add
+  Mutex mu_;  // serializes Add
   std::atomic<uint64_t*> entries_{nullptr};
-  uint64_t capacity_ = 0;  // GUARDED_BY(mu_)
+  uint64_t capacity_ GUARDED_BY(mu_) = 0;
   std::atomic<uint64_t> count_{0};
 };
 

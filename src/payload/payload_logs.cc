@@ -336,7 +336,7 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
   Log& log = *logs_[index];
   PayloadChunk* candidate = nullptr;
   {
-    std::unique_lock<std::mutex> lock(log.mu);
+    MutexLock lock(&log.mu);
     if (log.head.load(std::memory_order_relaxed) != full) return Status::OK();
     PayloadChunk* fresh = nullptr;
     Status s = TakeChunk(index, &fresh);
@@ -349,8 +349,9 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
       // falls behind, writers wait for it: many writers must not grow the
       // log faster than its one compactor shrinks it.
       ++log.owed;
-      log.caught_up.wait(
-          lock, [&] { return !log.compacting || log.owed <= kMaxOwedChunks; });
+      log.caught_up.Wait(&log.mu, [&]() REQUIRES(log.mu) {
+        return !log.compacting || log.owed <= kMaxOwedChunks;
+      });
       return Status::OK();
     }
     candidate = CompactionCandidate(log);
@@ -359,7 +360,7 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
   compacting_here = true;
   while (candidate != nullptr) {
     const bool freed = Compact(index, candidate);
-    std::lock_guard<std::mutex> lock(log.mu);
+    MutexLock lock(&log.mu);
     candidate = nullptr;
     if (freed && log.owed > 0) {
       --log.owed;
@@ -368,7 +369,7 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
       log.owed = 0;  // the live data grows: so may the log
     }
     log.compacting = candidate != nullptr;
-    log.caught_up.notify_all();
+    log.caught_up.NotifyAll();
   }
   compacting_here = false;
   return Status::OK();
@@ -377,7 +378,7 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
 Status PayloadLogs::TakeChunk(unsigned index, PayloadChunk** out) {
   PayloadChunk* c = nullptr;
   {
-    std::lock_guard<std::mutex> lock(chunks_mu_);
+    MutexLock lock(&chunks_mu_);
     if (!free_chunks_.empty()) {
       c = free_chunks_.back();
       free_chunks_.pop_back();
@@ -400,7 +401,7 @@ Status PayloadLogs::TakeChunk(unsigned index, PayloadChunk** out) {
     h->resume = 0;
     StoreRelease(h->state, PayloadChunkState{1, index, true}.Encode());
     media_.Persist(h, sizeof(PayloadChunkHeader));
-    std::lock_guard<std::mutex> lock(chunks_mu_);
+    MutexLock lock(&chunks_mu_);
     uint32_t id = 0;
     s = table_.Add(offset, &id);  // ids follow all_chunks_'s order
     if (!s.ok()) return s;
@@ -416,6 +417,7 @@ Status PayloadLogs::TakeChunk(unsigned index, PayloadChunk** out) {
 }
 
 PayloadLogs::PayloadChunk* PayloadLogs::CompactionCandidate(Log& log) {
+  log.mu.AssertHeld();
   const PayloadChunk* head = log.head.load(std::memory_order_relaxed);
   const size_t sealed = log.chunks.size() - (head != nullptr ? 1 : 0);
   if (sealed < kMinSealedChunks) return nullptr;
@@ -520,7 +522,7 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
     chunk->epoch = epoch;
   }
   {
-    std::lock_guard<std::mutex> lock(log.mu);
+    MutexLock lock(&log.mu);
     log.gc_cursor = chunk->seq;
     if (freed) {
       log.chunks.erase(std::find(log.chunks.begin(), log.chunks.end(), chunk));
@@ -535,7 +537,7 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
     }
   }
   if (freed) {
-    std::lock_guard<std::mutex> lock(chunks_mu_);
+    MutexLock lock(&chunks_mu_);
     free_chunks_.push_back(chunk);
     gc_runs_.fetch_add(1, std::memory_order_relaxed);
   } else {

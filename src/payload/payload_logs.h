@@ -28,12 +28,10 @@
 #define PLUSH_PAYLOAD_PAYLOAD_LOGS_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,7 +42,9 @@
 #include "pool/pool.h"
 #include "table/payload_resolver.h"
 #include "util/key_hasher.h"
+#include "util/mutex.h"
 #include "util/sharded_counter.h"
+#include "util/thread_annotations.h"
 
 namespace plush::payload {
 
@@ -113,7 +113,7 @@ class PayloadLogs final : public table::PayloadResolver {
   // True iff `ref` points to a complete entry of its chunk's current epoch
   // whose key hashes to `key_hash` (recovery: a log record is replayed only
   // if its entry passed; Verify).
-  bool EntryIsIntact(uint64_t ref, uint64_t key_hash) const;
+  bool EntryIsIntact(uint64_t ref, uint64_t key_hash) const override;
 
   // Stops appends (new ones fail with InvalidArgument), waits for those in
   // flight, and records where each log resumes.
@@ -151,20 +151,22 @@ class PayloadLogs final : public table::PayloadResolver {
     // Reservations not yet published or abandoned.
     std::atomic<int64_t> pending{0};
     uint32_t epoch = 0;  // the header's epoch, cached
-    uint64_t seq = 0;    // GUARDED_BY(Log::mu)
+    uint64_t seq = 0;    // guarded by its Log::mu
   };
   struct Log {
     // Appends running in this log (Close waits for them). Next to `head`:
     // an append touches one line of its log.
     alignas(64) std::atomic<int64_t> active{0};
     std::atomic<PayloadChunk*> head{nullptr};
-    std::mutex mu;
-    std::vector<PayloadChunk*> chunks;  // in seq order; the head (if any) last
-    bool compacting = false;     // GUARDED_BY(mu)
-    uint64_t owed = 0;           // rotations during the running compaction
-    std::condition_variable caught_up;  // owed dropped, or compaction ended
-    uint64_t gc_cursor = 0;             // seq of the chunk examined last
-    uint64_t rotations_to_wait = 0;
+    Mutex mu;
+    // In seq order; the head (if any) last.
+    std::vector<PayloadChunk*> chunks GUARDED_BY(mu);
+    bool compacting GUARDED_BY(mu) = false;
+    // Rotations during the running compaction.
+    uint64_t owed GUARDED_BY(mu) = 0;
+    CondVar caught_up;  // owed dropped, or compaction ended
+    uint64_t gc_cursor GUARDED_BY(mu) = 0;  // seq of the chunk examined last
+    uint64_t rotations_to_wait GUARDED_BY(mu) = 0;
   };
   // A view of an entry: pointers into the mapping.
   struct Entry {
@@ -175,7 +177,9 @@ class PayloadLogs final : public table::PayloadResolver {
   };
 
   PayloadLogs(pool::Pool* pool, PayloadHost* host);
-  Status Load();
+  // Runs alone (before any append): fills the logs' guarded state
+  // without their mutexes.
+  Status Load() NO_THREAD_SAFETY_ANALYSIS;
 
   PayloadChunkHeader* HeaderOf(uint64_t chunk_offset) const {
     return media_.At<PayloadChunkHeader>(chunk_offset);
@@ -190,12 +194,12 @@ class PayloadLogs final : public table::PayloadResolver {
                      Ticket* ticket);
 
   Status Rotate(unsigned log_index, PayloadChunk* full);
-  Status TakeChunk(unsigned log_index, PayloadChunk** chunk);
+  Status TakeChunk(unsigned log_index, PayloadChunk** chunk)
+      EXCLUDES(chunks_mu_);
   // Picks the chunk to examine next, or null. REQUIRES: log.mu.
-  PayloadChunk* CompactionCandidate(Log& log);
+  PayloadChunk* CompactionCandidate(Log& log) REQUIRES(log.mu);
   // Examines the chunk and frees it if that pays off; true if freed.
   bool Compact(unsigned log_index, PayloadChunk* chunk);
-  void Free(unsigned log_index, PayloadChunk* chunk);
   // Calls fn(offset, entry) for every intact entry of the chunk.
   template <typename Fn>
   void ForEachEntry(const PayloadChunk& chunk, Fn fn) const;
@@ -210,9 +214,9 @@ class PayloadLogs final : public table::PayloadResolver {
   std::atomic<bool> closed_{false};
   std::vector<uint64_t*> resume_marks_;  // cleared by FinishOpen()
 
-  std::mutex chunks_mu_;          // guards the two members below
-  std::deque<PayloadChunk> all_chunks_;  // by id
-  std::vector<PayloadChunk*> free_chunks_;
+  Mutex chunks_mu_;
+  std::deque<PayloadChunk> all_chunks_ GUARDED_BY(chunks_mu_);  // by id
+  std::vector<PayloadChunk*> free_chunks_ GUARDED_BY(chunks_mu_);
   std::atomic<uint64_t> next_seq_{1};
 
   // Read by every lookup that meets a dangling reference, written once per

@@ -22,12 +22,12 @@ Allocator::Allocator(media::Media* media, RootPage* root,
       cursor_(root->alloc_high_water) {}
 
 uint64_t Allocator::used_bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return cursor_;
 }
 
 void Allocator::TrimMark() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   // Page-aligned, like every mark: a pool file truncated at its mark is
   // still a whole number of pages.
   std::atomic_ref<uint64_t>(root_->alloc_high_water)
@@ -36,6 +36,7 @@ void Allocator::TrimMark() {
 }
 
 Status Allocator::EnsureMapped(uint64_t end) {
+  mu_.AssertHeld();
   const uint64_t mapped = media_->size();
   if (end <= mapped) return Status::OK();
   const uint64_t limit = std::min(max_pool_size_, uint64_t{1} << 62);
@@ -57,7 +58,7 @@ Status Allocator::EnsureMapped(uint64_t end) {
 
 Status Allocator::Allocate(uint64_t size, uint64_t alignment,
                            uint64_t* offset) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const uint64_t begin = AlignUp(cursor_, alignment);
   const uint64_t end = begin + size;
   std::atomic_ref<uint64_t> high_water(root_->alloc_high_water);

@@ -20,11 +20,12 @@
 #define PLUSH_POOL_ALLOCATOR_H_
 
 #include <cstdint>
-#include <mutex>
 
 #include "media/media.h"
 #include "plush/status.h"
 #include "pool/pool_format.h"
+#include "util/mutex.h"
+#include "util/thread_annotations.h"
 
 namespace plush::pool {
 
@@ -48,13 +49,13 @@ class Allocator {
   void TrimMark();
 
  private:
-  Status EnsureMapped(uint64_t end);
+  Status EnsureMapped(uint64_t end) REQUIRES(mu_);
 
   media::Media* const media_;
   RootPage* const root_;
   const uint64_t max_pool_size_;
-  mutable std::mutex mu_;
-  uint64_t cursor_;  // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  uint64_t cursor_ GUARDED_BY(mu_);
 };
 
 }  // namespace plush::pool

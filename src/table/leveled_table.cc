@@ -9,6 +9,7 @@
 
 #include <array>
 #include <bit>
+#include <cassert>
 #include <cstring>
 
 #include "table/simd.h"
@@ -170,7 +171,7 @@ Status LeveledTable::AttachLevels() {
 
 Status LeveledTable::EnsureLevel(unsigned level) {
   if (level < level_count()) return Status::OK();
-  std::lock_guard<std::mutex> lock(level_mu_);
+  MutexLock lock(&level_mu_);
   if (level < level_count()) return Status::OK();
   if (level > pool::kMaxPmemLevels) return Status::NoSpace("too many levels");
   const Level& parent = levels_[level - 1];
@@ -235,6 +236,7 @@ Bucket* LeveledTable::BucketAt(const Level& level, uint64_t index,
 }
 
 void LeveledTable::PrefetchDramSlot(uint64_t dram_index, uint64_t hash) const {
+  assert(DramLocked(dram_index));
   const DirectoryEntry& e = levels_[0].entries[dram_index];
   const unsigned pos =
       std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_ - 1);
@@ -272,6 +274,12 @@ EntryState LeveledTable::DramState(uint64_t dram_index) const {
 }
 
 void LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash,
+                              const Slot& slot, bool logged) {
+  assert(DramLocked(dram_index));
+  AppendDram(dram_index, hash, slot, logged);
+}
+
+void LeveledTable::AppendDram(uint64_t dram_index, uint64_t hash,
                               const Slot& slot, bool logged) {
   DirectoryEntry& e = levels_[0].entries[dram_index];
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
@@ -518,7 +526,7 @@ Status LeveledTable::RecoverIntoDram(uint64_t dram_index, uint64_t hash,
         "recovery log holds more unmigrated records for DRAM entry " +
         std::to_string(dram_index) + " than the entry can hold");
   }
-  InsertDram(dram_index, hash, slot, /*logged=*/true);
+  AppendDram(dram_index, hash, slot, /*logged=*/true);
   return Status::OK();
 }
 

@@ -22,6 +22,7 @@
 // merge (same key: the newer position wins). Nothing is lost either way.
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 
 #include "table/leveled_table.h"
@@ -38,6 +39,7 @@ struct LeveledTable::Target {
 };
 
 Status LeveledTable::MigrateDram(uint64_t dram_index) {
+  assert(DramLocked(dram_index));
   return Migrate(0, dram_index);
 }
 

@@ -3,6 +3,7 @@
 // Reading a DRAM entry's whole subtree for ordered scans (range
 // partitioning, db/range_iterator.h).
 
+#include <cassert>
 #include <algorithm>
 
 #include "table/leveled_table.h"
@@ -11,6 +12,7 @@ namespace plush::table {
 
 Status LeveledTable::CollectSubtree(uint64_t dram_index,
                                     std::vector<Slot>* slots) const {
+  assert(DramLocked(dram_index));
   const unsigned levels = level_count();
   for (unsigned l = 0; l < levels; ++l) {
     const Level& level = levels_[l];
