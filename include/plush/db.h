@@ -35,6 +35,8 @@
 #define PLUSH_DB_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,6 +47,7 @@
 #include "plush/options.h"
 #include "plush/stats.h"
 #include "plush/status.h"
+#include "plush/write_batch.h"
 
 namespace plush {
 
@@ -82,6 +85,56 @@ class PLUSH_EXPORT DB {
 
   // Removes `key` (writes a tombstone). Deleting a missing key is OK.
   virtual Status Delete(const WriteOptions& options, std::string_view key) = 0;
+
+  // Applies every operation of *batch (write_batch.h) atomically, with one
+  // persistence barrier for all of them (logged writes; see WriteOptions).
+  // Returns OK; InvalidArgument (a key or value over its limit, naming the
+  // operation; a batch over kMaxBatchRecords / kMaxBatchBytes or over what
+  // the pool takes at once; a closed DB); NoSpace (nothing applied). An
+  // empty batch is OK. Readers may see a batch's operations appear one by
+  // one; a crash never leaves part of a batch.
+  virtual Status Write(const WriteOptions& options, WriteBatch* batch) = 0;
+
+  // Read-modify-write of one key, atomic with respect to every other
+  // writer of the key: `fn` runs under the key's lock with the key's
+  // current value (null if absent) and decides what happens.
+  enum class UpdateAction {
+    kKeep,    // change nothing
+    kPut,     // store *new_value
+    kDelete,  // delete the key
+  };
+  using UpdateFunction = std::function<UpdateAction(const std::string* current,
+                                                    std::string* new_value)>;
+  // `fn` may run more than once (when the write has to start over, e.g.
+  // because the log rotated); only its last result is applied, so it must
+  // not have side effects that matter. Readers are never blocked: they see
+  // the old or the new value. Returns OK, InvalidArgument (sizes, closed
+  // DB), NoSpace, or Corruption (the current value cannot be read).
+  virtual Status Update(const WriteOptions& options, std::string_view key,
+                        const UpdateFunction& fn) = 0;
+
+  // Adds `delta` to the 8-byte little-endian signed integer stored under
+  // `key` (a missing key counts as 0), stores the sum, and returns it in
+  // *result: Redis's INCRBY. InvalidArgument if the value is not 8 bytes
+  // long or the sum overflows (nothing changes then).
+  virtual Status Increment(const WriteOptions& options, std::string_view key,
+                           int64_t delta, int64_t* result) = 0;
+
+  // Stores `value` under `key` unless the key exists; *inserted (if not
+  // null) says which happened. Atomic like Update.
+  Status PutIfAbsent(const WriteOptions& options, std::string_view key,
+                     std::string_view value, bool* inserted = nullptr) {
+    bool stored = false;
+    Status s = Update(options, key,
+                      [&](const std::string* current, std::string* next) {
+                        stored = current == nullptr;
+                        if (!stored) return UpdateAction::kKeep;
+                        next->assign(value);
+                        return UpdateAction::kPut;
+                      });
+    if (inserted != nullptr) *inserted = s.ok() && stored;
+    return s;
+  }
 
   // An ordered iterator (range-partitioned pools only; see iterator.h).
   // The caller owns it and must destroy it before the DB.

@@ -17,9 +17,16 @@ namespace plush {
 inline constexpr size_t kMaxKeySize = 1024;
 inline constexpr size_t kMaxValueSize = 64 * 1024;
 
+// A WriteBatch holds at most this many operations, and at most this many
+// bytes of keys and values (WriteBatch::ApproximateSize); larger batches
+// are InvalidArgument. (A pool may allow fewer operations: write_batch.h.)
+inline constexpr size_t kMaxBatchRecords = 1 << 16;
+inline constexpr size_t kMaxBatchBytes = 64 << 20;
+
 // The on-media format version this library writes (docs/format.md). Pools
-// with a newer version are refused with NotSupported.
-inline constexpr uint32_t kFormatVersion = 1;
+// with a newer version are refused with NotSupported; version 1 pools are
+// upgraded in place when opened.
+inline constexpr uint32_t kFormatVersion = 2;
 
 }  // namespace plush
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <thread>
 #include <vector>
 
@@ -146,6 +147,7 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
             .count();
   }
   // Everything above only read the pool; from here on it is in use.
+  impl->pool_->UpgradeFormat();
   impl->logs_->ZeroInvalidSlots();
   impl->payload_->FinishOpen();
   impl->opened_ = true;
@@ -230,6 +232,196 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
                                    {Word(key), 0, true, false})
           : WritePayload(options, key, {}, /*tombstone=*/true);
   if (s.ok()) user_bytes_.Add(key.size());
+  return s;
+}
+
+Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
+  Status s = CheckWritable();
+  if (!s.ok()) return s;
+  if (batch == nullptr) return Status::InvalidArgument("no batch (null)");
+  if (batch->Count() > kMaxBatchRecords) {
+    return Status::InvalidArgument(
+        "batch of " + std::to_string(batch->Count()) +
+        " operations exceeds the limit of " + std::to_string(kMaxBatchRecords));
+  }
+  if (batch->ApproximateSize() > kMaxBatchBytes) {
+    return Status::InvalidArgument(
+        "batch of " + std::to_string(batch->ApproximateSize()) +
+        " bytes exceeds the limit of " + std::to_string(kMaxBatchBytes));
+  }
+  // Every operation is checked before anything is written.
+  struct Op {
+    std::string_view key;
+    std::string_view value;
+    bool tombstone;
+  };
+  struct Collect final : WriteBatch::Handler {
+    void Put(std::string_view k, std::string_view v) override {
+      ops.push_back({k, v, false});
+    }
+    void Delete(std::string_view k) override { ops.push_back({k, {}, true}); }
+    std::vector<Op> ops;
+  } collect;
+  batch->Iterate(&collect);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < collect.ops.size(); ++i) {
+    const Op& op = collect.ops[i];
+    s = op.key.size() > kMaxKeySize ? KeyTooLarge(op.key)
+        : op.value.size() > kMaxValueSize
+            ? Status::InvalidArgument(
+                  "value of " + std::to_string(op.value.size()) +
+                  " bytes exceeds the limit of " + std::to_string(kMaxValueSize))
+            : Status::OK();
+    if (!s.ok()) return s.WithContext("batch operation " + std::to_string(i));
+    bytes += op.key.size() + op.value.size();
+  }
+  // Payload entries are written (flushed, not fenced) before the records
+  // that reference them; the batch's one log barrier covers both.
+  std::deque<payload::PayloadLogs::Ticket> tickets;  // until published
+  std::vector<WritePath::Record> records;
+  records.reserve(collect.ops.size());
+  bool payloads = false;
+  for (const Op& op : collect.ops) {
+    if (op.key.size() == 8 && (op.tombstone || op.value.size() == 8)) {
+      records.push_back({table_->hasher().InlineHash(Word(op.key)),
+                         {Word(op.key), op.tombstone ? 0 : Word(op.value),
+                          op.tombstone, false}});
+      continue;
+    }
+    const uint64_t hash = table_->hasher().Hash(op.key);
+    uint64_t ref = 0;
+    s = payload_->Append(op.key, hash, op.value, &ref, &tickets.emplace_back());
+    if (!s.ok()) return s;
+    records.push_back({hash, {hash, ref, op.tombstone, true}});
+    payloads = true;
+  }
+  // An unlogged batch has no barrier of its own (WritePayload).
+  if (!options.log && payloads) pool_->media().Drain();
+  s = write_path_->WriteRecords(options, records);
+  if (s.ok()) user_bytes_.Add(bytes);
+  return s;
+}
+
+Status DBImpl::ReadCurrent(const table::LookupKey& lookup, std::string* value,
+                           bool* present) const {
+  const table::Found found = table_->Get(lookup, value);
+  if (found == table::Found::kDamaged) {
+    return Status::Corruption(
+        "the newest version of the key references a payload entry of "
+        "another key");
+  }
+  *present = found == table::Found::kValue;
+  return Status::OK();
+}
+
+// Under the key's lock nothing else writes the key, so a decision taken
+// there on the current value is atomic. A new version that needs a payload
+// entry (a key or value other than 8 bytes) is the exception: an append
+// may compact, and compaction takes DRAM entry locks, so it cannot happen
+// under one. Such a version is appended first and published under the
+// lock only if the key still holds the value it was computed from;
+// otherwise the decision is taken again.
+Status DBImpl::ReadModifyWrite(const WriteOptions& options,
+                               std::string_view key, const Decide& decide) {
+  Status s = CheckWritable();
+  if (!s.ok()) return s;
+  if (key.size() > kMaxKeySize) return KeyTooLarge(key);
+  const uint64_t hash = table_->hasher().Hash(key);
+  const table::LookupKey lookup = table::LookupKey::For(key, hash);
+  const bool inline_key = key.size() == 8;
+  for (;;) {
+    std::string current;
+    std::string next;
+    bool present = false;
+    UpdateAction action = UpdateAction::kKeep;
+    bool needs_payload = false;
+    s = write_path_->Write(
+        options, hash, [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
+          *skip = true;
+          Status r = ReadCurrent(lookup, &current, &present);
+          if (r.ok()) r = decide(present ? &current : nullptr, &next, &action);
+          if (!r.ok() || action == UpdateAction::kKeep) return r;
+          const bool tombstone = action == UpdateAction::kDelete;
+          if (!tombstone && next.size() > kMaxValueSize) {
+            return Status::InvalidArgument(
+                "new value of " + std::to_string(next.size()) +
+                " bytes exceeds the limit of " + std::to_string(kMaxValueSize));
+          }
+          if (inline_key && (tombstone || next.size() == 8)) {
+            *slot = {Word(key), tombstone ? 0 : Word(next), tombstone, false};
+            *skip = false;
+          } else {
+            needs_payload = true;
+          }
+          return Status::OK();
+        });
+    if (!s.ok() || !needs_payload) {
+      if (s.ok() && action != UpdateAction::kKeep)
+        user_bytes_.Add(key.size() + next.size());
+      return s;
+    }
+    const bool tombstone = action == UpdateAction::kDelete;
+    uint64_t ref = 0;
+    payload::PayloadLogs::Ticket ticket;  // until the reference is published
+    s = payload_->Append(key, hash, tombstone ? std::string_view() : next,
+                         &ref, &ticket);
+    if (!s.ok()) return s;
+    if (!options.log) pool_->media().Drain();  // as in WritePayload
+    bool changed = false;
+    s = write_path_->Write(
+        options, hash, [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
+          std::string now;
+          bool now_present = false;
+          Status r = ReadCurrent(lookup, &now, &now_present);
+          changed = now_present != present || (present && now != current);
+          *skip = changed;
+          *slot = {hash, ref, tombstone, true};
+          return r;
+        });
+    if (!s.ok()) return s;
+    if (!changed) {
+      user_bytes_.Add(key.size() + next.size());
+      return Status::OK();
+    }
+  }
+}
+
+Status DBImpl::Update(const WriteOptions& options, std::string_view key,
+                      const UpdateFunction& fn) {
+  return ReadModifyWrite(
+      options, key,
+      [&](const std::string* current, std::string* next,
+          UpdateAction* action) {
+        *action = fn(current, next);
+        return Status::OK();
+      });
+}
+
+Status DBImpl::Increment(const WriteOptions& options, std::string_view key,
+                         int64_t delta, int64_t* result) {
+  int64_t sum = 0;
+  Status s = ReadModifyWrite(
+      options, key,
+      [&](const std::string* current, std::string* next,
+          UpdateAction* action) -> Status {
+        int64_t value = 0;
+        if (current != nullptr) {
+          if (current->size() != sizeof(value)) {
+            return Status::InvalidArgument(
+                "the value is " + std::to_string(current->size()) +
+                " bytes long, not an 8-byte integer");
+          }
+          std::memcpy(&value, current->data(), sizeof(value));
+        }
+        if (__builtin_add_overflow(value, delta, &sum)) {
+          return Status::InvalidArgument(
+              "increment or decrement would overflow");
+        }
+        next->assign(reinterpret_cast<const char*>(&sum), sizeof(sum));
+        *action = UpdateAction::kPut;
+        return Status::OK();
+      });
+  if (s.ok() && result != nullptr) *result = sum;
   return s;
 }
 
@@ -320,7 +512,7 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->power_fail_durable = m.power_fail_durable();
   stats->guarantee = m.Guarantee();
   stats->granularity = m.GranularityName();
-  stats->format_version = kFormatVersion;
+  stats->format_version = pool_->format_version();
   stats->partitioning = table_->hasher().range() ? "range" : "hash";
   stats->dram_bytes = table_->dram_bytes() + sizeof(*this);
   stats->pool_bytes = m.size();

@@ -17,6 +17,7 @@
 #define PLUSH_DB_DB_IMPL_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -45,6 +46,11 @@ class DBImpl final : public DB {
   Status Get(const ReadOptions& options, std::string_view key,
              std::string* value) override;
   Status Delete(const WriteOptions& options, std::string_view key) override;
+  Status Write(const WriteOptions& options, WriteBatch* batch) override;
+  Status Update(const WriteOptions& options, std::string_view key,
+                const UpdateFunction& fn) override;
+  Status Increment(const WriteOptions& options, std::string_view key,
+                   int64_t delta, int64_t* result) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
   Status Checkpoint(unsigned threads) override;
   Status Sync() override;
@@ -67,6 +73,16 @@ class DBImpl final : public DB {
   Status WritePayload(const WriteOptions& options, std::string_view key,
                       std::string_view value, bool tombstone);
   Status CheckpointRange(uint64_t first, uint64_t end);
+  // Reads the key's newest value (*present false if absent or deleted).
+  Status ReadCurrent(const table::LookupKey& lookup, std::string* value,
+                     bool* present) const;
+  // The read-modify-write of Update and Increment: `decide(current,
+  // &next, &action)` runs under the key's lock; its error ends the update.
+  using Decide = std::function<Status(const std::string* current,
+                                      std::string* next,
+                                      UpdateAction* action)>;
+  Status ReadModifyWrite(const WriteOptions& options, std::string_view key,
+                         const Decide& decide);
   bool closed() const { return closed_.load(std::memory_order_relaxed); }
   // OK, or why writes are refused: a closed DB, or a failed sync (sticky
   // until the pool is opened again; media.h).

@@ -1,16 +1,40 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Recovery in two phases:
+//
+//   1. read   every log in parallel (one thread per log partition) and keep
+//             the records that are not on PMem yet. Reads only: a pool whose
+//             logs are damaged fails here, untouched.
+//   2. place  group the kept records by DRAM entry, order each group by
+//             (epoch, position) — the order in which the records entered
+//             their DRAM entry, whichever log they were written to (a write
+//             batch puts all its records in one log) — and append them.
+//
+// A DRAM entry never receives more records than it holds: every record
+// kept had its slot in the entry when the crash came (a write batch gives
+// one entry at most that many records, migrating it first if needed).
 
 #include "db/recovery.h"
 
 #include <algorithm>
+#include <thread>
 #include <utility>
 #include <vector>
 
 namespace plush {
+namespace {
 
-// A log record whose epoch is not above the epoch of its level-1 entry is
-// already on PMem. Replay makes no migrations and writes no log entries,
-// so recovery is idempotent.
+// A record that phase 2 appends to its DRAM entry.
+struct Kept {
+  uint64_t dram_index;
+  uint64_t hash;
+  uint64_t epoch;
+  uint32_t position;
+  table::Slot slot;
+};
+
+}  // namespace
+
 Status RecoverDramLevel(table::LeveledTable* table, log::RecoveryLogs* logs,
                         const payload::PayloadLogs& payload, unsigned threads,
                         uint64_t* replayed) {
@@ -23,8 +47,10 @@ Status RecoverDramLevel(table::LeveledTable* table, log::RecoveryLogs* logs,
   std::vector<std::pair<uint64_t, uint64_t>> child_epochs(entries);
   for (uint64_t d = 0; d < entries; ++d)
     child_epochs[d] = table->ChildEpochRange(d);
-  std::vector<uint64_t> max_replayed(entries, 0);
-  auto replay = [&](unsigned, const log::LogRecord& r) -> Status {
+
+  // Phase 1.
+  std::vector<std::vector<Kept>> kept(logs->log_count());
+  auto keep = [&](unsigned log, const log::LogRecord& r) -> Status {
     const uint64_t hash = table->HashOf(r.key, r.indirect);
     const uint64_t d = table->DramIndex(hash);
     const auto [min_child, max_child] = child_epochs[d];
@@ -38,20 +64,68 @@ Status RecoverDramLevel(table::LeveledTable* table, log::RecoveryLogs* logs,
     // key's current version.
     if (r.indirect && !payload.EntryIsIntact(r.value, r.key))
       return Status::OK();
-    // Logs partition the DRAM entries, so each entry is touched by one
-    // recovery thread only.
-    max_replayed[d] = std::max(max_replayed[d], r.epoch);
-    return table->RecoverIntoDram(d, hash,
-                                  {r.key, r.value, r.tombstone, r.indirect});
+    kept[log].push_back({d, hash, r.epoch, r.position,
+                         {r.key, r.value, r.tombstone, r.indirect}});
+    return Status::OK();
   };
-  Status s = logs->Recover(threads, replay, replayed);
+  Status s = logs->Recover(threads, keep, replayed);
   if (!s.ok()) return s;
-  // A DRAM entry resumes above every epoch its children or its replayed
-  // records carry: later log entries must not look migrated, and the next
-  // migration must cover the replayed records.
-  for (uint64_t d = 0; d < entries; ++d) {
-    table->SetDramEpoch(d,
-                        std::max(child_epochs[d].second + 1, max_replayed[d]));
+
+  // Phase 2: a counting sort by DRAM entry keeps each log's order, which
+  // breaks ties (format version 1 wrote no positions, and one log only per
+  // entry).
+  std::vector<uint64_t> first(entries + 1, 0);
+  for (const auto& records : kept) {
+    for (const Kept& k : records) ++first[k.dram_index + 1];
+  }
+  for (uint64_t d = 0; d < entries; ++d) first[d + 1] += first[d];
+  std::vector<const Kept*> order(first[entries]);
+  {
+    std::vector<uint64_t> next(first.begin(), first.end() - 1);
+    for (const auto& records : kept) {
+      for (const Kept& k : records) order[next[k.dram_index]++] = &k;
+    }
+  }
+  auto place = [&](uint64_t begin, uint64_t end) -> Status {
+    for (uint64_t d = begin; d < end; ++d) {
+      const auto group_begin = order.begin() + static_cast<ptrdiff_t>(first[d]);
+      const auto group_end = order.begin() + static_cast<ptrdiff_t>(first[d + 1]);
+      std::stable_sort(group_begin, group_end,
+                       [](const Kept* a, const Kept* b) {
+                         return a->epoch != b->epoch ? a->epoch < b->epoch
+                                                     : a->position < b->position;
+                       });
+      if (first[d + 1] - first[d] > table->capacity()) {
+        return Status::Corruption(
+            "recovery logs hold " + std::to_string(first[d + 1] - first[d]) +
+            " unmigrated records for DRAM entry " + std::to_string(d) +
+            ", which holds " + std::to_string(table->capacity()));
+      }
+      uint64_t max_epoch = 0;
+      for (auto it = group_begin; it != group_end; ++it) {
+        table->RecoverIntoDram(d, (*it)->hash, (*it)->slot);
+        max_epoch = std::max(max_epoch, (*it)->epoch);
+      }
+      // A DRAM entry resumes above every epoch its children or its
+      // replayed records carry: later log entries must not look migrated,
+      // and the next migration must cover the replayed records.
+      table->SetDramEpoch(d, std::max(child_epochs[d].second + 1, max_epoch));
+    }
+    return Status::OK();
+  };
+  const unsigned workers = std::max<unsigned>(
+      1, std::min<uint64_t>(threads, entries));
+  std::vector<Status> results(workers);
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < workers; ++t) {
+    pool.emplace_back([&, t] {
+      results[t] = place(entries * t / workers, entries * (t + 1) / workers);
+    });
+  }
+  results[0] = place(0, entries / workers);
+  for (std::thread& t : pool) t.join();
+  for (Status& r : results) {
+    if (!r.ok()) return r;
   }
   return Status::OK();
 }

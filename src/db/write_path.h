@@ -10,15 +10,22 @@
 //      is full, unlock, rotate the log and start over
 //   5. insert the slot into the DRAM entry and unlock
 //
-// Every writer of the table goes through here: Put and Delete, and payload
-// compaction's relocations. The DB's closed flag is checked under the
-// entry lock, so that no write starts after Close() passed that lock.
+// Every writer of the table goes through here: Put, Delete, Update and
+// write batches, and payload compaction's relocations. The DB's closed
+// flag is checked under the entry lock, so that no write starts after
+// Close() passed that lock.
+//
+// A write batch (WriteRecords) takes the locks of all its DRAM entries, in
+// index order (no other writer holds more than one), gives each record its
+// slot, appends all records with their commit to one log with one barrier,
+// then inserts them.
 
 #ifndef PLUSH_DB_WRITE_PATH_H_
 #define PLUSH_DB_WRITE_PATH_H_
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "log/recovery_log.h"
 #include "plush/options.h"
@@ -26,6 +33,9 @@
 #include "table/leveled_table.h"
 
 namespace plush {
+
+static_assert(table::kMaxSlots <= 1u << log::kPositionBits,
+              "a log record names its slot in its DRAM entry");
 
 class WritePath {
  public:
@@ -48,6 +58,18 @@ class WritePath {
     });
   }
 
+  // A record of a write batch: its slot and the table hash of its key.
+  struct Record {
+    uint64_t hash;
+    table::Slot slot;
+  };
+  // Writes the records atomically (write_batch.h), in order: a later record
+  // of a key wins. Logged: one persistence barrier; unlogged: none (and no
+  // atomicity across crashes). InvalidArgument if more records than a log
+  // chunk holds, or than one DRAM entry holds, would go together.
+  Status WriteRecords(const WriteOptions& options,
+                      const std::vector<Record>& records);
+
   // Runs `fn(dram_index)` under the DRAM entry's lock; InvalidArgument if
   // the DB was closed (checked under the lock).
   template <typename Fn>
@@ -65,6 +87,9 @@ class WritePath {
 
  private:
   bool closed() const { return closed_.load(std::memory_order_relaxed); }
+  // Locks / unlocks the DRAM entries `entries` (ascending).
+  void LockAll(const std::vector<uint64_t>& entries);
+  void UnlockAll(const std::vector<uint64_t>& entries);
 
   table::LeveledTable& table_;
   log::RecoveryLogs& logs_;
@@ -95,9 +120,10 @@ Status WritePath::Write(const WriteOptions& options, uint64_t hash,
     // The slot's lines load while the log append waits for its fence.
     table_.PrefetchDramSlot(d, hash);
     if (options.log) {
-      const log::LogRecord record{slot.key, slot.value,
-                                  table_.DramState(d).epoch, slot.tombstone,
-                                  slot.indirect};
+      const table::EntryState st = table_.DramState(d);
+      const log::LogRecord record{slot.key,       slot.value,
+                                  st.epoch,       slot.tombstone,
+                                  slot.indirect,  static_cast<uint8_t>(st.size)};
       uint32_t chunk_seen = 0;
       if (!logs_.TryAppend(log, record, &chunk_seen)) {
         // Rotating may migrate DRAM entries: never while holding a lock.

@@ -15,24 +15,43 @@
 //     log_seq  56 bits: order of the chunk within its log (higher = newer)
 //   header words 1..7: zero
 //
-//   entry (3 words; RAWL, one persistence barrier per entry):
+//   entry (3 words; RAWL, one persistence barrier per append):
 //     w0 = check << 62 | key[0..61]
 //     w1 = check << 62 | value[0..61]
 //     w2 = check << 62 | key[62..63] << 60 | value[62..63] << 58
-//          | tombstone << 57 | indirect << 56 | epoch (48 bits)
+//          | tombstone << 57 | indirect << 56 | position << 48
+//          | type << 46 | epoch (46 bits)
+//
+//   type 0 (kRecord)  a record on its own
+//   type 1 (kMember)  a record of a write batch: valid only if the batch's
+//                     commit entry follows its members without a gap
+//   type 2 (kCommit)  ends a write batch: w0's low 62 bits count the
+//                     members right before it; w1, position and epoch 0
+//   type 3            never written (an entry of type 3 is invalid)
+//
+//   `position` is the slot the record took in its DRAM entry, `epoch` that
+//   entry's epoch: (epoch, position) orders the records of a DRAM entry
+//   even across logs (a batch's records all go to one log), which is how
+//   recovery rebuilds each DRAM entry in its original order.
 //
 // An entry is valid iff the check bits of all three words equal the
 // chunk's check. Each word is stored atomically, so a torn entry has at
 // least one word with another check (older content, or zero: check 0 is
-// never valid). The state word changes in single atomic stores: freeing a
-// chunk advances its check (invalidating every entry at once), activating
-// it sets a new log_seq and in_use.
+// never valid). A batch is all or nothing: it is appended as one run of
+// slots (members, then the commit) with one barrier, and replayed only if
+// every entry of the run is valid. The state word changes in single atomic
+// stores: freeing a chunk advances its check (invalidating every entry at
+// once), activating it sets a new log_seq and in_use.
 //
 // Why two check bits and not the paper's one flag bit: a slot that a
 // crashed writer left half-written holds words of two generations. With
 // three check values, and recovery zeroing every invalid slot of the chunks
 // in use, a slot never mixes the current generation with the one two
 // before it, which a single flag bit could not tell apart.
+//
+// Format version 1 wrote no positions or types (those bits were zero, and
+// the epoch had 48 bits): its entries read as type-0 records at position 0,
+// which recovery orders by their place in their (single) log.
 
 #ifndef PLUSH_LOG_LOG_FORMAT_H_
 #define PLUSH_LOG_LOG_FORMAT_H_
@@ -44,7 +63,9 @@ namespace plush::log {
 inline constexpr uint64_t kLogChunkHeaderSize = 64;
 inline constexpr uint64_t kEntryWords = 3;
 inline constexpr uint64_t kEntrySize = kEntryWords * 8;
-inline constexpr uint64_t kMaxEpoch = (1ull << 48) - 1;
+inline constexpr unsigned kEpochBits = 46;
+inline constexpr uint64_t kMaxEpoch = (1ull << kEpochBits) - 1;
+inline constexpr unsigned kPositionBits = 8;
 
 struct LogChunkState {
   uint64_t log_seq = 0;
@@ -61,15 +82,25 @@ struct LogChunkState {
   static uint32_t NextCheck(uint32_t check) { return check % 3 + 1; }
 };
 
+// What an entry is (DO NOT CHANGE: persisted).
+enum class EntryType : uint8_t {
+  kRecord = 0,
+  kMember = 1,
+  kCommit = 2,
+};
+
 // A decoded recovery-log entry. `key` and `value` are the two words of a
 // hash-table slot (an inline 8-byte key and value, or a key hash and a
-// payload reference when `indirect`).
+// payload reference when `indirect`). For a kCommit entry, `key` holds the
+// number of members.
 struct LogRecord {
   uint64_t key = 0;
   uint64_t value = 0;
   uint64_t epoch = 0;
   bool tombstone = false;
   bool indirect = false;
+  uint8_t position = 0;  // the record's slot in its DRAM entry
+  EntryType type = EntryType::kRecord;
 };
 
 inline void EncodeEntry(const LogRecord& r, uint32_t check, uint64_t out[3]) {
@@ -79,6 +110,8 @@ inline void EncodeEntry(const LogRecord& r, uint32_t check, uint64_t out[3]) {
   out[1] = c | (r.value & kLow62);
   out[2] = c | (r.key >> 62) << 60 | (r.value >> 62) << 58 |
            uint64_t{r.tombstone} << 57 | uint64_t{r.indirect} << 56 |
+           uint64_t{r.position} << 48 |
+           uint64_t{static_cast<uint8_t>(r.type)} << kEpochBits |
            (r.epoch & kMaxEpoch);
 }
 
@@ -87,11 +120,15 @@ inline bool DecodeEntry(const uint64_t in[3], uint32_t check, LogRecord* r) {
   const uint64_t c = check;
   if ((in[0] >> 62) != c || (in[1] >> 62) != c || (in[2] >> 62) != c)
     return false;
+  const uint64_t type = (in[2] >> kEpochBits) & 3;
+  if (type > static_cast<uint64_t>(EntryType::kCommit)) return false;
   constexpr uint64_t kLow62 = (1ull << 62) - 1;
   r->key = (in[0] & kLow62) | ((in[2] >> 60) & 3) << 62;
   r->value = (in[1] & kLow62) | ((in[2] >> 58) & 3) << 62;
   r->tombstone = ((in[2] >> 57) & 1) != 0;
   r->indirect = ((in[2] >> 56) & 1) != 0;
+  r->position = static_cast<uint8_t>(in[2] >> 48);
+  r->type = static_cast<EntryType>(type);
   r->epoch = in[2] & kMaxEpoch;
   return true;
 }

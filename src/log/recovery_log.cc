@@ -67,25 +67,109 @@ void RecoveryLogs::SetState(LogChunk& c, const LogChunkState& s) {
   media_.Persist(c.state, sizeof(uint64_t));
 }
 
+bool RecoveryLogs::Reserve(unsigned log, uint64_t n, LogChunk** chunk,
+                           uint64_t* slot, uint32_t* chunk_seen) {
+  Log& lg = *logs_[log];
+  const uint64_t cursor = lg.cursor.fetch_add(n, std::memory_order_acq_rel);
+  const auto index = static_cast<uint32_t>(cursor >> 32);
+  *slot = cursor & 0xFFFFFFFF;
+  *chunk_seen = index;
+  // A run that does not fit leaves the chunk's last slots unwritten (they
+  // read as invalid) and the chunk full: the caller rotates.
+  if (index == kNoChunk || *slot + n > entries_per_chunk_) return false;
+  *chunk = &lg.chunks[index];
+  return true;
+}
+
+void RecoveryLogs::RaiseMaxEpoch(LogChunk& c, uint64_t epoch) {
+  uint64_t max = c.max_epoch.load(std::memory_order_relaxed);
+  while (epoch > max && !c.max_epoch.compare_exchange_weak(
+                            max, epoch, std::memory_order_relaxed)) {
+  }
+}
+
 bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record,
                              uint32_t* chunk_seen) {
-  Log& lg = *logs_[log];
-  const uint64_t cursor = lg.cursor.fetch_add(1, std::memory_order_acq_rel);
-  const auto chunk = static_cast<uint32_t>(cursor >> 32);
-  const uint64_t slot = cursor & 0xFFFFFFFF;
-  *chunk_seen = chunk;
-  if (chunk == kNoChunk || slot >= entries_per_chunk_) return false;
-  LogChunk& c = lg.chunks[chunk];
+  LogChunk* c = nullptr;
+  uint64_t slot = 0;
+  if (!Reserve(log, 1, &c, &slot, chunk_seen)) return false;
   uint64_t words[kEntryWords];
-  EncodeEntry(record, c.header.check, words);
-  media_.StreamWords(c.entries + slot * kEntryWords, words, kEntryWords);
+  EncodeEntry(record, c->header.check, words);
+  media_.StreamWords(c->entries + slot * kEntryWords, words, kEntryWords);
   media_.Drain();
-  uint64_t max = c.max_epoch.load(std::memory_order_relaxed);
-  while (record.epoch > max &&
-         !c.max_epoch.compare_exchange_weak(max, record.epoch,
-                                            std::memory_order_relaxed)) {
-  }
+  RaiseMaxEpoch(*c, record.epoch);
   return true;
+}
+
+bool RecoveryLogs::TryAppendBatch(unsigned log, const LogRecord* records,
+                                  size_t n, uint32_t* chunk_seen) {
+  LogChunk* c = nullptr;
+  uint64_t slot = 0;
+  if (!Reserve(log, n + 1, &c, &slot, chunk_seen)) return false;
+  uint64_t* at = c->entries + slot * kEntryWords;
+  uint64_t words[kEntryWords];
+  for (size_t i = 0; i < n; ++i, at += kEntryWords) {
+    LogRecord member = records[i];
+    member.type = EntryType::kMember;
+    EncodeEntry(member, c->header.check, words);
+    media_.StreamWords(at, words, kEntryWords);
+  }
+  LogRecord commit;
+  commit.key = n;
+  commit.type = EntryType::kCommit;
+  EncodeEntry(commit, c->header.check, words);
+  media_.StreamWords(at, words, kEntryWords);
+  media_.Drain();
+  RaiseMaxEpoch(*c, kForeign);
+  return true;
+}
+
+template <typename OnRecord, typename OnInvalid>
+Status RecoveryLogs::ScanChunk(const LogChunk& chunk, OnRecord on_record,
+                               OnInvalid on_invalid) const {
+  // The members of the batch being read, and where they started.
+  thread_local std::vector<LogRecord> members;
+  members.clear();
+  uint64_t first_member = 0;
+  auto abandon_batch = [&] {
+    for (uint64_t i = 0; i < members.size(); ++i) on_invalid(first_member + i);
+    members.clear();
+  };
+  for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
+    const uint64_t* words = chunk.entries + slot * kEntryWords;
+    LogRecord r;
+    if (!DecodeEntry(words, chunk.header.check, &r)) {
+      abandon_batch();
+      if (!IsZero(words)) on_invalid(slot);
+      continue;
+    }
+    switch (r.type) {
+      case EntryType::kRecord: {
+        abandon_batch();
+        Status s = on_record(r);
+        if (!s.ok()) return s;
+        break;
+      }
+      case EntryType::kMember:
+        if (members.empty()) first_member = slot;
+        members.push_back(r);
+        break;
+      case EntryType::kCommit:
+        if (members.size() != r.key) {
+          abandon_batch();
+          on_invalid(slot);
+          break;
+        }
+        for (const LogRecord& m : members) {
+          Status s = on_record(m);
+          if (!s.ok()) return s;
+        }
+        members.clear();
+        break;
+    }
+  }
+  abandon_batch();  // a batch never spans chunks
+  return Status::OK();
 }
 
 Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
@@ -135,16 +219,15 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg) {
   host_->WaitForAppends(log);
   if (oldest->max_epoch.load(std::memory_order_relaxed) >=
       host_->MinDramEpoch(log)) {
-    for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
-      LogRecord r;
-      if (!DecodeEntry(oldest->entries + slot * kEntryWords,
-                       oldest->header.check, &r))
-        continue;
-      if (r.epoch < host_->DramEpochOf(r)) continue;  // already on PMem
-      Status s = host_->MigrateIfUnmigrated(r);
-      if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
-      forced_migrations_.Add(1);
-    }
+    Status s = ScanChunk(
+        *oldest,
+        [&](const LogRecord& r) {
+          if (r.epoch < host_->DramEpochOf(r)) return Status::OK();  // on PMem
+          forced_migrations_.Add(1);
+          return host_->MigrateIfUnmigrated(r);
+        },
+        [](uint64_t) {});
+    if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
   }
   SetState(*oldest, LogChunkState{oldest->header.log_seq, false,
                                LogChunkState::NextCheck(oldest->header.check)});
@@ -201,25 +284,26 @@ Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
   });
   for (LogChunk* chunk : in_use) {
     uint64_t max_epoch = 0;
-    chunk->invalid_runs.clear();
-    for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
-      const uint64_t* words = chunk->entries + slot * kEntryWords;
-      LogRecord r;
-      if (DecodeEntry(words, chunk->header.check, &r)) {
-        Status s = replay(log, r);
-        if (!s.ok()) return s;
-        max_epoch = std::max(max_epoch, r.epoch);
-        ++*replayed;
-      } else if (!IsZero(words)) {
-        // Torn or stale: zeroed once recovery succeeded.
-        auto& runs = chunk->invalid_runs;
-        if (!runs.empty() && runs.back().first + runs.back().second == slot) {
-          ++runs.back().second;
-        } else {
-          runs.emplace_back(slot, 1);
-        }
-      }
-    }
+    auto& runs = chunk->invalid_runs;
+    runs.clear();
+    Status s = ScanChunk(
+        *chunk,
+        [&](const LogRecord& r) {
+          // A batch member may belong to another log's DRAM entry.
+          max_epoch = r.type == EntryType::kMember ? kForeign
+                                                   : std::max(max_epoch, r.epoch);
+          ++*replayed;
+          return replay(log, r);
+        },
+        // Torn, stale or uncommitted: zeroed once recovery succeeded.
+        [&](uint64_t slot) {
+          if (!runs.empty() && runs.back().first + runs.back().second == slot) {
+            ++runs.back().second;
+          } else {
+            runs.emplace_back(slot, 1);
+          }
+        });
+    if (!s.ok()) return s;
     chunk->max_epoch.store(max_epoch);
   }
   lg.cursor.store(uint64_t{kNoChunk} << 32);

@@ -74,15 +74,27 @@ class RecoveryLogs {
   // the log has no room: the caller must drop its DRAM lock, call Rotate()
   // with the returned `chunk_seen`, and try again.
   bool TryAppend(unsigned log, const LogRecord& record, uint32_t* chunk_seen);
+  // Appends a write batch: `n` records (typed kMember here) and their
+  // commit entry, as one run of slots, with one persistence barrier; a
+  // crash leaves all of them replayable or none (log_format.h). Returns
+  // false like TryAppend. REQUIRES: n <= max_batch_records(); the caller
+  // holds the lock of a DRAM entry of `log` (WaitForAppends relies on it).
+  bool TryAppendBatch(unsigned log, const LogRecord* records, size_t n,
+                      uint32_t* chunk_seen);
+  // The most records one batch may hold: a batch and its commit fill at
+  // most one chunk.
+  uint64_t max_batch_records() const { return entries_per_chunk_ - 1; }
   // Gives `log` a fresh current chunk if `chunk_seen` is still current and
   // full (else another thread already rotated). May migrate DRAM entries.
   Status Rotate(unsigned log, uint32_t chunk_seen);
 
-  // Replays every valid entry of every log, oldest first within a log,
-  // calling `replay(log, record)`; logs are processed by up to `threads`
-  // threads in parallel (each log by one thread, so a key's entries arrive
-  // in order), and restores the logs' DRAM state. Writes nothing to the
-  // pool: a pool whose recovery fails stays as it was.
+  // Replays every record of every log (records on their own, and the
+  // members of complete batches), oldest first within a log, calling
+  // `replay(log, record)`; logs are processed by up to `threads` threads in
+  // parallel (each log by one thread), and restores the logs' DRAM state.
+  // Records of one DRAM entry may come from several logs (batches): their
+  // (epoch, position) orders them. Writes nothing to the pool: a pool
+  // whose recovery fails stays as it was.
   using ReplayFn = std::function<Status(unsigned log, const LogRecord&)>;
   Status Recover(unsigned threads, const ReplayFn& replay, uint64_t* replayed);
   // After a successful Recover(), before the first append: zeroes every
@@ -101,12 +113,16 @@ class RecoveryLogs {
 
  private:
   static constexpr uint32_t kNoChunk = 0xFFFFFFFF;
+  static constexpr uint64_t kForeign = ~uint64_t{0};
 
   // DRAM state of one chunk.
   struct LogChunk {
     uint64_t* state = nullptr;    // header word on media
     uint64_t* entries = nullptr;  // first entry on media
     LogChunkState header;  // mirror of *state; guarded by its Log::rotate_mu
+    // The largest epoch of a record appended on its own; kForeign once a
+    // batch (whose records may belong to other logs' DRAM entries, whose
+    // epochs are not comparable) was appended.
     std::atomic<uint64_t> max_epoch{0};
     // Recovery: runs [first, first + count) of invalid, non-zero slots,
     // zeroed by ZeroInvalidSlots().
@@ -125,6 +141,18 @@ class RecoveryLogs {
   Status RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* replayed)
       NO_THREAD_SAFETY_ANALYSIS;
   Status RecycleOldest(unsigned log, Log& lg) REQUIRES(lg.rotate_mu);
+  // Reserves `n` consecutive slots of the log's current chunk; false (and
+  // *chunk_seen) if it has no room for all of them.
+  bool Reserve(unsigned log, uint64_t n, LogChunk** chunk, uint64_t* slot,
+               uint32_t* chunk_seen);
+  void RaiseMaxEpoch(LogChunk& c, uint64_t epoch);
+  // Calls on_record(record) for each record of the chunk that recovery
+  // would replay, in slot order, and on_invalid(slot) for each non-zero
+  // slot that holds nothing to replay (torn, stale, or part of a batch
+  // without its commit). Stops at the first error of on_record.
+  template <typename OnRecord, typename OnInvalid>
+  Status ScanChunk(const LogChunk& chunk, OnRecord on_record,
+                   OnInvalid on_invalid) const;
   void SetState(LogChunk& c, const LogChunkState& s);
 
   media::Media& media_;

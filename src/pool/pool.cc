@@ -210,6 +210,7 @@ Status Pool::Create(const FormatFn& format_new) {
   Superblock fresh{};
   std::memcpy(fresh.magic, kMagic, sizeof(kMagic));
   fresh.format_version = kFormatVersion;
+  stored_version_ = kFormatVersion;
   fresh.superblock_bytes = sizeof(Superblock);
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
@@ -262,8 +263,17 @@ Status Pool::Load() {
     return Status::Corruption("superblock header is damaged");
   }
   if (sb.checksum != SuperblockChecksum(sb)) {
-    return Status::Corruption("superblock checksum mismatch");
+    // An upgrade from version 1 writes the version and the checksum in two
+    // stores: a crash between them leaves a superblock that is exactly the
+    // old or the new one with the other's checksum. Nothing of version 2
+    // was written yet then: it is a version 1 pool.
+    Superblock other = sb;
+    other.format_version = sb.format_version == 1 ? kFormatVersion : 1;
+    if (sb.format_version > 2 || sb.checksum != SuperblockChecksum(other))
+      return Status::Corruption("superblock checksum mismatch");
+    sb.format_version = 1;
   }
+  stored_version_ = sb.format_version;
   params_.partitioning = static_cast<Partitioning>(sb.partitioning);
   params_.dram_directory_bits = sb.dram_directory_bits;
   params_.fanout_bits = sb.fanout_bits;
@@ -302,6 +312,15 @@ Status Pool::Load() {
   allocator_ =
       std::make_unique<Allocator>(media_.get(), root(), max_pool_size_);
   return Status::OK();
+}
+
+void Pool::UpgradeFormat() {
+  if (stored_version_ == kFormatVersion) return;
+  Superblock* sb = media_->At<Superblock>(kSuperblockOffset);
+  sb->format_version = kFormatVersion;
+  sb->checksum = SuperblockChecksum(*sb);
+  media_->Persist(sb, sizeof(Superblock));
+  stored_version_ = kFormatVersion;
 }
 
 uint64_t Pool::level_count() const {

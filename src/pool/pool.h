@@ -91,6 +91,14 @@ class Pool {
   // Persists `descriptor` as the next level, then the new level count.
   Status AddLevel(LevelDescriptor descriptor);
 
+  // The format version the superblock holds (older pools are upgraded by
+  // UpgradeFormat before anything of the newer format is written).
+  uint32_t format_version() const { return stored_version_; }
+  // Makes the pool a pool of this library's format version: version 1
+  // pools (docs/format.md, "Versions") become version 2, in place. Call
+  // once the pool has been accepted, before the first write.
+  void UpgradeFormat();
+
   // Checks superblock, root page and level table; appends problems to
   // *report (one per line). Returns the number of problems found.
   uint64_t Verify(std::string* report) const;
@@ -105,6 +113,7 @@ class Pool {
   const uint64_t max_pool_size_;
   PoolParams params_;
   uint64_t heap_offset_ = 0;
+  uint32_t stored_version_ = 0;
   std::unique_ptr<Allocator> allocator_;
 };
 

@@ -495,41 +495,6 @@ std::pair<uint64_t, uint64_t> LeveledTable::ChildEpochRange(
   return {min, max};
 }
 
-Status LeveledTable::RecoverIntoDram(uint64_t dram_index, uint64_t hash,
-                                     const Slot& slot) {
-  DirectoryEntry& e = levels_[0].entries[dram_index];
-  const EntryState st = EntryState::Decode(e.state);
-  // Only buckets whose filter admits the key can hold an older version.
-  const unsigned buckets = (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-  for (uint32_t c =
-           FilterCandidates(e.filter, buckets, MakeProbe(hash, fanout_));
-       c != 0; c &= c - 1) {
-    const unsigned b = static_cast<unsigned>(std::countr_zero(c));
-    Bucket& bucket = levels_[0].bucket_area[dram_index * fanout_ + b];
-    const unsigned used =
-        std::min(st.size - b * kSlotsPerBucket, kSlotsPerBucket);
-    for (unsigned i = 0; i < used; ++i) {
-      const unsigned pos = b * kSlotsPerBucket + i;
-      const Slot old{bucket.keys[i], bucket.values[i],
-                     TestBit(e.tombstone, pos), TestBit(e.indirect, pos)};
-      const uint64_t old_hash = HashOf(old.key, old.indirect);
-      if (!SameKey(old, old_hash, slot, hash)) continue;
-      bucket.keys[i] = slot.key;
-      bucket.values[i] = slot.value;
-      AssignBit(e.tombstone, pos, slot.tombstone);
-      AssignBit(e.indirect, pos, slot.indirect);
-      return Status::OK();
-    }
-  }
-  if (st.size >= capacity_) {
-    return Status::Corruption(
-        "recovery log holds more unmigrated records for DRAM entry " +
-        std::to_string(dram_index) + " than the entry can hold");
-  }
-  AppendDram(dram_index, hash, slot, /*logged=*/true);
-  return Status::OK();
-}
-
 std::vector<uint64_t> LeveledTable::RecordsPerLevel() const {
   std::vector<uint64_t> records;
   for (unsigned l = 0; l < level_count(); ++l) {

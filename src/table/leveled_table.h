@@ -145,11 +145,12 @@ class LeveledTable {
   // Moves the DRAM entry's records to PMem and advances its epoch.
   // NoSpace if the pool cannot hold them (nothing moved then).
   Status MigrateDram(uint64_t dram_index);
-  // Recovery only (single thread per DRAM entry, no readers): stores the
-  // slot in the DRAM entry, replacing an older version of the same key.
-  // Corruption if the entry is full of other keys, which a consistent log
-  // cannot cause: every unmigrated log record was in the DRAM level.
-  Status RecoverIntoDram(uint64_t dram_index, uint64_t hash, const Slot& slot);
+  // Recovery only (one thread per DRAM entry, no readers): appends a
+  // replayed record, in the order the entry first received them.
+  // REQUIRES: !DramFull(dram_index).
+  void RecoverIntoDram(uint64_t dram_index, uint64_t hash, const Slot& slot) {
+    AppendDram(dram_index, hash, slot, /*logged=*/true);
+  }
   // Recovery only: sets the DRAM entry's epoch, keeping its records.
   void SetDramEpoch(uint64_t dram_index, uint64_t epoch);
   // The smallest and largest epoch among the level-1 children of a DRAM

@@ -1,0 +1,237 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// WriteBatch and DB::Write, Update, Increment, PutIfAbsent: behaviour,
+// limits and errors (crash atomicity: tests/crash_batch_test.cc).
+
+#include "plush/write_batch.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "testutil.h"
+
+namespace plush {
+namespace {
+
+using test::FromWord;
+using test::ScratchPool;
+using test::Word;
+
+// Records what a batch holds, in order.
+struct Recorder final : WriteBatch::Handler {
+  void Put(std::string_view k, std::string_view v) override {
+    ops.push_back("put " + std::string(k) + "=" + std::string(v));
+  }
+  void Delete(std::string_view k) override {
+    ops.push_back("delete " + std::string(k));
+  }
+  std::vector<std::string> ops;
+};
+
+TEST(WriteBatchTest, HoldsItsOperationsInOrder) {
+  WriteBatch batch;
+  EXPECT_EQ(batch.Count(), 0u);
+  batch.Put("a", "1");
+  batch.Delete("b");
+  batch.Put("", "");  // the empty key and value are valid
+  batch.Put(std::string(3, '\0'), "x");
+  EXPECT_EQ(batch.Count(), 4u);
+  EXPECT_GE(batch.ApproximateSize(), 1u + 1 + 1 + 3 + 1);
+  Recorder r;
+  batch.Iterate(&r);
+  EXPECT_EQ(r.ops, (std::vector<std::string>{"put a=1", "delete b", "put =",
+                                             "put " + std::string(3, '\0') +
+                                                 "=x"}));
+  batch.Clear();
+  EXPECT_EQ(batch.Count(), 0u);
+  EXPECT_EQ(batch.ApproximateSize(), 0u);
+  Recorder empty;
+  batch.Iterate(&empty);
+  EXPECT_TRUE(empty.ops.empty());
+}
+
+class DBWriteTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK(DB::Open(Options::SmallProfile(), file_.path(), &db_));
+  }
+  std::string GetOr(std::string_view key, std::string absent = "<absent>") {
+    std::string v;
+    const Status s = db_->Get({}, key, &v);
+    if (s.IsNotFound()) return absent;
+    EXPECT_OK(s);
+    return v;
+  }
+  ScratchPool file_{"write_batch"};
+  std::unique_ptr<DB> db_;
+};
+
+TEST_F(DBWriteTest, BatchAppliesEveryOperationAndTheLaterWriteOfAKeyWins) {
+  ASSERT_OK(db_->Put({}, "gone", "soon"));
+  WriteBatch batch;
+  batch.Put(Word(1), Word(10));                 // inline 8/8
+  batch.Put("a longer key", "a longer value");  // payload
+  batch.Put(Word(1), Word(11));                 // later wins
+  batch.Delete("gone");
+  batch.Put(Word(2), "not eight bytes");  // 8-byte key, payload value
+  batch.Delete(Word(3));                  // missing key: fine
+  ASSERT_OK(db_->Write({}, &batch));
+  EXPECT_EQ(FromWord(GetOr(Word(1))), 11u);
+  EXPECT_EQ(GetOr("a longer key"), "a longer value");
+  EXPECT_EQ(GetOr("gone"), "<absent>");
+  EXPECT_EQ(GetOr(Word(2)), "not eight bytes");
+  EXPECT_EQ(batch.Count(), 6u) << "Write leaves the batch as it was";
+  WriteBatch empty;
+  EXPECT_OK(db_->Write({}, &empty));
+  // And everything survives a reopen (replayed from the logs).
+  db_.reset();
+  ASSERT_OK(DB::Open(Options::SmallProfile(), file_.path(), &db_));
+  EXPECT_EQ(FromWord(GetOr(Word(1))), 11u);
+  EXPECT_EQ(GetOr("a longer key"), "a longer value");
+  EXPECT_EQ(GetOr("gone"), "<absent>");
+}
+
+TEST_F(DBWriteTest, BatchesCostOneBarrier) {
+  Stats before;
+  ASSERT_OK(db_->GetStats(&before));
+  WriteBatch batch;
+  for (uint64_t k = 0; k < 40; ++k) batch.Put(Word(k * 7919), Word(k));
+  ASSERT_OK(db_->Write({}, &batch));
+  Stats after;
+  ASSERT_OK(db_->GetStats(&after));
+  // One fence for the log append; a migration to make room (3 fences each)
+  // or a log rotation may add a few, never one per record.
+  EXPECT_LE(after.persist_calls - before.persist_calls, 12u);
+}
+
+TEST_F(DBWriteTest, InvalidBatchesApplyNothingAndSayWhy) {
+  WriteBatch batch;
+  batch.Put(Word(1), Word(1));
+  batch.Put(std::string(kMaxKeySize + 1, 'k'), "v");
+  Status s = db_->Write({}, &batch);
+  EXPECT_EQ(s.ToString(),
+            "InvalidArgument: batch operation 1: key of 1025 bytes exceeds "
+            "the limit of 1024");
+  batch.Clear();
+  batch.Put(Word(1), Word(1));
+  batch.Put("k", std::string(kMaxValueSize + 1, 'v'));
+  s = db_->Write({}, &batch);
+  EXPECT_EQ(s.ToString(),
+            "InvalidArgument: batch operation 1: value of 65537 bytes "
+            "exceeds the limit of 65536");
+  EXPECT_EQ(GetOr(Word(1)), "<absent>") << "nothing of a refused batch";
+  EXPECT_TRUE(db_->Write({}, nullptr).IsInvalidArgument());
+  // More operations than the small profile's log chunk holds.
+  batch.Clear();
+  for (uint64_t k = 0; k < 200; ++k) batch.Put(Word(k), Word(k));
+  s = db_->Write({}, &batch);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("that a recovery-log chunk of this pool holds"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(GetOr(Word(5)), "<absent>");
+  ASSERT_OK(db_->Close());
+  EXPECT_TRUE(db_->Write({}, &batch).IsInvalidArgument());
+}
+
+TEST_F(DBWriteTest, MoreThanAnEntryHoldsInOneEntryIsRefused) {
+  // Range pool: keys that share their first bytes share a DRAM entry.
+  ScratchPool file("range_batch");
+  Options o = Options::SmallProfile();
+  o.partitioning = Partitioning::kRange;
+  o.log_chunk_size = 64 << 10;  // room for the batch in the log
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  WriteBatch batch;
+  for (int k = 0; k < 40; ++k) batch.Put("user:" + std::to_string(1000 + k), "v");
+  const Status s = db->Write({}, &batch);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("into one DRAM directory entry, which holds 32"),
+            std::string::npos)
+      << s.ToString();
+  batch.Clear();
+  for (int k = 0; k < 32; ++k) batch.Put("user:" + std::to_string(1000 + k), "v");
+  ASSERT_OK(db->Write({}, &batch));
+  ASSERT_OK(db->Write({}, &batch));  // a full entry migrates first
+  std::string v;
+  EXPECT_OK(db->Get({}, "user:1031", &v));
+}
+
+TEST_F(DBWriteTest, UpdateSeesTheCurrentValueAndDecides) {
+  auto append_x = [](const std::string* current, std::string* next) {
+    *next = (current != nullptr ? *current : "") + "x";
+    return DB::UpdateAction::kPut;
+  };
+  ASSERT_OK(db_->Update({}, "key", append_x));
+  ASSERT_OK(db_->Update({}, "key", append_x));
+  EXPECT_EQ(GetOr("key"), "xx");
+  ASSERT_OK(db_->Update({}, "key", [](const std::string* current,
+                                      std::string*) {
+    EXPECT_NE(current, nullptr);
+    return DB::UpdateAction::kDelete;
+  }));
+  EXPECT_EQ(GetOr("key"), "<absent>");
+  ASSERT_OK(db_->Update({}, Word(5), [](const std::string*, std::string*) {
+    return DB::UpdateAction::kKeep;
+  }));
+  EXPECT_EQ(GetOr(Word(5)), "<absent>");
+  // An 8-byte key switches between inline and payload versions.
+  ASSERT_OK(db_->Update({}, Word(5), [](const std::string*, std::string* n) {
+    *n = Word(55);
+    return DB::UpdateAction::kPut;
+  }));
+  ASSERT_OK(db_->Update({}, Word(5), [](const std::string* c, std::string* n) {
+    *n = *c + "!";
+    return DB::UpdateAction::kPut;
+  }));
+  EXPECT_EQ(GetOr(Word(5)), Word(55) + "!");
+  const Status s = db_->Update(
+      {}, "key", [](const std::string*, std::string* n) {
+        n->assign(kMaxValueSize + 1, 'v');
+        return DB::UpdateAction::kPut;
+      });
+  EXPECT_EQ(s.ToString(),
+            "InvalidArgument: new value of 65537 bytes exceeds the limit of "
+            "65536");
+}
+
+TEST_F(DBWriteTest, IncrementCountsOnEightByteIntegers) {
+  int64_t result = 0;
+  ASSERT_OK(db_->Increment({}, "counter", 5, &result));
+  EXPECT_EQ(result, 5);
+  ASSERT_OK(db_->Increment({}, "counter", -7, &result));
+  EXPECT_EQ(result, -2);
+  EXPECT_EQ(GetOr("counter"), Word(static_cast<uint64_t>(-2)));
+  ASSERT_OK(db_->Put({}, "text", "abc"));
+  Status s = db_->Increment({}, "text", 1, &result);
+  EXPECT_EQ(s.ToString(),
+            "InvalidArgument: the value is 3 bytes long, not an 8-byte "
+            "integer");
+  ASSERT_OK(db_->Put({}, "big", Word(uint64_t{INT64_MAX})));
+  s = db_->Increment({}, "big", 1, &result);
+  EXPECT_EQ(s.ToString(),
+            "InvalidArgument: increment or decrement would overflow");
+  EXPECT_EQ(GetOr("big"), Word(uint64_t{INT64_MAX})) << "unchanged";
+  db_.reset();
+  ASSERT_OK(DB::Open(Options::SmallProfile(), file_.path(), &db_));
+  ASSERT_OK(db_->Increment({}, "counter", 2, &result));
+  EXPECT_EQ(result, 0);
+}
+
+TEST_F(DBWriteTest, PutIfAbsentInsertsOnce) {
+  bool inserted = false;
+  ASSERT_OK(db_->PutIfAbsent({}, "k", "first", &inserted));
+  EXPECT_TRUE(inserted);
+  ASSERT_OK(db_->PutIfAbsent({}, "k", "second", &inserted));
+  EXPECT_FALSE(inserted);
+  EXPECT_EQ(GetOr("k"), "first");
+  ASSERT_OK(db_->Delete({}, "k"));
+  ASSERT_OK(db_->PutIfAbsent({}, "k", "third", &inserted));
+  EXPECT_TRUE(inserted);
+  EXPECT_EQ(GetOr("k"), "third");
+}
+
+}  // namespace
+}  // namespace plush
