@@ -324,15 +324,16 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
 Status CrashDuringRecovery(const Options& options, const std::string& device,
                            const std::vector<uint64_t>& image,
                            uint64_t recovery_points, uint64_t seed,
-                           std::unique_ptr<DB>* db) {
+                           std::unique_ptr<DB>* db,
+                           const InternalOptions& internal) {
   auto sim = media::SimMedia::Find(device);
   sim->Restore(image);
   sim->ArmCrash(1 + seed % recovery_points);
-  (void)OpenSim(options, device, db);  // crashes (or finishes) somewhere
+  (void)OpenDB(options, internal, device, db);  // crashes (or finishes)
   db->reset();
   if (!sim->crashed()) return Status::OK();
   sim->Restore(sim->CrashImage(seed + 1));
-  return OpenSim(options, device, db);
+  return OpenDB(options, internal, device, db);
 }
 
 ExplorerStats CrashExplorer::Exhaustive() {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "plush/db.h"
+#include "sim_pool.h"
 
 namespace plush::test {
 
@@ -102,10 +103,13 @@ std::string KeyName(const std::string& key);
 // (chosen by `seed`), then recovers again from that post-crash image into
 // *db. If the recovery ended before the crash point, returns OK with *db
 // empty.
+// `internal`: the simulator's options (Simulated(), possibly with a
+// deliberately broken recovery for a control).
 Status CrashDuringRecovery(const Options& options, const std::string& device,
                            const std::vector<uint64_t>& image,
                            uint64_t recovery_points, uint64_t seed,
-                           std::unique_ptr<DB>* db);
+                           std::unique_ptr<DB>* db,
+                           const InternalOptions& internal = Simulated());
 
 struct ExplorerStats {
   uint64_t crash_states = 0;  // post-crash images recovered and checked

@@ -134,7 +134,7 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
         "' is hash-partitioned; Options::partitioning = kRange applies only "
         "when a pool is created (convert with plush dump | plush load)");
   }
-  s = impl->OpenLayers(created);
+  s = impl->OpenLayers(internal, created);
   if (!s.ok()) {
     return s.WithContext((created ? "pool '" : "recovering pool '") + path +
                          "'");
@@ -155,12 +155,13 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
   return Status::OK();
 }
 
-Status DBImpl::OpenLayers(bool created) {
+Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
   Status s = table::LeveledTable::Open(pool_.get(), &table_);
   if (!s.ok()) return s;
   log_recycling_ =
       std::make_unique<LogRecycling>(table_.get(), pool_->params().log_count);
-  logs_ = std::make_unique<log::RecoveryLogs>(pool_.get(), log_recycling_.get());
+  logs_ = std::make_unique<log::RecoveryLogs>(
+      pool_.get(), log_recycling_.get(), internal.replay_uncommitted_batches);
   write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(), &closed_);
   payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
   s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &payload_);

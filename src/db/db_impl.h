@@ -67,7 +67,7 @@ class DBImpl final : public DB {
   explicit DBImpl(const Options& options) : options_(options) {}
   // Opens the layers on an opened pool, then recovers an existing pool.
   // Writes nothing to an existing pool.
-  Status OpenLayers(bool created);
+  Status OpenLayers(const InternalOptions& internal, bool created);
   // A record stored in the payload logs: key and value out of place, or a
   // tombstone for a key that is not 8 bytes long.
   Status WritePayload(const WriteOptions& options, std::string_view key,

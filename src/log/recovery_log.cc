@@ -23,11 +23,13 @@ bool IsZero(const uint64_t* words) {
 
 }  // namespace
 
-RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host)
+RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host,
+                           bool replay_uncommitted)
     : media_(pool->media()),
       host_(host),
       entries_per_chunk_(EntriesPerChunk(pool->params().log_chunk_size)),
-      chunks_per_log_(pool->params().log_chunks_per_log) {
+      chunks_per_log_(pool->params().log_chunks_per_log),
+      replay_uncommitted_(replay_uncommitted) {
   const pool::PoolParams& p = pool->params();
   Prefault(media_.At<char>(pool::kLogRegionOffset), p.log_region_size());
   for (unsigned l = 0; l < p.log_count; ++l) {
@@ -131,8 +133,15 @@ Status RecoveryLogs::ScanChunk(const LogChunk& chunk, OnRecord on_record,
   thread_local std::vector<LogRecord> members;
   members.clear();
   uint64_t first_member = 0;
+  Status error;
   auto abandon_batch = [&] {
-    for (uint64_t i = 0; i < members.size(); ++i) on_invalid(first_member + i);
+    for (uint64_t i = 0; i < members.size(); ++i) {
+      if (replay_uncommitted_ && error.ok()) {
+        error = on_record(members[i]);  // the broken control
+      } else {
+        on_invalid(first_member + i);
+      }
+    }
     members.clear();
   };
   for (uint64_t slot = 0; slot < entries_per_chunk_; ++slot) {
@@ -169,7 +178,7 @@ Status RecoveryLogs::ScanChunk(const LogChunk& chunk, OnRecord on_record,
     }
   }
   abandon_batch();  // a batch never spans chunks
-  return Status::OK();
+  return error;
 }
 
 Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {

@@ -61,7 +61,9 @@ class LogHost {
 
 class RecoveryLogs {
  public:
-  RecoveryLogs(pool::Pool* pool, LogHost* host);
+  // `replay_uncommitted`: InternalOptions::replay_uncommitted_batches.
+  RecoveryLogs(pool::Pool* pool, LogHost* host,
+               bool replay_uncommitted = false);
   ~RecoveryLogs();
 
   // Formats the log region of a new pool: every chunk free, check 1
@@ -161,6 +163,7 @@ class RecoveryLogs {
   const unsigned chunks_per_log_;
   std::vector<std::unique_ptr<Log>> logs_;
   std::atomic<bool> closed_{false};
+  const bool replay_uncommitted_;
   ShardedCounter compactions_;
   ShardedCounter forced_migrations_;
 };

@@ -21,6 +21,10 @@ struct InternalOptions {
   // Feed every flushed line into the model of PMem's write-combining
   // buffer (media/write_amp_probe.h) and report Stats::media_write_amp.
   bool model_media_write_amp = false;
+  // A deliberately broken recovery, for the crash tests' control: replays
+  // the records of write batches whose commit entry is missing, which a
+  // crash in the middle of a batch must then expose.
+  bool replay_uncommitted_batches = false;
 };
 
 }  // namespace plush
