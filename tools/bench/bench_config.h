@@ -32,6 +32,9 @@ struct BenchConfig {
   unsigned checkpoint_threads = 0;
 
   OpMix mix;  // insert-only unless told otherwise
+  // Writes (inserts, updates, deletes) per Engine::Write call; 1: one call
+  // per write (Put / Delete).
+  unsigned batch = 1;
   size_t scan_size = 100;
   DistributionKind distribution = DistributionKind::kUniform;
   double skew = 0;  // theta or h; DefaultSkew(distribution) unless given

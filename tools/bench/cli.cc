@@ -136,6 +136,10 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
                  "After the run, checkpoint with this many threads and time "
                  "it (plush: DRAM level to PMem; rocksdb: memtable flush)")
       ->check(CLI::Range(1u, 1024u));
+  app.add_option("--batch", c.batch,
+                 "Writes per batch (DB::Write; RocksDB's WriteBatch); "
+                 "latencies are then per batch")
+      ->check(CLI::Range(1u, 65536u));
   app.add_option("--scan-size", c.scan_size, "Records read by each scan")
       ->group("Operation mix")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));

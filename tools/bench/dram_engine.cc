@@ -88,6 +88,14 @@ class DramEngine final : public Engine {
     return Status::OK();
   }
 
+  Status Write(const std::vector<BatchOp>& ops) override {
+    for (const BatchOp& op : ops) {
+      const Status s = op.is_delete ? Delete(op.key) : Put(op.key, op.value);
+      if (!s.ok()) return s;
+    }
+    return Status::OK();
+  }
+
   Status Scan(std::string_view, size_t, size_t* scanned) override {
     *scanned = 0;
     return Status::NotSupported("the dram engine is a hash map: no scans");

@@ -42,6 +42,13 @@ struct EngineStats {
 
 // All methods but Close() may be called concurrently from any number of
 // threads.
+// One write of a batch (Engine::Write).
+struct BatchOp {
+  std::string_view key;
+  std::string_view value;  // ignored for a delete
+  bool is_delete = false;
+};
+
 class Engine {
  public:
   Engine() = default;
@@ -54,6 +61,9 @@ class Engine {
   // OK and the value, or NotFound.
   virtual Status Get(std::string_view key, std::string* value) = 0;
   virtual Status Delete(std::string_view key) = 0;
+  // Applies the writes together: plush's DB::Write (atomic, one
+  // persistence barrier), RocksDB's WriteBatch, the DRAM map one by one.
+  virtual Status Write(const std::vector<BatchOp>& ops) = 0;
   // Reads up to `count` records in key order, from the first key >= start,
   // and stores how many it read in *scanned. NotSupported if the engine
   // keeps no order.

@@ -26,6 +26,17 @@ class PlushEngine final : public Engine {
   Status Delete(std::string_view key) override {
     return db_->Delete(write_options_, key);
   }
+  Status Write(const std::vector<BatchOp>& ops) override {
+    batch_.Clear();
+    for (const BatchOp& op : ops) {
+      if (op.is_delete) {
+        batch_.Delete(op.key);
+      } else {
+        batch_.Put(op.key, op.value);
+      }
+    }
+    return db_->Write(write_options_, &batch_);
+  }
 
   Status Scan(std::string_view start, size_t count, size_t* scanned) override {
     // On a hash-partitioned pool the iterator is never valid and reports
@@ -60,9 +71,14 @@ class PlushEngine final : public Engine {
 
  private:
   std::unique_ptr<DB> db_;
+  // One per engine, but Write is called by many threads: each needs its
+  // own buffer.
+  static thread_local WriteBatch batch_;
   ReadOptions read_options_;
   WriteOptions write_options_;
 };
+
+thread_local WriteBatch PlushEngine::batch_;
 
 }  // namespace
 

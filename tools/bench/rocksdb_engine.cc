@@ -12,6 +12,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -67,6 +68,16 @@ class RocksDbEngine final : public Engine {
   }
   Status Delete(std::string_view key) override {
     return FromRocksDb(db_->Delete(write_options_, ToSlice(key)));
+  }
+  Status Write(const std::vector<BatchOp>& ops) override {
+    rocksdb::WriteBatch batch;
+    for (const BatchOp& op : ops) {
+      const rocksdb::Status s =
+          op.is_delete ? batch.Delete(ToSlice(op.key))
+                       : batch.Put(ToSlice(op.key), ToSlice(op.value));
+      if (!s.ok()) return FromRocksDb(s);
+    }
+    return FromRocksDb(db_->Write(write_options_, &batch));
   }
 
   Status Scan(std::string_view start, size_t count, size_t* scanned) override {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "key_distribution.h"
 #include "latency_sampler.h"
@@ -20,7 +21,9 @@ using Clock = std::chrono::steady_clock;
 // One thread of the run phase. Every operation first picks its record and
 // builds its key and value (untimed), then calls the engine between the
 // sampler's Begin() and End(), then checks the answer. An operation returns
-// false after reporting a failure.
+// false after reporting a failure. With --batch N, writes collect in a
+// batch that goes to the engine in one call (timed as one) when it holds N
+// of them, and when the run ends.
 class RunWorker {
  public:
   RunWorker(const PhaseContext& context, const KeyDistribution& distribution,
@@ -33,7 +36,11 @@ class RunWorker {
         rng_(Mix64(context.config.seed) + thread),
         sampler_(context.config.latency_sample,
                  Mix64(~context.config.seed) + thread, latency),
-        builder_(context.keys) {}
+        builder_(context.keys),
+        batch_keys_(context.config.batch),
+        batch_values_(context.config.batch) {
+    batch_.reserve(context.config.batch);
+  }
 
   // Runs `quota` operations, or until `deadline` if there is one (checked
   // every 256 operations, like the stop flag). Returns how many it ran.
@@ -50,6 +57,7 @@ class RunWorker {
       }
       if (!RunOne(picker_.Pick(rng_.Next()))) break;
     }
+    FlushBatch();
     progress.Publish(thread_, done);
     return done;
   }
@@ -106,6 +114,7 @@ class RunWorker {
   bool Write(uint64_t record) {
     const std::string_view key = builder_.Key(record);
     const std::string_view value = builder_.Value(record);
+    if (context_.config.batch > 1) return AddToBatch(key, value, false);
     sampler_.Begin();
     const Status status = engine_.Put(key, value);
     sampler_.End();
@@ -118,11 +127,33 @@ class RunWorker {
     const uint64_t record = distribution_.Next(rng_);
     const std::string_view key = builder_.Key(record);
     context_.deleted->Add(record);
+    if (context_.config.batch > 1) return AddToBatch(key, {}, true);
     sampler_.Begin();
     const Status status = engine_.Delete(key);
     sampler_.End();
     if (status.ok()) return true;
     context_.control.Fail(status, "deleting record " + std::to_string(record));
+    return false;
+  }
+
+  // Copies the write into the batch (the builder reuses its buffers).
+  bool AddToBatch(std::string_view key, std::string_view value,
+                  bool is_delete) {
+    const size_t i = batch_.size();
+    batch_keys_[i].assign(key);
+    batch_values_[i].assign(value);
+    batch_.push_back({batch_keys_[i], batch_values_[i], is_delete});
+    return batch_.size() < context_.config.batch || FlushBatch();
+  }
+
+  bool FlushBatch() {
+    if (batch_.empty()) return true;
+    sampler_.Begin();
+    const Status status = engine_.Write(batch_);
+    sampler_.End();
+    batch_.clear();
+    if (status.ok()) return true;
+    context_.control.Fail(status, "writing a batch");
     return false;
   }
 
@@ -158,6 +189,10 @@ class RunWorker {
   RecordBuilder builder_;
   std::string value_;  // reused by every Get: no allocation per lookup
   uint64_t inserted_ = 0;
+  // The writes of the batch being collected (--batch), and their bytes.
+  std::vector<BatchOp> batch_;
+  std::vector<std::string> batch_keys_;
+  std::vector<std::string> batch_values_;
 };
 
 }  // namespace
