@@ -184,7 +184,7 @@ TEST_F(DBWriteTest, MoreThanAnEntryHoldsInOneEntryIsRefused) {
   for (int k = 0; k < 40; ++k) batch.Put("user:" + std::to_string(1000 + k), "v");
   const Status s = db->Write({}, &batch);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("into one DRAM directory entry, which holds 32"),
+  EXPECT_NE(s.ToString().find("batch puts more than 32 operations into one DRAM directory entry, which holds 32"),
             std::string::npos)
       << s.ToString();
   batch.Clear();

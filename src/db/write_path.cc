@@ -9,14 +9,6 @@
 
 namespace plush {
 
-void WritePath::LockAll(const std::vector<uint64_t>& entries) {
-  for (uint64_t d : entries) table_.DramLock(d).lock();
-}
-
-void WritePath::UnlockAll(const std::vector<uint64_t>& entries) {
-  for (uint64_t d : entries) table_.DramLock(d).unlock();
-}
-
 Status WritePath::WriteRecords(const WriteOptions& options,
                                const std::vector<Record>& records) {
   if (records.empty()) return Status::OK();
@@ -27,87 +19,102 @@ Status WritePath::WriteRecords(const WriteOptions& options,
         std::to_string(logs_.max_batch_records()) +
         " that a recovery-log chunk of this pool holds");
   }
-  // The DRAM entries, in lock order, and how many records each receives.
-  std::vector<uint64_t> entries;
+  // The batch's DRAM entries in lock order, and each record's entry.
+  struct Entry {
+    uint64_t dram_index;
+    uint32_t records = 0;
+    uint32_t next_position = 0;  // of the batch's next record in it
+    uint64_t epoch = 0;
+  };
+  std::vector<Entry> entries;
   entries.reserve(records.size());
-  for (const Record& r : records) entries.push_back(table_.DramIndex(r.hash));
-  std::sort(entries.begin(), entries.end());
-  std::vector<uint32_t> counts;
-  {
-    std::vector<uint64_t> unique;
-    for (size_t i = 0; i < entries.size();) {
-      size_t j = i;
-      while (j < entries.size() && entries[j] == entries[i]) ++j;
-      unique.push_back(entries[i]);
-      counts.push_back(static_cast<uint32_t>(j - i));
-      i = j;
-    }
-    entries.swap(unique);
-  }
-  for (size_t e = 0; e < entries.size(); ++e) {
+  for (const Record& r : records) entries.push_back({table_.DramIndex(r.hash)});
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) {
+              return a.dram_index < b.dram_index;
+            });
+  entries.erase(std::unique(entries.begin(), entries.end(),
+                            [](const Entry& a, const Entry& b) {
+                              return a.dram_index == b.dram_index;
+                            }),
+                entries.end());
+  std::vector<uint32_t> entry_of(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const uint64_t d = table_.DramIndex(records[i].hash);
+    entry_of[i] = static_cast<uint32_t>(
+        std::lower_bound(entries.begin(), entries.end(), d,
+                         [](const Entry& e, uint64_t v) {
+                           return e.dram_index < v;
+                         }) -
+        entries.begin());
     // More than an entry holds would need a migration between the batch's
     // records, which would make part of the batch durable on its own.
-    if (counts[e] > table_.capacity()) {
+    if (++entries[entry_of[i]].records > table_.capacity()) {
       return Status::InvalidArgument(
-          "batch puts " + std::to_string(counts[e]) +
+          "batch puts more than " + std::to_string(table_.capacity()) +
           " operations into one DRAM directory entry, which holds " +
           std::to_string(table_.capacity()) +
           " (keys of one partition: split the batch)");
     }
   }
-  auto index_of = [&](uint64_t d) {
-    return static_cast<size_t>(
-        std::lower_bound(entries.begin(), entries.end(), d) - entries.begin());
-  };
   // The log of the first entry: the batch holds that entry's lock, which is
   // what a log waits for before it recycles a chunk (LogHost).
-  const unsigned log = static_cast<unsigned>(entries[0] % logs_.log_count());
+  const unsigned log =
+      static_cast<unsigned>(entries[0].dram_index % logs_.log_count());
   std::vector<log::LogRecord> logged(options.log ? records.size() : 0);
-  std::vector<uint32_t> next_position(entries.size());
+  // A batch touches many entries: start every entry's cache misses at once
+  // instead of one after the other (their lock and state lines now, their
+  // slots' lines before the log append waits for its fence).
+  for (const Entry& e : entries) table_.PrefetchDram(e.dram_index);
   for (;;) {
-    LockAll(entries);
+    for (const Entry& e : entries) table_.DramLock(e.dram_index).lock();
+    auto unlock_all = [&] {
+      for (const Entry& e : entries) table_.DramLock(e.dram_index).unlock();
+    };
     if (closed()) {
-      UnlockAll(entries);
+      unlock_all();
       return ClosedError();
     }
     // Room first: migrating an entry's older records makes nothing of the
     // batch durable.
-    for (size_t e = 0; e < entries.size(); ++e) {
-      const uint64_t d = entries[e];
-      if (table_.DramState(d).size + counts[e] > table_.capacity()) {
-        Status s = table_.MigrateDram(d);
+    for (Entry& e : entries) {
+      if (table_.DramState(e.dram_index).size + e.records > table_.capacity()) {
+        Status s = table_.MigrateDram(e.dram_index);
         if (!s.ok()) {
-          UnlockAll(entries);
+          unlock_all();
           return s;
         }
       }
-      next_position[e] = table_.DramState(d).size;
+      const table::EntryState st = table_.DramState(e.dram_index);
+      e.next_position = st.size;
+      e.epoch = st.epoch;
+    }
+    for (size_t i = 0; i < records.size(); ++i) {
+      Entry& e = entries[entry_of[i]];
+      const table::Slot& slot = records[i].slot;
+      table_.PrefetchDramSlotAt(e.dram_index, e.next_position, records[i].hash);
+      if (options.log) {
+        logged[i] = {slot.key,       slot.value,     e.epoch, slot.tombstone,
+                     slot.indirect, static_cast<uint8_t>(e.next_position)};
+      }
+      ++e.next_position;
     }
     if (options.log) {
-      for (size_t i = 0; i < records.size(); ++i) {
-        const Record& r = records[i];
-        const uint64_t d = table_.DramIndex(r.hash);
-        logged[i] = {r.slot.key,
-                     r.slot.value,
-                     table_.DramState(d).epoch,
-                     r.slot.tombstone,
-                     r.slot.indirect,
-                     static_cast<uint8_t>(next_position[index_of(d)]++)};
-      }
       uint32_t chunk_seen = 0;
       if (!logs_.TryAppendBatch(log, logged.data(), logged.size(),
                                 &chunk_seen)) {
         // Rotating may migrate DRAM entries: never while holding a lock.
-        UnlockAll(entries);
+        unlock_all();
         Status s = logs_.Rotate(log, chunk_seen);
         if (!s.ok()) return s;
         continue;
       }
     }
-    for (const Record& r : records) {
-      table_.InsertDram(table_.DramIndex(r.hash), r.hash, r.slot, options.log);
+    for (size_t i = 0; i < records.size(); ++i) {
+      table_.InsertDram(entries[entry_of[i]].dram_index, records[i].hash,
+                        records[i].slot, options.log);
     }
-    UnlockAll(entries);
+    unlock_all();
     return Status::OK();
   }
 }

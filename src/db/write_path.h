@@ -87,9 +87,6 @@ class WritePath {
 
  private:
   bool closed() const { return closed_.load(std::memory_order_relaxed); }
-  // Locks / unlocks the DRAM entries `entries` (ascending).
-  void LockAll(const std::vector<uint64_t>& entries);
-  void UnlockAll(const std::vector<uint64_t>& entries);
 
   table::LeveledTable& table_;
   log::RecoveryLogs& logs_;

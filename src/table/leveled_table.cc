@@ -238,8 +238,14 @@ Bucket* LeveledTable::BucketAt(const Level& level, uint64_t index,
 void LeveledTable::PrefetchDramSlot(uint64_t dram_index, uint64_t hash) const {
   assert(DramLocked(dram_index));
   const DirectoryEntry& e = levels_[0].entries[dram_index];
-  const unsigned pos =
-      std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_ - 1);
+  PrefetchDramSlotAt(dram_index, EntryState::Decode(LoadRelaxed(e.state)).size,
+                     hash);
+}
+
+void LeveledTable::PrefetchDramSlotAt(uint64_t dram_index, unsigned position,
+                                      uint64_t hash) const {
+  const DirectoryEntry& e = levels_[0].entries[dram_index];
+  const unsigned pos = std::min(position, capacity_ - 1);
   const Bucket& bucket =
       levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
   __builtin_prefetch(&bucket.keys[pos % kSlotsPerBucket], 1);

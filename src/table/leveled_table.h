@@ -116,6 +116,9 @@ class LeveledTable {
   // Starts loading the lines the next InsertDram into the entry writes.
   // REQUIRES: the entry's lock.
   void PrefetchDramSlot(uint64_t dram_index, uint64_t hash) const;
+  // The same for the slot at `position` (a batch fills several slots).
+  void PrefetchDramSlotAt(uint64_t dram_index, unsigned position,
+                          uint64_t hash) const;
   SpinLockRef DramLock(uint64_t dram_index) {
     return SpinLockRef(levels_[0].entries[dram_index].lock);
   }
