@@ -15,7 +15,8 @@
 // byte it gets: the value belongs to that key, is one that was written, is
 // not torn, and the versions it sees of a key never go backwards. Keys are
 // never NotFound, except the "churn" keys that their writer deletes and
-// puts back.
+// puts back. Every second reader reads with MultiGet (groups of 8 keys,
+// a key sometimes twice), which must hold to the same rules.
 
 #include <gtest/gtest.h>
 
@@ -165,37 +166,64 @@ void RunStress(const Options& options, const std::string& path,
     threads.emplace_back([&, r] {
       std::mt19937_64 rng(100 + r);
       std::vector<uint64_t> seen(cfg.keys, 0);
-      std::string value;
       std::string& error = errors[cfg.writers + r];
-      while (!writers_done.load()) {
-        const uint64_t k = rng() % cfg.keys;
-        const Status s = db->Get({}, Key(k), &value);
-        reads.fetch_add(1, std::memory_order_relaxed);
-        if (s.IsNotFound()) {
-          if (!IsChurnKey(k)) {
-            error = "key " + std::to_string(k) + " (never deleted) not found";
-            return;
+      const bool multiget = r % 2 == 1;
+      std::vector<uint64_t> ks;
+      std::vector<std::string> key_bytes;
+      std::vector<std::string_view> views;
+      std::vector<std::string> values(1);
+      std::vector<Status> statuses(1);
+      std::vector<uint64_t> seen_in_call;
+      while (!writers_done.load() && error.empty()) {
+        ks.assign(1, rng() % cfg.keys);
+        if (multiget) {
+          for (int i = 1; i < 8; ++i)
+            ks.push_back(i == 4 ? ks[0] : rng() % cfg.keys);
+          key_bytes.clear();
+          for (uint64_t k : ks) key_bytes.push_back(Key(k));
+          views.assign(key_bytes.begin(), key_bytes.end());
+          statuses = db->MultiGet({}, views, &values);
+        } else {
+          statuses[0] = db->Get({}, Key(ks[0]), &values[0]);
+        }
+        reads.fetch_add(ks.size(), std::memory_order_relaxed);
+        seen_in_call.assign(ks.size(), 0);
+        for (size_t i = 0; i < ks.size() && error.empty(); ++i) {
+          const uint64_t k = ks[i];
+          const Status& s = statuses[i];
+          const std::string& value = values[i];
+          const std::string how = multiget ? "MultiGet" : "Get";
+          if (s.IsNotFound()) {
+            if (!IsChurnKey(k)) {
+              error = how + ": key " + std::to_string(k) +
+                      " (never deleted) not found";
+            }
+            continue;
           }
-          continue;
+          if (!s.ok()) {
+            error = how + " of key " + std::to_string(k) + ": " + s.ToString();
+            continue;
+          }
+          const uint64_t v = VersionOf(k, value);
+          if (v == 0) {
+            error = how + ": key " + std::to_string(k) + ": read a value of " +
+                    std::to_string(value.size()) +
+                    " bytes that was never written for it";
+            continue;
+          }
+          // Versions never go back from one call to the next. (A key read
+          // twice in one MultiGet is looked up twice, independently: its
+          // later read in the call need not be the newer one.)
+          if (v < seen[k]) {
+            error = how + ": key " + std::to_string(k) + ": read version " +
+                    std::to_string(v) + " after version " +
+                    std::to_string(seen[k]);
+            continue;
+          }
+          seen_in_call[i] = v;
         }
-        if (!s.ok()) {
-          error = "Get of key " + std::to_string(k) + ": " + s.ToString();
-          return;
-        }
-        const uint64_t v = VersionOf(k, value);
-        if (v == 0) {
-          error = "key " + std::to_string(k) + ": read a value of " +
-                  std::to_string(value.size()) +
-                  " bytes that was never written for it";
-          return;
-        }
-        if (v < seen[k]) {
-          error = "key " + std::to_string(k) + ": read version " +
-                  std::to_string(v) + " after version " +
-                  std::to_string(seen[k]);
-          return;
-        }
-        seen[k] = v;
+        for (size_t i = 0; i < ks.size(); ++i)
+          seen[ks[i]] = std::max(seen[ks[i]], seen_in_call[i]);
       }
     });
   }

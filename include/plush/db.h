@@ -40,6 +40,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "plush/export.h"
 #include "plush/iterator.h"
@@ -82,6 +83,15 @@ class PLUSH_EXPORT DB {
   // NotFound if the key does not exist (or was deleted).
   virtual Status Get(const ReadOptions& options, std::string_view key,
                      std::string* value) = 0;
+
+  // Get() of many keys at once, in order: statuses[i] and (*values)[i]
+  // answer keys[i] as Get would (*values is resized to keys.size(); the
+  // value of a key that was not found is empty). Faster than one Get per
+  // key: the lookups run in lockstep, so that their cache misses overlap.
+  // Each key is looked up on its own (no snapshot across the keys).
+  virtual std::vector<Status> MultiGet(const ReadOptions& options,
+                                       const std::vector<std::string_view>& keys,
+                                       std::vector<std::string>* values) = 0;
 
   // Removes `key` (writes a tombstone). Deleting a missing key is OK.
   virtual Status Delete(const WriteOptions& options, std::string_view key) = 0;

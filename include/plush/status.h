@@ -4,8 +4,10 @@
 // crosses the public API and no bad input aborts the process: callers check
 // `ok()` or one of the `IsXxx()` predicates.
 //
-// An OK status holds no allocation and costs a single byte to copy; a non-OK
-// status owns a heap-allocated message. Statuses are cheap to move.
+// An OK status holds no allocation and is cheap to copy; a non-OK status
+// owns a heap-allocated message — except the NotFound() of a missing key,
+// whose message is a constant (lookups that miss allocate nothing).
+// Statuses are cheap to move.
 //
 // Thread safety: a const Status may be read from many threads; a mutable one
 // needs external synchronisation, like any value type.
@@ -48,6 +50,13 @@ class [[nodiscard]] PLUSH_EXPORT Status {
   static Status NotFound(std::string_view msg) {
     return {Code::kNotFound, msg};
   }
+  // NotFound with the constant message "key not found", allocation-free.
+  static Status NotFound() {
+    Status s;
+    s.code_ = Code::kNotFound;
+    s.constant_message_ = "key not found";
+    return s;
+  }
   static Status InvalidArgument(std::string_view msg) {
     return {Code::kInvalidArgument, msg};
   }
@@ -83,7 +92,8 @@ class [[nodiscard]] PLUSH_EXPORT Status {
   Status(Code code, std::string_view msg);
 
   Code code_ = Code::kOk;
-  std::unique_ptr<std::string> message_;  // null iff ok()
+  std::unique_ptr<std::string> message_;  // null if ok() or constant
+  const char* constant_message_ = nullptr;
 };
 
 }  // namespace plush

@@ -33,6 +33,20 @@ unsigned ThreadsOr(unsigned requested) {
                         : std::max(1u, std::thread::hardware_concurrency());
 }
 
+// The Status of a lookup's outcome (table::LeveledTable::Get).
+Status FoundStatus(table::Found found) {
+  switch (found) {
+    case table::Found::kValue:
+      return Status::OK();
+    case table::Found::kDamaged:
+      return Status::Corruption(
+          "the newest version of the key references a payload entry of "
+          "another key");
+    default:
+      return Status::NotFound();
+  }
+}
+
 // Renders Stats fields as property text: one field (`only`), or all of
 // them as "name: value" lines.
 class PropertyText final : public StatsVisitor {
@@ -432,16 +446,43 @@ Status DBImpl::Get(const ReadOptions&, std::string_view key,
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   const table::LookupKey lookup =
       table::LookupKey::For(key, table_->hasher().Hash(key));
-  switch (table_->Get(lookup, value)) {
-    case table::Found::kValue:
-      return Status::OK();
-    case table::Found::kDamaged:
-      return Status::Corruption(
-          "the newest version of the key references a payload entry of "
-          "another key");
-    default:
-      return Status::NotFound("key not found");
+  return FoundStatus(table_->Get(lookup, value));
+}
+
+std::vector<Status> DBImpl::MultiGet(const ReadOptions&,
+                                     const std::vector<std::string_view>& keys,
+                                     std::vector<std::string>* values) {
+  std::vector<Status> statuses(keys.size());
+  values->resize(keys.size());
+  if (closed()) {
+    std::fill(statuses.begin(), statuses.end(), WritePath::ClosedError());
+    return statuses;
   }
+  // The keys over the size limit get their error; the others are looked
+  // up together.
+  std::vector<table::LookupKey> lookups;
+  std::vector<size_t> positions;
+  lookups.reserve(keys.size());
+  positions.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].size() > kMaxKeySize) {
+      statuses[i] = KeyTooLarge(keys[i]);
+      continue;
+    }
+    lookups.push_back(
+        table::LookupKey::For(keys[i], table_->hasher().Hash(keys[i])));
+    positions.push_back(i);
+  }
+  std::vector<std::string> found_values(lookups.size());
+  std::vector<table::Found> found(lookups.size());
+  table_->MultiGet(lookups.data(), lookups.size(), found_values.data(),
+                   found.data());
+  for (size_t j = 0; j < lookups.size(); ++j) {
+    statuses[positions[j]] = FoundStatus(found[j]);
+    (*values)[positions[j]] = std::move(found_values[j]);
+    if (!statuses[positions[j]].ok()) (*values)[positions[j]].clear();
+  }
+  return statuses;
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions&) {

@@ -46,6 +46,9 @@ class DBImpl final : public DB {
   Status Get(const ReadOptions& options, std::string_view key,
              std::string* value) override;
   Status Delete(const WriteOptions& options, std::string_view key) override;
+  std::vector<Status> MultiGet(const ReadOptions& options,
+                               const std::vector<std::string_view>& keys,
+                               std::vector<std::string>* values) override;
   Status Write(const WriteOptions& options, WriteBatch* batch) override;
   Status Update(const WriteOptions& options, std::string_view key,
                 const UpdateFunction& fn) override;

@@ -188,6 +188,14 @@ bool PayloadLogs::Locate(const Ref& ref, uint64_t* chunk_offset,
   return true;
 }
 
+void PayloadLogs::PrefetchEntry(uint64_t ref) const {
+  const Ref r = Ref::Decode(ref);
+  const uint64_t offset = table_.OffsetOf(r.chunk);
+  if (offset == 0 || r.offset + 8 > chunk_size_) return;
+  __builtin_prefetch(HeaderOf(offset));
+  __builtin_prefetch(media_.At<char>(offset + r.offset));
+}
+
 bool PayloadLogs::StillValid(uint64_t chunk_offset, const Ref& ref) const {
   const PayloadChunkState st = PayloadChunkState::Decode(
       ReloadAfterReads(HeaderOf(chunk_offset)->state));

@@ -134,6 +134,7 @@ class PayloadLogs final : public table::PayloadResolver {
   table::RefMatch RefHasKey(uint64_t ref, std::string_view key) const override;
   table::RefMatch ReadValue(uint64_t ref, std::string_view key,
                             std::string* value) const override;
+  void PrefetchEntry(uint64_t ref) const override;
   uint64_t chunk_frees_started() const override {
     return frees_started_.load(std::memory_order_acquire);
   }

@@ -19,7 +19,8 @@ Allocator::Allocator(media::Media* media, RootPage* root,
     : media_(media),
       root_(root),
       max_pool_size_(max_pool_size),
-      cursor_(root->alloc_high_water) {}
+      cursor_(root->alloc_high_water),
+      mark_(root->alloc_high_water) {}
 
 uint64_t Allocator::used_bytes() const {
   MutexLock lock(&mu_);
@@ -30,8 +31,10 @@ void Allocator::TrimMark() {
   MutexLock lock(&mu_);
   // Page-aligned, like every mark: a pool file truncated at its mark is
   // still a whole number of pages.
+  const uint64_t trimmed = AlignUp(cursor_, kPageSize);
   std::atomic_ref<uint64_t>(root_->alloc_high_water)
-      .store(AlignUp(cursor_, kPageSize), std::memory_order_relaxed);
+      .store(trimmed, std::memory_order_relaxed);
+  mark_.store(trimmed, std::memory_order_release);
   media_->Persist(&root_->alloc_high_water, sizeof(uint64_t));
 }
 
@@ -71,8 +74,9 @@ Status Allocator::Allocate(uint64_t size, uint64_t alignment,
       s = EnsureMapped(end);  // the slab does not fit; the exact need may
       if (!s.ok()) return s;
     }
-    high_water.store(std::min(new_mark, media_->size()),
-                     std::memory_order_relaxed);
+    const uint64_t advanced = std::min(new_mark, media_->size());
+    high_water.store(advanced, std::memory_order_relaxed);
+    mark_.store(advanced, std::memory_order_release);
     media_->Persist(&root_->alloc_high_water, sizeof(uint64_t));
   }
   cursor_ = end;

@@ -19,6 +19,7 @@
 #ifndef PLUSH_POOL_ALLOCATOR_H_
 #define PLUSH_POOL_ALLOCATOR_H_
 
+#include <atomic>
 #include <cstdint>
 
 #include "media/media.h"
@@ -43,6 +44,10 @@ class Allocator {
 
   // Bytes of the pool below the allocation cursor.
   uint64_t used_bytes() const;
+  // The persisted high-water mark, mirrored in DRAM: lock-free readers
+  // validate every bucket reference against it, and the root page's line
+  // is written by every allocation that advances the mark.
+  uint64_t mark() const { return mark_.load(std::memory_order_acquire); }
 
   // Lowers the persisted mark to the cursor, so that reopening the pool
   // leaks nothing. Only when no allocation can follow (a clean close).
@@ -56,6 +61,7 @@ class Allocator {
   const uint64_t max_pool_size_;
   mutable Mutex mu_;
   uint64_t cursor_ GUARDED_BY(mu_);
+  std::atomic<uint64_t> mark_;
 };
 
 }  // namespace plush::pool

@@ -79,11 +79,9 @@ class Pool {
   uint64_t heap_offset() const { return heap_offset_; }
 
   // End of the heap space handed out so far (the allocation mark): every
-  // valid reference into the heap points below it.
-  uint64_t allocated_end() const {
-    return std::atomic_ref<uint64_t>(root()->alloc_high_water)
-        .load(std::memory_order_relaxed);
-  }
+  // valid reference into the heap points below it. (A DRAM mirror of the
+  // root page's word: Allocator::mark.)
+  uint64_t allocated_end() const { return allocator_->mark(); }
 
   // Number of PMem levels recorded in the root page.
   uint64_t level_count() const;

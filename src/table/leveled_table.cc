@@ -315,29 +315,67 @@ void LeveledTable::PrefetchDram(uint64_t dram_index) const {
   __builtin_prefetch(&e.tombstone, 1);
 }
 
-Found LeveledTable::Lookup(const LookupKey& key, Slot* slot,
-                           bool durable_only) const {
-  const FilterProbe probe = MakeProbe(key.hash, fanout_);
-  // Memory latency, not computation, decides lookup speed, and dependent
-  // misses are the expensive kind. Every level's entry follows from the
-  // hash alone, so all of them are loaded at once (round 1); their filters
-  // then name the candidate buckets of every level, loaded at once too
-  // (round 2). The search proper below then mostly hits the cache.
-  unsigned n = level_count();
-  std::array<uint64_t, pool::kMaxPmemLevels + 1> index;
-  index[0] = DramIndex(key.hash);
-  for (unsigned l = 0; l < n; ++l) {
-    if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
-    const DirectoryEntry& e = levels_[l].entries[index[l]];
+// Memory latency, not computation, decides lookup speed, and dependent
+// misses are the expensive kind. Every level's entry follows from the hash
+// alone, so all of them are loaded at once (round 1: PlanLookup); their
+// filters then name the candidate buckets of every level, loaded at once
+// too, with the flag lines a match reads (round 2: PrefetchCandidates).
+// The search proper (FinishLookup) then mostly hits the cache. MultiGet
+// runs each round for a group of keys before the next, so that the misses
+// of different keys overlap as well.
+void LeveledTable::PlanLookup(const LookupKey& key, LookupPlan* plan) const {
+  plan->key = key;
+  plan->probe = MakeProbe(key.hash, fanout_);
+  plan->levels = level_count();
+  plan->index[0] = DramIndex(key.hash);
+  for (unsigned l = 0; l < plan->levels; ++l) {
+    if (l > 0) plan->index[l] = ChildIndex(l - 1, plan->index[l - 1], key.hash);
+    const DirectoryEntry& e = levels_[l].entries[plan->index[l]];
     __builtin_prefetch(&e.state);
-    __builtin_prefetch(FilterLine(FilterOf(levels_[l], index[l]), probe));
+    __builtin_prefetch(FilterLine(FilterOf(levels_[l], plan->index[l]),
+                                  plan->probe));
     if (levels_[l].bucket_area == nullptr) {
       __builtin_prefetch(&e.bucket[0]);
       __builtin_prefetch(&e.bucket[8]);
     }
   }
-  for (unsigned l = 0; l < n; ++l)
-    PrefetchCandidates(levels_[l], index[l], probe);
+}
+
+void LeveledTable::PrefetchCandidates(const LookupPlan& plan) const {
+  for (unsigned l = 0; l < plan.levels; ++l) {
+    const Level& level = levels_[l];
+    const DirectoryEntry& e = level.entries[plan.index[l]];
+    const unsigned size =
+        std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
+    const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
+    uint32_t c = FilterCandidates(FilterOf(level, plan.index[l]), buckets,
+                                  plan.probe);
+    // A candidate bucket is searched with the entry's flag line (indirect
+    // and tombstone bits): load it with the bucket, not after.
+    if (c != 0) __builtin_prefetch(&e.tombstone);
+    for (; c != 0; c &= c - 1) {
+      const Bucket* bucket =
+          BucketAt(level, plan.index[l], e, std::countr_zero(c));
+      if (bucket == nullptr) continue;
+      for (unsigned line = 0; line < sizeof(Bucket); line += 64) {
+        __builtin_prefetch(reinterpret_cast<const char*>(bucket) + line);
+      }
+    }
+  }
+}
+
+Found LeveledTable::Lookup(const LookupKey& key, Slot* slot,
+                           bool durable_only) const {
+  LookupPlan plan;
+  PlanLookup(key, &plan);
+  PrefetchCandidates(plan);
+  return FinishLookup(&plan, slot, durable_only);
+}
+
+Found LeveledTable::FinishLookup(LookupPlan* plan, Slot* slot,
+                                 bool durable_only) const {
+  const LookupKey& key = plan->key;
+  auto& index = plan->index;
   // Re-reading the level count each step matters: records only move down,
   // and a level is published before any record moves into it. A dangling
   // payload reference means a compaction raced this lookup after a newer
@@ -360,10 +398,10 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot,
     const uint64_t dram_before = LoadAcquire(dram_state);
     Found found = Found::kAbsent;
     unsigned l = 0;
-    for (; l < (n = level_count()); ++l) {
+    for (unsigned n; l < (n = level_count()); ++l) {
       if (l > 0) index[l] = ChildIndex(l - 1, index[l - 1], key.hash);
-      found = SearchEntry(levels_[l], index[l], key, probe, skip_dangling,
-                          durable_only && l == 0, slot);
+      found = SearchEntry(levels_[l], index[l], key, plan->probe,
+                          skip_dangling, durable_only && l == 0, slot);
       if (found != Found::kAbsent) break;
     }
     if (found == Found::kRetry) {
@@ -375,14 +413,18 @@ Found LeveledTable::Lookup(const LookupKey& key, Slot* slot,
 }
 
 Found LeveledTable::Get(const LookupKey& key, std::string* value) const {
-  // A compaction may free the payload between the lookup and the copy (the
-  // copy then sees a dangling reference): look up again, which finds the
-  // relocated version. Each retry follows a chunk free; on a pool that
-  // nothing changes, lookup and copy agree.
+  Slot slot;
+  const Found found = Lookup(key, &slot);
+  return found == Found::kValue ? ReadValue(key, slot, value) : found;
+}
+
+// A compaction may free the payload between the lookup and the copy (the
+// copy then sees a dangling reference): look up again, which finds the
+// relocated version. Each retry follows a chunk free; on a pool that
+// nothing changes, lookup and copy agree.
+Found LeveledTable::ReadValue(const LookupKey& key, Slot slot,
+                              std::string* value) const {
   for (;;) {
-    Slot slot;
-    const Found found = Lookup(key, &slot);
-    if (found != Found::kValue) return found;
     if (!slot.indirect) {
       value->assign(reinterpret_cast<const char*>(&slot.value),
                     sizeof(slot.value));
@@ -396,21 +438,30 @@ Found LeveledTable::Get(const LookupKey& key, std::string* value) const {
       case RefMatch::kDangling:
         break;
     }
+    const Found found = Lookup(key, &slot);
+    if (found != Found::kValue) return found;
   }
 }
 
-void LeveledTable::PrefetchCandidates(const Level& level, uint64_t index,
-                                      const FilterProbe& probe) const {
-  const DirectoryEntry& e = level.entries[index];
-  const unsigned size =
-      std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
-  const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-  for (uint32_t c = FilterCandidates(FilterOf(level, index), buckets, probe);
-       c != 0; c &= c - 1) {
-    const Bucket* bucket = BucketAt(level, index, e, std::countr_zero(c));
-    if (bucket == nullptr) continue;
-    for (unsigned line = 0; line < sizeof(Bucket); line += 64) {
-      __builtin_prefetch(reinterpret_cast<const char*>(bucket) + line);
+void LeveledTable::MultiGet(const LookupKey* keys, size_t n,
+                            std::string* values, Found* found) const {
+  // Groups small enough that their prefetches fit the CPU's outstanding
+  // misses (a key loads a few lines per level).
+  constexpr size_t kGroup = 16;
+  std::array<LookupPlan, kGroup> plans;
+  std::array<Slot, kGroup> slots;
+  for (size_t first = 0; first < n; first += kGroup) {
+    const size_t m = std::min(kGroup, n - first);
+    for (size_t i = 0; i < m; ++i) PlanLookup(keys[first + i], &plans[i]);
+    for (size_t i = 0; i < m; ++i) PrefetchCandidates(plans[i]);
+    for (size_t i = 0; i < m; ++i) {
+      found[first + i] = FinishLookup(&plans[i], &slots[i]);
+      if (found[first + i] == Found::kValue && slots[i].indirect)
+        resolver_->PrefetchEntry(slots[i].value);
+    }
+    for (size_t i = 0; i < m; ++i) {
+      if (found[first + i] != Found::kValue) continue;
+      found[first + i] = ReadValue(keys[first + i], slots[i], &values[first + i]);
     }
   }
 }

@@ -172,6 +172,12 @@ class LeveledTable {
   // kDamaged: the newest version references a payload entry of another key
   // (only a damaged pool does that).
   Found Get(const LookupKey& key, std::string* value) const;
+  // Get() of n keys, their lookups run in lockstep so that their cache
+  // misses overlap (same answers as Get). found[i] and values[i] answer
+  // keys[i].
+  void MultiGet(const LookupKey* keys, size_t n, std::string* values,
+                Found* found) const;
+
 
   // ---- Ordered scans (REQUIRE the DRAM entry's lock) -----------------------
 
@@ -247,8 +253,21 @@ class LeveledTable {
   // directory or a preallocated bucket area (a damaged reference there would
   // overwrite other entries).
   bool WritableBucketRef(uint64_t offset) const;
-  void PrefetchCandidates(const Level& level, uint64_t index,
-                          const FilterProbe& probe) const;
+  // A lookup in steps (see leveled_table.cc): the key, its filter probe and
+  // its directory entry on every level.
+  struct LookupPlan {
+    LookupKey key;
+    FilterProbe probe;
+    unsigned levels = 0;
+    std::array<uint64_t, pool::kMaxPmemLevels + 1> index;
+  };
+  void PlanLookup(const LookupKey& key, LookupPlan* plan) const;
+  void PrefetchCandidates(const LookupPlan& plan) const;
+  Found FinishLookup(LookupPlan* plan, Slot* slot,
+                     bool durable_only = false) const;
+  // The value of the newest version found, `slot`; looks up again if a
+  // compaction moved it meanwhile.
+  Found ReadValue(const LookupKey& key, Slot slot, std::string* value) const;
   // kRetry if a dangling reference was met (unless skip_dangling).
   // `skip_unlogged`: ignore slots flagged unlogged (DRAM level only).
   Found SearchEntry(const Level& level, uint64_t index, const LookupKey& key,

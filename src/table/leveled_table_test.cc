@@ -43,6 +43,7 @@ class ScriptedResolver final : public PayloadResolver {
     return RefMatch::kYes;
   }
   uint64_t chunk_frees_started() const override { return frees_.load(); }
+  void PrefetchEntry(uint64_t) const override {}
   bool RefsHaveSameKey(uint64_t a, uint64_t b) const override {
     return a == b;
   }

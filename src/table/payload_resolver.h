@@ -33,6 +33,8 @@ class PayloadResolver {
   // (kYes); kNo if it holds another key; kDangling if its chunk was freed.
   virtual RefMatch ReadValue(uint64_t ref, std::string_view key,
                              std::string* value) const = 0;
+  // Starts loading what ReadValue(ref, ...) will read (a hint).
+  virtual void PrefetchEntry(uint64_t ref) const = 0;
   // How many chunk frees have started (a counter bumped before the chunk's
   // epoch changes). A lookup that meets a dangling reference although no
   // free started since it began is looking at a damaged pool: in a healthy

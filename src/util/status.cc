@@ -37,26 +37,29 @@ Status::Status(Code code, std::string_view msg)
 Status::Status(const Status& other)
     : code_(other.code_),
       message_(other.message_ ? std::make_unique<std::string>(*other.message_)
-                              : nullptr) {}
+                              : nullptr),
+      constant_message_(other.constant_message_) {}
 
 Status& Status::operator=(const Status& other) {
   if (this != &other) {
     code_ = other.code_;
     message_ = other.message_ ? std::make_unique<std::string>(*other.message_)
                               : nullptr;
+    constant_message_ = other.constant_message_;
   }
   return *this;
 }
 
 std::string_view Status::message() const {
-  return message_ ? std::string_view(*message_) : std::string_view();
+  if (message_) return *message_;
+  return constant_message_ != nullptr ? constant_message_ : std::string_view();
 }
 
 std::string Status::ToString() const {
   if (ok()) return "OK";
   std::string out = CodeName(code_);
   out += ": ";
-  out += *message_;
+  out += message();
   return out;
 }
 
@@ -64,7 +67,7 @@ Status Status::WithContext(std::string_view context) const {
   if (ok()) return Status();
   std::string msg(context);
   msg += ": ";
-  msg += *message_;
+  msg += message();
   return Status(code_, msg);
 }
 
