@@ -35,6 +35,8 @@ struct BenchConfig {
   // Writes (inserts, updates, deletes) per Engine::Write call; 1: one call
   // per write (Put / Delete).
   unsigned batch = 1;
+  // Lookups per Engine::MultiGet call; 1: one Get per lookup.
+  unsigned multiget = 1;
   size_t scan_size = 100;
   DistributionKind distribution = DistributionKind::kUniform;
   double skew = 0;  // theta or h; DefaultSkew(distribution) unless given

@@ -140,6 +140,10 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
                  "Writes per batch (DB::Write; RocksDB's WriteBatch); "
                  "latencies are then per batch")
       ->check(CLI::Range(1u, 65536u));
+  app.add_option("--multiget", c.multiget,
+                 "Lookups per MultiGet call (plush and RocksDB MultiGet); "
+                 "latencies are then per call")
+      ->check(CLI::Range(1u, 65536u));
   app.add_option("--scan-size", c.scan_size, "Records read by each scan")
       ->group("Operation mix")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));

@@ -82,6 +82,15 @@ class DramEngine final : public Engine {
     return found ? Status::OK() : Status::NotFound({});
   }
 
+  void MultiGet(const std::vector<std::string_view>& keys,
+                std::vector<std::string>* values,
+                std::vector<Status>* statuses) override {
+    values->resize(keys.size());
+    statuses->resize(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i)
+      (*statuses)[i] = Get(keys[i], &(*values)[i]);
+  }
+
   Status Delete(std::string_view key) override {
     if (!Records::Fits(key)) return WrongSize();
     map_.erase(Records::Convert(key));

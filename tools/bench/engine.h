@@ -60,6 +60,11 @@ class Engine {
   virtual Status Put(std::string_view key, std::string_view value) = 0;
   // OK and the value, or NotFound.
   virtual Status Get(std::string_view key, std::string* value) = 0;
+  // Get of many keys: (*statuses)[i] and (*values)[i] answer keys[i]
+  // (plush's and RocksDB's MultiGet; the DRAM map one by one).
+  virtual void MultiGet(const std::vector<std::string_view>& keys,
+                        std::vector<std::string>* values,
+                        std::vector<Status>* statuses) = 0;
   virtual Status Delete(std::string_view key) = 0;
   // Applies the writes together: plush's DB::Write (atomic, one
   // persistence barrier), RocksDB's WriteBatch, the DRAM map one by one.

@@ -23,6 +23,11 @@ class PlushEngine final : public Engine {
   Status Get(std::string_view key, std::string* value) override {
     return db_->Get(read_options_, key, value);
   }
+  void MultiGet(const std::vector<std::string_view>& keys,
+                std::vector<std::string>* values,
+                std::vector<Status>* statuses) override {
+    *statuses = db_->MultiGet(read_options_, keys, values);
+  }
   Status Delete(std::string_view key) override {
     return db_->Delete(write_options_, key);
   }

@@ -105,6 +105,7 @@ std::string ToJson(const BenchConfig& config, const RunResult& result) {
   }
   json.Unsigned("scan_size", config.scan_size)
       .Unsigned("batch", config.batch)
+      .Unsigned("multiget", config.multiget)
       .Double("recovery_seconds", result.recovery_seconds)
       .Double("engine_recovery_seconds", result.engine_recovery_seconds)
       .Unsigned("recovered_log_entries", result.recovered_log_entries)

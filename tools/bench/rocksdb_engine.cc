@@ -66,6 +66,17 @@ class RocksDbEngine final : public Engine {
   Status Get(std::string_view key, std::string* value) override {
     return FromRocksDb(db_->Get(read_options_, ToSlice(key), value));
   }
+  void MultiGet(const std::vector<std::string_view>& keys,
+                std::vector<std::string>* values,
+                std::vector<Status>* statuses) override {
+    std::vector<rocksdb::Slice> slices;
+    slices.reserve(keys.size());
+    for (std::string_view k : keys) slices.push_back(ToSlice(k));
+    const std::vector<rocksdb::Status> results =
+        db_->MultiGet(read_options_, slices, values);
+    statuses->clear();
+    for (const rocksdb::Status& s : results) statuses->push_back(FromRocksDb(s));
+  }
   Status Delete(std::string_view key) override {
     return FromRocksDb(db_->Delete(write_options_, ToSlice(key)));
   }

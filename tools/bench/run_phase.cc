@@ -23,7 +23,8 @@ using Clock = std::chrono::steady_clock;
 // sampler's Begin() and End(), then checks the answer. An operation returns
 // false after reporting a failure. With --batch N, writes collect in a
 // batch that goes to the engine in one call (timed as one) when it holds N
-// of them, and when the run ends.
+// of them, and when the run ends; with --multiget N, lookups collect the
+// same way in a MultiGet.
 class RunWorker {
  public:
   RunWorker(const PhaseContext& context, const KeyDistribution& distribution,
@@ -38,8 +39,11 @@ class RunWorker {
                  Mix64(~context.config.seed) + thread, latency),
         builder_(context.keys),
         batch_keys_(context.config.batch),
-        batch_values_(context.config.batch) {
+        batch_values_(context.config.batch),
+        lookup_keys_(context.config.multiget) {
     batch_.reserve(context.config.batch);
+    lookup_records_.reserve(context.config.multiget);
+    lookup_views_.reserve(context.config.multiget);
   }
 
   // Runs `quota` operations, or until `deadline` if there is one (checked
@@ -58,6 +62,7 @@ class RunWorker {
       if (!RunOne(picker_.Pick(rng_.Next()))) break;
     }
     FlushBatch();
+    FlushMultiGet();
     progress.Publish(thread_, done);
     return done;
   }
@@ -90,6 +95,7 @@ class RunWorker {
   bool Lookup() {
     const uint64_t record = distribution_.Next(rng_);
     const std::string_view key = builder_.Key(record);
+    if (context_.config.multiget > 1) return AddToMultiGet(record, key);
     sampler_.Begin();
     const Status status = engine_.Get(key, &value_);
     sampler_.End();
@@ -146,6 +152,29 @@ class RunWorker {
     return batch_.size() < context_.config.batch || FlushBatch();
   }
 
+  bool AddToMultiGet(uint64_t record, std::string_view key) {
+    const size_t i = lookup_records_.size();
+    lookup_records_.push_back(record);
+    lookup_keys_[i].assign(key);
+    lookup_views_.push_back(lookup_keys_[i]);
+    return lookup_records_.size() < context_.config.multiget || FlushMultiGet();
+  }
+
+  bool FlushMultiGet() {
+    if (lookup_records_.empty()) return true;
+    sampler_.Begin();
+    engine_.MultiGet(lookup_views_, &lookup_values_, &lookup_statuses_);
+    sampler_.End();
+    bool ok = true;
+    for (size_t i = 0; i < lookup_records_.size() && ok; ++i) {
+      ok = CheckRead(context_, builder_, lookup_records_[i],
+                     lookup_statuses_[i], lookup_values_[i]);
+    }
+    lookup_records_.clear();
+    lookup_views_.clear();
+    return ok;
+  }
+
   bool FlushBatch() {
     if (batch_.empty()) return true;
     sampler_.Begin();
@@ -193,6 +222,12 @@ class RunWorker {
   std::vector<BatchOp> batch_;
   std::vector<std::string> batch_keys_;
   std::vector<std::string> batch_values_;
+  // The lookups of the MultiGet being collected (--multiget).
+  std::vector<uint64_t> lookup_records_;
+  std::vector<std::string> lookup_keys_;
+  std::vector<std::string_view> lookup_views_;
+  std::vector<std::string> lookup_values_;
+  std::vector<Status> lookup_statuses_;
 };
 
 }  // namespace
