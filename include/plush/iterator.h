@@ -1,19 +1,24 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// An ordered iterator over a range-partitioned pool (Options::partitioning =
-// Partitioning::kRange). It yields the newest version of every live key in
-// ascending byte order and skips deleted keys.
+// An iterator over every live record of a pool: the newest version of each
+// key, deleted keys skipped, each key once.
 //
-// On a hash-partitioned pool an iterator is never Valid() and its status()
-// is NotSupported.
+// The pool is cut into partitions (the keys of one DRAM directory entry:
+// 2^dram_directory_bits of them), visited in index order. The iterator
+// reads a partition atomically, holding its writer lock while it copies
+// it: within a partition it returns the state of one moment. Seek,
+// SeekToFirst and SeekToPartition read their partition when called, Next
+// reads the next partition when the current one is used up, so later
+// partitions may show later writes.
 //
-// Isolation: the key space is cut into ordered units (the keys of one DRAM
-// directory entry). The iterator reads a unit atomically, holding the
-// unit's writer lock while it copies it: within a unit it returns the state
-// of one moment. Seek/SeekToFirst read their unit when called, Next reads
-// the next unit when the current one is used up, so later units may show
-// later writes; keys always come in strictly ascending order, each once.
-// See docs/api.md.
+// Range-partitioned pools (Options::partitioning = kRange) order their
+// partitions by key: keys come in strictly ascending byte order, and Seek
+// positions at the first key >= a target. Hash-partitioned pools spread
+// keys over partitions by hash: keys come in ascending order within a
+// partition only, and Seek is NotSupported (the iterator is then invalid
+// and status() says so); SeekToFirst and SeekToPartition work. A partition
+// index makes a resumable cursor (e.g. for a SCAN command): partitions
+// stay the same for a pool's life. See docs/api.md.
 //
 // Thread safety: an Iterator must not be used by two threads at once;
 // different iterators may be used concurrently with each other and with
@@ -22,6 +27,7 @@
 #ifndef PLUSH_ITERATOR_H_
 #define PLUSH_ITERATOR_H_
 
+#include <cstdint>
 #include <string_view>
 
 #include "plush/export.h"
@@ -38,17 +44,23 @@ class PLUSH_EXPORT Iterator {
 
   // True iff the iterator is positioned at a record.
   virtual bool Valid() const = 0;
-  // Positions at the first key >= target.
+  // Positions at the first key >= target (range pools; NotSupported on
+  // hash pools).
   virtual void Seek(std::string_view target) = 0;
-  // Positions at the smallest key.
+  // Positions at the first record (the smallest key of a range pool).
   virtual void SeekToFirst() = 0;
+  // Positions at the first record of partition `partition` or of a later
+  // one (invalid, with an OK status, past the last partition).
+  virtual void SeekToPartition(uint64_t partition) = 0;
+  // The partition of the current record. REQUIRES: Valid().
+  virtual uint64_t partition() const = 0;
   // Moves to the next key. REQUIRES: Valid().
   virtual void Next() = 0;
   // The current record; valid until the next call that moves the iterator.
   // REQUIRES: Valid().
   virtual std::string_view key() const = 0;
   virtual std::string_view value() const = 0;
-  // OK unless an error occurred (or the pool is hash-partitioned).
+  // OK unless an error occurred (or Seek was called on a hash pool).
   virtual Status status() const = 0;
 };
 

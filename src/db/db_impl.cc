@@ -102,6 +102,8 @@ class UnsupportedIterator final : public Iterator {
   bool Valid() const override { return false; }
   void Seek(std::string_view) override {}
   void SeekToFirst() override {}
+  void SeekToPartition(uint64_t) override {}
+  uint64_t partition() const override { return 0; }
   void Next() override {}
   std::string_view key() const override { return {}; }
   std::string_view value() const override { return {}; }
@@ -489,12 +491,8 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions&) {
   if (closed()) {
     return std::make_unique<UnsupportedIterator>(WritePath::ClosedError());
   }
-  if (!table_->hasher().range()) {
-    return std::make_unique<UnsupportedIterator>(Status::NotSupported(
-        "ordered iteration needs a range-partitioned pool (this one is "
-        "hash-partitioned)"));
-  }
-  return std::make_unique<RangeIterator>(unit_reader_.get());
+  return std::make_unique<UnitIterator>(unit_reader_.get(),
+                                        table_->hasher().range());
 }
 
 Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {

@@ -1,7 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Reads a unit (a DRAM entry and its subtree on the PMem levels) for the
-// range iterator (ScanSource in range_iterator.h): every stored version of
+// range iterator (ScanSource in unit_iterator.h): every stored version of
 // its keys, as of one moment.
 
 #ifndef PLUSH_DB_UNIT_READER_H_
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "db/range_iterator.h"
+#include "db/unit_iterator.h"
 #include "db/write_path.h"
 #include "payload/payload_logs.h"
 #include "table/leveled_table.h"

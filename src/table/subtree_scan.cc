@@ -1,7 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Reading a DRAM entry's whole subtree for ordered scans (range
-// partitioning, db/range_iterator.h).
+// partitioning, db/unit_iterator.h).
 
 #include <cassert>
 #include <algorithm>

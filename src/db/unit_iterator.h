@@ -1,16 +1,21 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The ordered iterator of a range-partitioned pool (plush/iterator.h).
+// The iterator of a pool (plush/iterator.h).
 //
-// Range partitioning (util/key_hasher.h) orders the DRAM entries by key
-// prefix: every key of DRAM entry u sorts before every key of entry u + 1.
-// A DRAM entry together with its subtree on the PMem levels (a "unit")
-// holds every version of its keys, unsorted. The iterator therefore works
-// unit by unit: it has the DB read a unit atomically (ScanSource), sorts
-// its records by key, keeps the newest version of each key and drops
-// tombstones, then walks the result; when it runs out, it reads the next
-// unit. This is the paper's "divide and conquer" (§6.6): only units that
-// can hold the requested keys are read, but a unit is read in full.
+// A DRAM entry together with its subtree on the PMem levels (a "unit", the
+// iterator's "partition") holds every version of its keys, unsorted. The
+// iterator works unit by unit: it has the DB read a unit atomically
+// (ScanSource), sorts its records by key, keeps the newest version of each
+// key and drops tombstones, then walks the result; when it runs out, it
+// reads the next unit.
+//
+// Range partitioning (util/key_hasher.h) orders the units by key: every
+// key of unit u sorts before every key of unit u + 1, so the iteration is
+// in key order, and Seek reads only the units that can hold the keys it
+// asks for (the paper's "divide and conquer", §6.6; a unit is read in
+// full). Hash partitioning spreads keys over units by hash: the iteration
+// returns every key once, in key order within a unit only, and Seek is
+// NotSupported.
 
 #ifndef PLUSH_DB_RANGE_ITERATOR_H_
 #define PLUSH_DB_RANGE_ITERATOR_H_
@@ -32,7 +37,7 @@ class ScanBatch {
   void Add(std::string_view key, std::string_view value, bool tombstone);
 
  private:
-  friend class RangeIterator;
+  friend class UnitIterator;
   struct Record {
     uint64_t prefix;  // the key's first 8 bytes, big-endian: decides most
                       // comparisons without touching the arena
@@ -66,14 +71,18 @@ class ScanSource {
                           ScanBatch* batch) = 0;
 };
 
-class RangeIterator final : public Iterator {
+class UnitIterator final : public Iterator {
  public:
-  explicit RangeIterator(ScanSource* source) : source_(source) {}
+  // `ordered`: the units partition the key space in order (range pools).
+  UnitIterator(ScanSource* source, bool ordered)
+      : source_(source), ordered_(ordered) {}
 
   bool Valid() const override { return position_ < live_.size(); }
   void Seek(std::string_view target) override;
-  void SeekToFirst() override { Seek({}); }
+  void SeekToFirst() override { SeekToPartition(0); }
   void Next() override;
+  uint64_t partition() const override { return unit_; }
+  void SeekToPartition(uint64_t partition) override;
   std::string_view key() const override;
   std::string_view value() const override;
   Status status() const override { return status_; }
@@ -90,6 +99,7 @@ class RangeIterator final : public Iterator {
   }
 
   ScanSource* const source_;
+  const bool ordered_;
   Status status_;
   ScanBatch batch_;
   struct SortKey {

@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 
-#include "db/range_iterator.h"
+#include "db/unit_iterator.h"
 
 #include <algorithm>
 
@@ -21,12 +21,24 @@ void ScanBatch::Add(std::string_view key, std::string_view value,
   bytes_.append(value);
 }
 
-void RangeIterator::Seek(std::string_view target) {
+void UnitIterator::Seek(std::string_view target) {
+  if (!ordered_) {
+    live_.clear();
+    status_ = Status::NotSupported(
+        "Seek needs a range-partitioned pool (this one is hash-partitioned: "
+        "iterate it from SeekToFirst or SeekToPartition)");
+    return;
+  }
   status_ = Status::OK();
   LoadFrom(source_->UnitOf(target), target);
 }
 
-void RangeIterator::Next() {
+void UnitIterator::SeekToPartition(uint64_t partition) {
+  status_ = Status::OK();
+  LoadFrom(partition, {});
+}
+
+void UnitIterator::Next() {
   if (!Valid()) return;
   ++position_;
   while (position_ == live_.size() && sorted_ < order_.size()) SortMore();
@@ -34,15 +46,15 @@ void RangeIterator::Next() {
     LoadFrom(unit_ + 1, {});
 }
 
-std::string_view RangeIterator::key() const {
+std::string_view UnitIterator::key() const {
   return Valid() ? batch_.KeyOf(current()) : std::string_view();
 }
 
-std::string_view RangeIterator::value() const {
+std::string_view UnitIterator::value() const {
   return Valid() ? batch_.ValueOf(current()) : std::string_view();
 }
 
-void RangeIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
+void UnitIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
   // lower_bound may point into batch_: copy it before the batch is reused.
   const std::string bound(lower_bound);
   live_.clear();
@@ -67,7 +79,7 @@ void RangeIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
 // Scans usually read a few dozen records, while a unit holds hundreds:
 // the batch is sorted in steps, the smallest kSortStep records at a time
 // (selection, then a sort of those).
-void RangeIterator::SortMore() {
+void UnitIterator::SortMore() {
   constexpr size_t kSortStep = 128;
   const std::vector<ScanBatch::Record>& records = batch_.records_;
   // By key (the prefix decides almost always); among versions of one key,
