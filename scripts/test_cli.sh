@@ -161,9 +161,16 @@ expect 5 "$plush" load "$hash" "$tmp/no-such-file.tsv"
 expect 2 "$plush" load --format xml "$hash" "$tmp/records.tsv"
 
 # ---- scan and dump --------------------------------------------------------
-expect 7 "$plush" scan "$hash"
+# A hash pool iterates in no particular order, and cannot start at a key.
+expect 7 "$plush" scan "$hash" --start k0000001
 expect_err 'range-partitioned'
-expect 7 "$plush" dump "$hash"
+expect 0 "$plush" dump --hex "$hash"
+hash_records=$(wc -l <"$tmp/out")
+((hash_records > 3000)) && ok || fail "dump of a hash pool printed $hash_records lines"
+[[ $(sort -u "$tmp/out" | wc -l) == "$hash_records" ]] && ok || fail "dump of a hash pool repeated a record"
+grep -q "\"key\":\"$(printf 'k0002999' | od -An -tx1 | tr -d ' \n')\"" "$tmp/out" && ok || fail "dump of a hash pool lacks k0002999"
+expect 0 "$plush" scan --hex "$hash" --limit 5
+[[ $(wc -l <"$tmp/out") == 5 ]] && ok || fail "scan --limit 5 of a hash pool printed $(wc -l <"$tmp/out") lines"
 expect 0 "$plush" info "$range"
 grep -q 'partitioning: *range' <<<"$out" && ok || fail "info of a range pool: $out"
 expect 0 "$plush" scan "$range" --start j0000100 --limit 3
@@ -182,6 +189,15 @@ expect 0 "$plush" dump "$tmp/copy.pool"
 cmp -s "$tmp/out" "$tmp/dump.jsonl" && ok || fail "dump | load | dump changed the records"
 expect 0 "$plush" dump --base64 "$range"
 grep -q '"key":"ajAwMDAwMDE="' "$tmp/out" && ok || fail "dump --base64: $(head -1 "$tmp/out")"
+
+# ---- backup ----------------------------------------------------------------
+expect 0 "$plush" backup "$range" "$tmp/backup.pool"
+expect 0 "$plush" dump "$tmp/backup.pool"
+cmp -s "$tmp/out" "$tmp/dump.jsonl" && ok || fail "the backup holds other records"
+expect 2 "$plush" backup "$range" "$tmp/backup.pool" # never overwritten
+expect_err 'already exists'
+expect 5 "$plush" backup "$range" "$tmp/no-such-dir/backup.pool"
+ls "$tmp/no-such-dir" >/dev/null 2>&1 && fail "a failed backup left a directory" || ok
 
 # ---- a damaged pool -------------------------------------------------------
 damaged=$tmp/damaged.pool

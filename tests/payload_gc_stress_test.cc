@@ -303,7 +303,9 @@ void RunStress(const Options& options, const std::string& path,
 
   // The final contents, then again after a reopen (made durable first: some
   // writes were unlogged).
-  if (cfg.unlogged) ASSERT_OK(db->Checkpoint());
+  if (cfg.unlogged) {
+    ASSERT_OK(db->Checkpoint());
+  }
   for (int pass = 0; pass < 2; ++pass) {
     for (uint64_t k = 0; k < cfg.keys; ++k) {
       std::string value;

@@ -638,7 +638,9 @@ TEST(ScanTest, UnsignedByteOrderAcrossRecordKinds) {
     std::string value = i % 2 == 0 ? Word(i) : "value " + std::to_string(i);
     ASSERT_OK(db->Put({}, keys[i], value));
     model[keys[i]] = value;
-    if (i == keys.size() / 2) ASSERT_OK(db->Checkpoint());
+    if (i == keys.size() / 2) {
+      ASSERT_OK(db->Checkpoint());
+    }
   }
   for (int session = 0; session < 2; ++session) {
     const std::string when = session == 0 ? "written" : "reopened";
@@ -691,7 +693,9 @@ TEST(ScanTest, NewestVersionWinsAcrossLevels) {
     std::unique_ptr<Iterator> it = db->NewIterator({});
     ASSERT_NO_FATAL_FAILURE(ExpectFullScan(it.get(), model, when));
     ASSERT_NO_FATAL_FAILURE(ExpectScan(it.get(), model, "user3", 50, when));
-    if (round % 2 == 1) ASSERT_OK(db->Checkpoint(round % 4 == 1 ? 1 : 2));
+    if (round % 2 == 1) {
+      ASSERT_OK(db->Checkpoint(round % 4 == 1 ? 1 : 2));
+    }
     if (round == 5) {
       it.reset();
       db.reset();
@@ -729,7 +733,9 @@ TEST(ScanTest, KeyAndValueStayValidUntilTheIteratorMoves) {
                                     : RandomValue(rng, false);
     ASSERT_OK(db->Put({}, k, value));
     model[k] = std::move(value);
-    if (rng() % 200 == 0) ASSERT_OK(db->Checkpoint());
+    if (rng() % 200 == 0) {
+      ASSERT_OK(db->Checkpoint());
+    }
   }
   const Model before = model;
   std::unique_ptr<Iterator> it = db->NewIterator({});
@@ -756,7 +762,9 @@ TEST(ScanTest, KeyAndValueStayValidUntilTheIteratorMoves) {
       ASSERT_OK(
           db->Put({}, passed[rng() % passed.size()], RandomValue(rng, false)));
     }
-    if (n % 25 == 24) ASSERT_OK(db->Checkpoint(1 + n % 2));
+    if (n % 25 == 24) {
+      ASSERT_OK(db->Checkpoint(1 + n % 2));
+    }
     // Only now look at the views, then copy.
     ASSERT_TRUE(key == m->first) << "record " << n << ": " << DescribeKey(key)
                                  << ", expected " << DescribeKey(m->first);

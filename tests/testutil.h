@@ -27,16 +27,19 @@
 #include "plush/db.h"
 #include "sim_pool.h"
 
-#define ASSERT_OK(expr)                                     \
-  do {                                                      \
-    const ::plush::Status _s = (expr);                      \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
-  } while (0)
-#define EXPECT_OK(expr)                                     \
-  do {                                                      \
-    const ::plush::Status _s = (expr);                      \
-    EXPECT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
-  } while (0)
+// Status assertions; like gtest's own, they take more context with <<.
+#define ASSERT_OK(expr) ASSERT_PRED_FORMAT1(::plush::test::StatusIsOk, expr)
+#define EXPECT_OK(expr) EXPECT_PRED_FORMAT1(::plush::test::StatusIsOk, expr)
+
+namespace plush::test {
+
+inline ::testing::AssertionResult StatusIsOk(const char* expr,
+                                             const ::plush::Status& s) {
+  if (s.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << expr << ": " << s.ToString();
+}
+
+}  // namespace plush::test
 
 namespace plush::test {
 

@@ -302,7 +302,9 @@ TEST(VarlenTest, KeysSwitchBetweenInlineAndPayloadRecords) {
     }
     const std::string when = "round " + std::to_string(round);
     ASSERT_NO_FATAL_FAILURE(CheckAll(db.get(), model, keys, {}, when.c_str()));
-    if (round % 2 == 1) ASSERT_OK(db->Checkpoint(round % 4 == 1 ? 1 : 2));
+    if (round % 2 == 1) {
+      ASSERT_OK(db->Checkpoint(round % 4 == 1 ? 1 : 2));
+    }
     if (round % 6 == 5) {
       db.reset();
       ASSERT_OK(DB::Open(o, file.path(), &db));
@@ -845,7 +847,9 @@ TEST(VarlenTest, SpaceStaysBoundedWithUnloggedWritesAndCheckpoints) {
     ASSERT_OK(db->Put(i % 8 == 0 ? unlogged : WriteOptions(),
                       "key-" + std::to_string(i % 64),
                       std::string(1000, char('a' + i % 26))));
-    if (i % 100 == 0) ASSERT_OK(db->Checkpoint());
+    if (i % 100 == 0) {
+      ASSERT_OK(db->Checkpoint());
+    }
     if (i % 20000 == 0) {
       ASSERT_OK(db->GetStats(&stats));
       std::printf("[varlen] unlogged + checkpoints: %6" PRIu64

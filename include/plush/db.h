@@ -172,6 +172,19 @@ class PLUSH_EXPORT DB {
   virtual Status Verify(std::string* report) = 0;
   Status Verify() { return Verify(nullptr); }
 
+  // Writes a consistent copy of the pool to the new file `path`, while
+  // other threads keep using the DB: writers (and migrations, log
+  // rotations) pause while the pool is copied — a reflink (no copy at all)
+  // on file systems that share blocks, else about a second per GiB (see
+  // docs/operations.md) — readers do not. The copy holds every write that
+  // returned before Backup was called, unlogged ones too (they are made
+  // durable first, as by Checkpoint), opens like a pool after a crash
+  // (with DB::Open, anywhere) and passes Verify. Returns OK;
+  // InvalidArgument if `path` exists (it is never overwritten) or the DB is
+  // closed; NoSpace / IOError from the file system, leaving no file at
+  // `path`.
+  virtual Status Backup(const std::string& path) = 0;
+
   // Fills *stats (see stats.h).
   virtual Status GetStats(Stats* stats) = 0;
 

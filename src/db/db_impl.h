@@ -58,6 +58,7 @@ class DBImpl final : public DB {
   Status Checkpoint(unsigned threads) override;
   Status Sync() override;
   Status Verify(std::string* report) override;
+  Status Backup(const std::string& path) override;
   Status GetStats(Stats* stats) override;
   Status GetProperty(std::string_view name, std::string* value) override;
   Status Close() override;

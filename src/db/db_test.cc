@@ -105,7 +105,9 @@ TEST(DBTest, CloseKeepsUnloggedWrites) {
       }
       for (uint64_t k = 0; k < 1000; k += 10)
         ASSERT_OK(db->Delete(unlogged, Word(k)));
-      if (explicit_close) ASSERT_OK(db->Close());
+      if (explicit_close) {
+        ASSERT_OK(db->Close());
+      }
     }  // else: the destructor closes
     std::unique_ptr<DB> db;
     ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));

@@ -112,7 +112,9 @@ TEST_F(DBWriteTest, RecoveryReplaysVersionsInWriteOrderAcrossLogs) {
     for (size_t i = round % 3; i < keys.size(); i += 3)
       batch.Put(keys[i], Word(round * 100 + 50 + i));
     ASSERT_OK(db->Write({}, &batch));
-    if (round % 5 == 4) ASSERT_OK(db->Delete({}, keys[round % keys.size()]));
+    if (round % 5 == 4) {
+      ASSERT_OK(db->Delete({}, keys[round % keys.size()]));
+    }
   }
   std::vector<std::string> live;
   for (const std::string& k : keys) {

@@ -338,6 +338,14 @@ void RecoveryLogs::ZeroInvalidSlots() {
   media_.Drain();
 }
 
+void RecoveryLogs::PauseRotations() {
+  for (auto& log : logs_) log->rotate_mu.Lock();
+}
+
+void RecoveryLogs::ResumeRotations() {
+  for (auto& log : logs_) log->rotate_mu.Unlock();
+}
+
 void RecoveryLogs::Close() {
   closed_.store(true);
   for (auto& log : logs_) MutexLock lock(&log->rotate_mu);

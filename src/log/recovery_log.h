@@ -106,6 +106,11 @@ class RecoveryLogs {
   // Waits until no rotation is in progress; every later Rotate() fails
   // with InvalidArgument (DBImpl::Close).
   void Close();
+  // Holds every log's rotation mutex (rotations wait) until
+  // ResumeRotations (DBImpl::Backup). Take it before any DRAM entry lock:
+  // rotations take those.
+  void PauseRotations() NO_THREAD_SAFETY_ANALYSIS;
+  void ResumeRotations() NO_THREAD_SAFETY_ANALYSIS;
 
   // Checks every chunk header; appends problems to *report; returns count.
   uint64_t Verify(std::string* report) const;

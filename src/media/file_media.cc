@@ -33,6 +33,7 @@
 
 #include "media/fault_injection.h"
 #include "media/media.h"
+#include "media/new_file.h"
 #include "util/mutex.h"
 
 namespace plush::media {
@@ -192,6 +193,13 @@ class MappedFileMedia final : public Media {
     flock(fd_, LOCK_UN);
     close(fd_);
     fd_ = -1;
+  }
+
+  Status CopyTo(const std::string& path) override {
+    if (fd_ < 0) return Status::InvalidArgument("the pool is closed");
+    return WriteNewFile(path, [&](int fd) {
+      return CopyFileContents(fd_, size(), fd);
+    });
   }
 
   void Prefault(uint64_t offset, uint64_t len) noexcept override {

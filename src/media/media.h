@@ -139,6 +139,10 @@ class Media {
   // Lets the pool be opened again (by this or another process) while this
   // mapping stays valid until destruction.
   virtual void ReleaseLock() = 0;
+  // Writes a copy of the pool's bytes to the new file `path` (new_file.h:
+  // all or nothing, InvalidArgument if it exists). The caller keeps the
+  // bytes from changing meanwhile.
+  virtual Status CopyTo(const std::string& path) = 0;
   // Maps the pages of [offset, offset + len) now, so that the first stores
   // into them take no page faults (logs are pre-faulted, paper §4.3).
   // Contents are unchanged; best effort.

@@ -3,10 +3,13 @@
 #include "media/sim_media.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <random>
 #include <thread>
+
+#include "media/new_file.h"
 
 namespace plush::media {
 namespace {
@@ -145,6 +148,20 @@ std::vector<uint64_t> SimMedia::CrashImage(uint64_t seed) const {
       image[i] = live_at_crash_[i];
   }
   return image;
+}
+
+Status SimMedia::CopyTo(const std::string& path) {
+  const std::vector<uint64_t> image = LiveImage();
+  return WriteNewFile(path, [&](int fd) -> Status {
+    const char* bytes = reinterpret_cast<const char*>(image.data());
+    const size_t size = image.size() * 8;
+    for (size_t done = 0; done < size;) {
+      const ssize_t n = write(fd, bytes + done, size - done);
+      if (n < 0) return Status::IOError("writing the copy of a sim device");
+      done += static_cast<size_t>(n);
+    }
+    return Status::OK();
+  });
 }
 
 void SimMedia::Restore(const std::vector<uint64_t>& image) {

@@ -92,6 +92,8 @@ class SimMedia final : public Media {
                      uint64_t max_size, std::shared_ptr<SimMedia>* device);
   // Marks the device closed so that it can be opened again.
   void ReleaseLock() override { open_.store(false); }
+  // Writes the live image to a pool file (which the file back end opens).
+  Status CopyTo(const std::string& path) override;
   // The registered device named `path`, or null.
   static std::shared_ptr<SimMedia> Find(const std::string& path);
   // Forgets the device named `path` (like deleting a pool file).

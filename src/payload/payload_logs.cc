@@ -554,6 +554,14 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
   return freed;
 }
 
+void PayloadLogs::PauseRotations() {
+  for (auto& log : logs_) log->mu.Lock();
+}
+
+void PayloadLogs::ResumeRotations() {
+  for (auto& log : logs_) log->mu.Unlock();
+}
+
 void PayloadLogs::Close() {
   closed_.store(true, std::memory_order_seq_cst);
   for (auto& log : logs_) {

@@ -115,6 +115,12 @@ class PayloadLogs final : public table::PayloadResolver {
   // if its entry passed; Verify).
   bool EntryIsIntact(uint64_t ref, uint64_t key_hash) const override;
 
+  // Holds every log's mutex: no log takes a new chunk (nor allocates one)
+  // until ResumeRotations; appends into current chunks go on. Take it
+  // after the DRAM entry locks: a relocation rotates under one.
+  void PauseRotations() NO_THREAD_SAFETY_ANALYSIS;
+  void ResumeRotations() NO_THREAD_SAFETY_ANALYSIS;
+
   // Stops appends (new ones fail with InvalidArgument), waits for those in
   // flight, and records where each log resumes.
   void Close();

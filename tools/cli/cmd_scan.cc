@@ -3,7 +3,9 @@
 // plush scan POOL [--start KEY] [--limit N]   key<TAB>value lines
 // plush dump POOL                             JSON lines, for `plush load`
 //
-// Both walk the pool in key order, which only range-partitioned pools offer.
+// Both walk every record of the pool: in key order on a range-partitioned
+// pool, partition by partition on a hash-partitioned one (which cannot
+// start at a key: --start is NotSupported there).
 
 #include <iostream>
 #include <limits>
@@ -27,8 +29,8 @@ struct ScanArgs {
 using RecordPrinter =
     std::function<Status(Encoding, std::string_view, std::string_view)>;
 
-// Walks the records in key order from `start` (the first key if null) and
-// prints at most `limit` of them.
+// Walks the records from `start` (the first one if null) and prints at most
+// `limit` of them.
 Status PrintRecords(DB* db, const std::string* start, uint64_t limit,
                     Encoding encoding, const RecordPrinter& print) {
   std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
@@ -42,7 +44,7 @@ Status PrintRecords(DB* db, const std::string* start, uint64_t limit,
     if (!s.ok()) return s;
     it->Next();
   }
-  // NotSupported on hash-partitioned pools, and the engine says why.
+  // NotSupported for a --start on a hash pool; the engine says why.
   return it->status();
 }
 
@@ -82,7 +84,9 @@ Status PrintJson(Encoding encoding, std::string_view key,
 void AddScanCommand(CLI::App* app, int* exit_code) {
   auto args = std::make_shared<ScanArgs>();
   CLI::App* cmd = app->add_subcommand(
-      "scan", "Print key<TAB>value lines in key order (range pools)");
+      "scan",
+      "Print key<TAB>value lines (in key order on range pools; --start "
+      "needs one)");
   AddPoolArgs(cmd, &args->pool);
   AddEncodingFlags(cmd, &args->encoding);
   args->start_option =
@@ -95,8 +99,9 @@ void AddDumpCommand(CLI::App* app, int* exit_code) {
   auto args = std::make_shared<ScanArgs>();
   CLI::App* cmd = app->add_subcommand(
       "dump",
-      "Print every record as a JSON line {\"key\": ..., \"value\": ...} in "
-      "key order (range pools); `plush load --format jsonl` reads it back");
+      "Print every record as a JSON line {\"key\": ..., \"value\": ...} "
+      "(in key order on range pools); `plush load --format jsonl` reads it "
+      "back");
   AddPoolArgs(cmd, &args->pool);
   AddEncodingFlags(cmd, &args->encoding);
   cmd->callback([args, exit_code] { *exit_code = RunScan(*args, PrintJson); });

@@ -1,6 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // plush verify POOL: checks every structure of the pool.
+// plush backup POOL DEST: a consistent copy of the pool in a new file.
 
 #include <iostream>
 
@@ -23,7 +24,28 @@ int RunVerify(const PoolArgs& pool) {
   return s.IsCorruption() ? kExitProblemsFound : code;
 }
 
+int RunBackup(const PoolArgs& pool, const std::string& dest) {
+  Status s = WithPool(ExistingPoolOptions(pool), pool.path,
+                      [&](DB* db) { return db->Backup(dest); });
+  if (s.ok()) std::cout << "backed up " << pool.path << " to " << dest << '\n';
+  return ExitWith(s);
+}
+
 }  // namespace
+
+void AddBackupCommand(CLI::App* app, int* exit_code) {
+  auto pool = std::make_shared<PoolArgs>();
+  auto dest = std::make_shared<std::string>();
+  CLI::App* cmd = app->add_subcommand(
+      "backup",
+      "Copy the pool, consistently, to the new file DEST (never "
+      "overwritten); the copy opens like any pool");
+  AddPoolArgs(cmd, pool.get());
+  cmd->add_option("DEST", *dest, "The copy's path (must not exist)")
+      ->required();
+  cmd->callback(
+      [pool, dest, exit_code] { *exit_code = RunBackup(*pool, *dest); });
+}
 
 void AddVerifyCommand(CLI::App* app, int* exit_code) {
   auto pool = std::make_shared<PoolArgs>();

@@ -28,6 +28,7 @@ void AddDeleteCommand(CLI::App* app, int* exit_code);
 void AddScanCommand(CLI::App* app, int* exit_code);
 void AddDumpCommand(CLI::App* app, int* exit_code);
 void AddLoadCommand(CLI::App* app, int* exit_code);
+void AddBackupCommand(CLI::App* app, int* exit_code);
 
 // Where a subcommand finds its pool: the positional POOL and --backend.
 struct PoolArgs {

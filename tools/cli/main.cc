@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
                    plush::cli::AddStatsCommand, plush::cli::AddVerifyCommand,
                    plush::cli::AddPutCommand, plush::cli::AddGetCommand,
                    plush::cli::AddDeleteCommand, plush::cli::AddScanCommand,
-                   plush::cli::AddDumpCommand, plush::cli::AddLoadCommand}) {
+                   plush::cli::AddDumpCommand, plush::cli::AddLoadCommand,
+                   plush::cli::AddBackupCommand}) {
     add(&app, &exit_code);
   }
 
