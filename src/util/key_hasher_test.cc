@@ -1,0 +1,191 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// KeyHasher on its own: the table hash of a key under hash and range
+// partitioning (docs/format.md §4). The hash is part of the on-media format
+// (indirect slots store it, payload checks are seeded with it), so the
+// expected values are computed here from the format's formulas, not from
+// the code under test.
+
+#include "util/key_hasher.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "testutil.h"
+
+namespace plush {
+namespace {
+
+using test::Word;
+
+// XXH3 with the format's seed ("plush"), spelled out as docs/format.md has it.
+uint64_t FormatXxh3(std::string_view key) {
+  return XXH3_64bits_withSeed(key.data(), key.size(), 0x706c757368ull);
+}
+
+// The key's first 8 bytes as a big-endian number, zero-padded (format §4).
+uint64_t FormatPrefix(std::string_view key) {
+  uint64_t p = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    p = p << 8 | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
+  }
+  return p;
+}
+
+uint64_t LowBits(uint64_t h, unsigned bits) {
+  return bits == 0 ? 0 : h & (~uint64_t{0} >> (64 - bits));
+}
+
+class KeyHasherTest : public ::testing::Test {
+ protected:
+  void TearDown() override { key_hash_override_for_testing.store(nullptr); }
+
+  // Keys of every length from 0 to 20 bytes with random bytes (the high
+  // ones included: byte order is unsigned).
+  std::vector<std::string> RandomKeys(size_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < n; ++i) {
+      std::string k(rng() % 21, '\0');
+      for (char& c : k) c = static_cast<char>(rng());
+      keys.push_back(k);
+    }
+    return keys;
+  }
+};
+
+TEST_F(KeyHasherTest, HashPartitioningIsTheSeededXxh3OfTheKey) {
+  for (unsigned d : {0u, 2u, 13u, 24u}) {
+    const KeyHasher hasher(/*range=*/false, d);
+    EXPECT_FALSE(hasher.range());
+    for (const std::string& key : RandomKeys(200, d)) {
+      ASSERT_EQ(hasher.Hash(key), FormatXxh3(key))
+          << "d = " << d << ", " << test::DescribeKey(key);
+    }
+  }
+  // Pinned: a pool written by any build (any xxHash version) must hash
+  // keys the same way.
+  EXPECT_EQ(KeyHasher(false, 2).Hash("plush"), 0x233ebd7d4140b0abull);
+  EXPECT_EQ(KeyHasher(true, 8).Hash("plush"), 0x3ebd7d4140b0ab70ull);
+  EXPECT_NE(KeyHasher(false, 2).Hash("plush"),
+            XXH3_64bits_withSeed("plush", 5, 0))
+      << "the seed is part of the format";
+}
+
+TEST_F(KeyHasherTest, RangeLowBitsAreTheKeysLeadingBits) {
+  for (unsigned d : {1u, 2u, 8u, 13u, 24u, 32u}) {
+    const KeyHasher hasher(/*range=*/true, d);
+    EXPECT_TRUE(hasher.range());
+    for (const std::string& key : RandomKeys(300, 100 + d)) {
+      ASSERT_EQ(LowBits(hasher.Hash(key), d), FormatPrefix(key) >> (64 - d))
+          << "d = " << d << ", " << test::DescribeKey(key);
+    }
+  }
+}
+
+// Below the DRAM level a range pool spreads keys like a hash pool: the bits
+// above the first d are the key hash's (format §4: h = x << d | p >> 64-d).
+TEST_F(KeyHasherTest, RangeBitsAboveTheDramIndexAreTheKeyHash) {
+  for (unsigned d : {1u, 2u, 8u, 24u}) {
+    const KeyHasher hasher(/*range=*/true, d);
+    for (const std::string& key : RandomKeys(300, 200 + d)) {
+      ASSERT_EQ(hasher.Hash(key) >> d, LowBits(FormatXxh3(key), 64 - d))
+          << "d = " << d << ", " << test::DescribeKey(key);
+    }
+  }
+}
+
+TEST_F(KeyHasherTest, RangeKeepsKeyOrderInTheDramIndex) {
+  for (unsigned d : {1u, 3u, 10u, 24u}) {
+    const KeyHasher hasher(/*range=*/true, d);
+    std::vector<std::string> keys = RandomKeys(2000, 300 + d);
+    // Keys that share long prefixes, and prefixes of each other.
+    keys.insert(keys.end(), {"", std::string(1, '\0'), "a", "a\x01", "ab",
+                             "abcdefgh", "abcdefghi", "\xff", "\xff\xff\xff"});
+    std::sort(keys.begin(), keys.end());  // unsigned byte order
+    const uint64_t mask = (uint64_t{1} << d) - 1;
+    for (size_t i = 1; i < keys.size(); ++i) {
+      ASSERT_LE(hasher.Hash(keys[i - 1]) & mask, hasher.Hash(keys[i]) & mask)
+          << "d = " << d << ": " << test::DescribeKey(keys[i - 1])
+          << " sorts before " << test::DescribeKey(keys[i]);
+    }
+  }
+}
+
+// The same keys whose DRAM entry a range pool chooses by their first byte
+// spread over every entry in a hash pool.
+TEST_F(KeyHasherTest, SharedLeadingBitsShareARangeEntryButSpreadByHash) {
+  constexpr unsigned kBits = 8;
+  const KeyHasher range(true, kBits);
+  const KeyHasher hash(false, kBits);
+  std::set<uint64_t> range_entries;
+  std::set<uint64_t> hash_entries;
+  for (int i = 0; i < 4096; ++i) {
+    std::string key = "k";  // (not "k" + ...: GCC 12's -Wrestrict misfires)
+    key += std::to_string(i);
+    range_entries.insert(range.Hash(key) & 0xFF);
+    hash_entries.insert(hash.Hash(key) & 0xFF);
+  }
+  EXPECT_EQ(range_entries, std::set<uint64_t>{'k'});
+  EXPECT_EQ(hash_entries.size(), 256u);
+}
+
+TEST_F(KeyHasherTest, RangeWithoutDramBitsIsTheKeyHash) {
+  const KeyHasher hasher(/*range=*/true, 0);
+  for (const std::string& key : RandomKeys(100, 400)) {
+    ASSERT_EQ(hasher.Hash(key), FormatXxh3(key)) << test::DescribeKey(key);
+  }
+}
+
+TEST_F(KeyHasherTest, ShortKeysArePaddedWithZeroBytes) {
+  EXPECT_EQ(KeyPrefix(""), 0u);
+  EXPECT_EQ(KeyPrefix("a"), 0x6100000000000000ull);
+  EXPECT_EQ(KeyPrefix("ab"), 0x6162000000000000ull);
+  EXPECT_EQ(KeyPrefix("abcdefgh"), 0x6162636465666768ull);
+  EXPECT_EQ(KeyPrefix("abcdefghXYZ"), 0x6162636465666768ull)
+      << "only the first 8 bytes count";
+  EXPECT_EQ(KeyPrefix("\xff"), 0xFF00000000000000ull) << "bytes are unsigned";
+  // So with 8 DRAM bits "a" and "a\0..." land in the same entry as "a".
+  const KeyHasher hasher(true, 8);
+  EXPECT_EQ(hasher.Hash("a") & 0xFF, 0x61u);
+  EXPECT_EQ(hasher.Hash("") & 0xFF, 0u);
+}
+
+// Inline slots keep an 8-byte key as a little-endian word and recompute
+// its hash from it: that must be the hash of the key's bytes.
+TEST_F(KeyHasherTest, InlineHashIsTheHashOfTheEightKeyBytes) {
+  std::mt19937_64 rng(500);
+  for (const bool range : {false, true}) {
+    for (unsigned d : {0u, 2u, 8u, 24u}) {
+      const KeyHasher hasher(range, d);
+      for (int i = 0; i < 200; ++i) {
+        const uint64_t word = i < 2 ? (i == 0 ? 0 : ~uint64_t{0}) : rng();
+        ASSERT_EQ(hasher.InlineHash(word), hasher.Hash(Word(word)))
+            << "range " << range << ", d = " << d << ", word " << word;
+      }
+    }
+  }
+}
+
+// The test seam that forces collisions replaces the hash of keys that are
+// not 8 bytes long only: 8-byte keys are rehashed from their inline words,
+// which must keep agreeing with Hash().
+TEST_F(KeyHasherTest, HashOverrideLeavesEightByteKeysAlone) {
+  key_hash_override_for_testing.store(
+      [](std::string_view) -> uint64_t { return 42; });
+  const KeyHasher hash(false, 4);
+  EXPECT_EQ(hash.Hash("a longer key"), 42u);
+  EXPECT_EQ(hash.Hash(Word(7)), hash.InlineHash(7));
+  EXPECT_NE(hash.Hash(Word(7)), 42u);
+  // A range pool still places the overridden key by its leading bits.
+  const KeyHasher range(true, 4);
+  EXPECT_EQ(range.Hash("\xA0 longer key"), uint64_t{42} << 4 | 0xA);
+}
+
+}  // namespace
+}  // namespace plush
