@@ -211,7 +211,8 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
   plush->add_option("--recovery-threads", plush_options.recovery_threads,
                     "Threads replaying the logs on open (0: one per core)");
   plush->add_flag(
-      "--emulate-pmem,!--no-emulate-pmem", c.engine.plush_internal.emulate_pmem_costs,
+      "--emulate-pmem,!--no-emulate-pmem",
+      c.engine.plush_internal.emulate_pmem_costs,
       "Charge the file back end PMem's flushes and fences (default: on)");
   plush->add_flag("--model-write-amp",
                   c.engine.plush_internal.model_media_write_amp,

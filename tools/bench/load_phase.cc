@@ -2,17 +2,17 @@
 
 #include <string>
 
+#include "display.h"
 #include "parallel.h"
 #include "phases.h"
-#include "progress.h"
 
 namespace plush::bench {
 
 double LoadPhase(const PhaseContext& context) {
   const BenchConfig& config = context.config;
-  ProgressCounters progress(config.threads);
-  ProgressDisplay display(context.progress, "load", progress, config.records,
-                          0);
+  tools::ProgressCounters progress(config.threads);
+  tools::ProgressDisplay display(context.progress, "load", "records", progress,
+                                 tools::ProgressDisplay::Of(config.records));
   return RunOnThreads(config.threads, [&](unsigned thread) {
     const auto [begin, end] =
         ThreadSlice(config.records, config.threads, thread);

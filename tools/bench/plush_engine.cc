@@ -4,8 +4,8 @@
 
 #include <utility>
 
-#include "engines.h"
 #include "db/open_db.h"
+#include "engines.h"
 #include "plush/db.h"
 
 namespace plush::bench {

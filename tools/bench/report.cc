@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "display.h"
 #include "json_object.h"
 
 namespace plush::bench {
@@ -47,16 +48,6 @@ std::string Nanos(uint64_t ns) {
   if (ns < 1000000) return Printf("%.3g us", x / 1e3);
   if (ns < 1000000000) return Printf("%.3g ms", x / 1e6);
   return Printf("%.3g s", x / 1e9);
-}
-
-std::string Bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while ((bytes >= 1024 || bytes <= -1024) && unit < 4) {
-    bytes /= 1024;
-    ++unit;
-  }
-  return Printf("%.1f %s", bytes, units[unit]);
 }
 
 std::string SizeText(const SizeSpec& size) {
@@ -158,10 +149,13 @@ void PrintTable(const BenchConfig& config, const RunResult& result,
     out << " max " << Nanos(result.latency.max()) << " ("
         << result.latency.count() << " samples)\n";
   }
-  out << "  memory    DRAM " << Bytes(static_cast<double>(result.dram_bytes))
+  out << "  memory    DRAM "
+      << tools::HumanBytes(static_cast<double>(result.dram_bytes))
       << (result.dram_from_engine ? " (engine's account)" : " (RSS growth)")
-      << ", RSS growth " << Bytes(static_cast<double>(result.rss_delta_bytes))
-      << ", pool " << Bytes(static_cast<double>(result.pool_bytes)) << "\n";
+      << ", RSS growth "
+      << tools::HumanBytes(static_cast<double>(result.rss_delta_bytes))
+      << ", pool " << tools::HumanBytes(static_cast<double>(result.pool_bytes))
+      << "\n";
   out << Printf("  persist   %.2f fences/op, %.2f flushed lines/op, ",
                 result.persist_per_op, result.flushed_lines_per_op)
       << (config.engine.plush_internal.model_media_write_amp

@@ -75,7 +75,8 @@ class RocksDbEngine final : public Engine {
     const std::vector<rocksdb::Status> results =
         db_->MultiGet(read_options_, slices, values);
     statuses->clear();
-    for (const rocksdb::Status& s : results) statuses->push_back(FromRocksDb(s));
+    for (const rocksdb::Status& s : results)
+      statuses->push_back(FromRocksDb(s));
   }
   Status Delete(std::string_view key) override {
     return FromRocksDb(db_->Delete(write_options_, ToSlice(key)));

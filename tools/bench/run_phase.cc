@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "display.h"
 #include "key_distribution.h"
 #include "latency_sampler.h"
 #include "op_mix.h"
 #include "parallel.h"
 #include "phases.h"
-#include "progress.h"
 #include "rng.h"
 
 namespace plush::bench {
@@ -49,7 +49,7 @@ class RunWorker {
   // Runs `quota` operations, or until `deadline` if there is one (checked
   // every 256 operations, like the stop flag). Returns how many it ran.
   uint64_t Run(uint64_t quota, const Clock::time_point* deadline,
-               ProgressCounters& progress) {
+               tools::ProgressCounters& progress) {
     uint64_t done = 0;
     for (; done < quota; ++done) {
       if (done % 256 == 0) {
@@ -243,9 +243,10 @@ RunPhaseResult RunPhase(const PhaseContext& context) {
   RunPhaseResult result;
   result.inserted.resize(config.threads);
 
-  ProgressCounters progress(config.threads);
-  ProgressDisplay display(context.progress, "run", progress, config.operations,
-                          config.seconds);
+  tools::ProgressCounters progress(config.threads);
+  tools::ProgressDisplay display(
+      context.progress, "run", "ops", progress,
+      tools::ProgressDisplay::Of(config.operations, config.seconds));
   result.seconds = RunOnThreads(config.threads, [&](unsigned thread) {
     RunWorker worker(context, distribution, thread, &latencies[thread]);
     const Slice slice = ThreadSlice(config.operations, config.threads, thread);

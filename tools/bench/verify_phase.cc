@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
+#include "display.h"
 #include "parallel.h"
 #include "phases.h"
-#include "progress.h"
 
 namespace plush::bench {
 namespace {
@@ -50,8 +50,9 @@ uint64_t VerifyPhase(const PhaseContext& context,
   const BenchConfig& config = context.config;
   uint64_t total = config.records;
   for (uint64_t n : inserted) total += n;
-  ProgressCounters progress(config.threads);
-  ProgressDisplay display(context.progress, "verify", progress, total, 0);
+  tools::ProgressCounters progress(config.threads);
+  tools::ProgressDisplay display(context.progress, "verify", "records",
+                                 progress, tools::ProgressDisplay::Of(total));
   std::atomic<uint64_t> verified{0};
   RunOnThreads(config.threads, [&](unsigned thread) {
     RecordBuilder builder(context.keys);

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "command.h"
+#include "display.h"
 #include "exit_code.h"
 #include "stats_report.h"
 
@@ -32,7 +33,7 @@ int RunCreate(const CreateArgs& args) {
       std::cout << "created " << args.pool.path << ": "
                 << (args.range ? "range" : "hash") << "-partitioned, "
                 << stats.backend << " back end, "
-                << HumanBytes(stats.pool_bytes) << '\n';
+                << tools::HumanBytes(stats.pool_bytes) << '\n';
     }
     return s;
   }));

@@ -6,6 +6,8 @@
 // threads, then one Checkpoint() that makes them all durable. Much faster
 // than logged puts; a crash during the load loses what it had written.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -19,10 +21,10 @@
 #include <thread>
 
 #include "command.h"
+#include "display.h"
 #include "exit_code.h"
 #include "json_records.h"
 #include "line_workers.h"
-#include "progress_bar.h"
 
 namespace plush::cli {
 namespace {
@@ -31,7 +33,7 @@ enum class Format { kTsv, kJsonl };
 
 // Lines handed to a worker at a time: large enough to make queueing cheap,
 // small enough to spread a small file over every thread.
-constexpr size_t kBatchLines = 1024;
+constexpr size_t kChunkLines = 1024;
 
 struct LoadArgs {
   PoolArgs pool;
@@ -56,7 +58,7 @@ Status SplitLine(Format format, std::string_view line, std::string* key,
 
 // Parses, decodes and writes one line; blank lines are skipped.
 Status LoadLine(DB* db, const LoadArgs& args, std::string_view line,
-                std::atomic<uint64_t>* records) {
+                uint64_t* records) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line.empty()) return Status::OK();
   std::string key_text;
@@ -71,57 +73,76 @@ Status LoadLine(DB* db, const LoadArgs& args, std::string_view line,
   WriteOptions unlogged;
   unlogged.log = false;
   if (s.ok()) s = db->Put(unlogged, key, value);
-  if (s.ok()) records->fetch_add(1, std::memory_order_relaxed);
+  if (s.ok()) ++*records;
   return s;
 }
 
 // Feeds the lines of `in` to the workers until the end or until a worker
 // fails. Returns IOError if reading failed.
 Status FeedLines(std::istream& in, LineWorkers* workers,
-                 const std::atomic<uint64_t>& records, ProgressBar* progress,
-                 uint64_t* bytes_read) {
-  std::vector<std::string> batch;
+                 std::atomic<uint64_t>* bytes_read) {
+  std::vector<std::string> chunk;
   uint64_t first_line = 1;
   uint64_t line_number = 0;
   std::string line;
   while (std::getline(in, line)) {
     ++line_number;
-    *bytes_read += line.size() + 1;
-    batch.push_back(std::move(line));
-    if (batch.size() == kBatchLines) {
-      if (!workers->Add(first_line, std::move(batch))) return Status::OK();
-      batch.clear();
+    bytes_read->fetch_add(line.size() + 1, std::memory_order_relaxed);
+    chunk.push_back(std::move(line));
+    if (chunk.size() == kChunkLines) {
+      if (!workers->Add(first_line, std::move(chunk))) return Status::OK();
+      chunk.clear();
       first_line = line_number + 1;
-      progress->Update(*bytes_read, records.load());
     }
   }
-  if (!batch.empty()) workers->Add(first_line, std::move(batch));
+  if (!chunk.empty()) workers->Add(first_line, std::move(chunk));
   return in.bad() ? Status::IOError("read error") : Status::OK();
 }
 
 Status Load(DB* db, const LoadArgs& args, std::istream& in,
             uint64_t total_bytes) {
   auto start = std::chrono::steady_clock::now();
-  std::atomic<uint64_t> records{0};
-  uint64_t bytes_read = 0;
-  ProgressBar progress(total_bytes);
-  LineWorkers workers(args.threads, [&](std::string_view line) {
-    return LoadLine(db, args, line, &records);
-  });
-  Status read = FeedLines(in, &workers, records, &progress, &bytes_read);
-  // A worker's error explains more than the read error it may have caused.
-  Status s = workers.Finish();
-  if (s.ok()) s = read;
-  s = s.WithContext(args.file);
-  // Checkpoint after an error too: every record counted below is durable.
-  Status checkpoint = db->Checkpoint(args.threads);
-  if (s.ok()) s = checkpoint;
-  progress.Finish(bytes_read, records.load());
+  std::atomic<uint64_t> bytes_read{0};
+  // Per worker: records written, and published for the progress line.
+  std::vector<uint64_t> loaded(args.threads);
+  tools::ProgressCounters progress(args.threads);
+  Status s;
+  {
+    tools::ProgressDisplay display(
+        isatty(STDERR_FILENO) != 0, "load", "records", progress,
+        [&](uint64_t, double) {
+          return total_bytes == 0 ? -1
+                                  : static_cast<double>(bytes_read.load()) /
+                                        static_cast<double>(total_bytes);
+        });
+    LineWorkers workers(
+        args.threads, [&](unsigned worker, uint64_t first_line,
+                          const std::vector<std::string>& lines) {
+          for (size_t i = 0; i < lines.size(); ++i) {
+            Status line = LoadLine(db, args, lines[i], &loaded[worker]);
+            if (!line.ok()) {
+              return line.WithContext("line " + std::to_string(first_line + i));
+            }
+          }
+          progress.Publish(worker, loaded[worker]);
+          return Status::OK();
+        });
+    Status read = FeedLines(in, &workers, &bytes_read);
+    // A worker's error explains more than the read error it may have caused.
+    s = workers.Finish();
+    if (s.ok()) s = read;
+    s = s.WithContext(args.file);
+    // Checkpoint after an error too: every record counted below is durable.
+    Status checkpoint = db->Checkpoint(args.threads);
+    if (s.ok()) s = checkpoint;
+  }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  uint64_t records = 0;
+  for (uint64_t n : loaded) records += n;
   std::fprintf(stderr, "loaded %llu records in %.2f s\n",
-               static_cast<unsigned long long>(records.load()), seconds);
+               static_cast<unsigned long long>(records), seconds);
   return s;
 }
 

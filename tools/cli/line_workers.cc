@@ -9,11 +9,11 @@ namespace plush::cli {
 
 LineWorkers::LineWorkers(unsigned threads, Handler handler)
     : handler_(std::move(handler)),
-      // Two batches per worker keep everyone busy without buffering the
+      // Two chunks per worker keep everyone busy without buffering the
       // whole file when the writers are slower than the reader.
       max_queued_(2 * std::max(threads, 1u)) {
   for (unsigned i = 0; i < std::max(threads, 1u); ++i) {
-    threads_.emplace_back([this] { Work(); });
+    threads_.emplace_back([this, i] { Work(i); });
   }
 }
 
@@ -41,27 +41,23 @@ Status LineWorkers::Finish() {
   return error_;
 }
 
-void LineWorkers::Work() {
+void LineWorkers::Work(unsigned worker) {
   for (;;) {
-    Batch batch;
+    Chunk chunk;
     {
       std::unique_lock lock(mu_);
       queued_.wait(lock, [&] { return !queue_.empty() || finishing_; });
       if (queue_.empty() || !error_.ok()) return;
-      batch = std::move(queue_.front());
+      chunk = std::move(queue_.front());
       queue_.pop_front();
     }
     dequeued_.notify_one();
-    for (size_t i = 0; i < batch.lines.size(); ++i) {
-      Status s = handler_(batch.lines[i]);
-      if (s.ok()) continue;
-      std::lock_guard lock(mu_);
-      if (error_.ok()) {
-        error_ = s.WithContext("line " + std::to_string(batch.first_line + i));
-      }
-      dequeued_.notify_all();
-      return;
-    }
+    Status s = handler_(worker, chunk.first_line, chunk.lines);
+    if (s.ok()) continue;
+    std::lock_guard lock(mu_);
+    if (error_.ok()) error_ = s;
+    dequeued_.notify_all();
+    return;
   }
 }
 

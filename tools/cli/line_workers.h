@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Worker threads that handle batches of input lines, for `plush load`: one
+// Worker threads that handle chunks of input lines, for `plush load`: one
 // thread reads the file and the workers parse and write, so that parsing
 // scales with the writers instead of bounding them.
 
@@ -13,7 +13,6 @@
 #include <functional>
 #include <mutex>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -23,8 +22,11 @@ namespace plush::cli {
 
 class LineWorkers {
  public:
-  // Handles one line; an error stops all workers.
-  using Handler = std::function<Status(std::string_view line)>;
+  // Handles one chunk of lines, the first of which is line `first_line` of
+  // the input, on worker `worker` (0 to threads - 1); an error stops all
+  // workers.
+  using Handler = std::function<Status(unsigned worker, uint64_t first_line,
+                                       const std::vector<std::string>& lines)>;
 
   // Starts `threads` workers (at least one) calling `handler` concurrently.
   LineWorkers(unsigned threads, Handler handler);
@@ -33,29 +35,28 @@ class LineWorkers {
   // Finishes (see Finish()) if the caller has not.
   ~LineWorkers();
 
-  // Queues `lines`, numbered from `first_line` for error messages; blocks
-  // while the queue is full. Returns false once a handler has failed, which
-  // tells the reader to stop.
+  // Queues a chunk; blocks while the queue is full. Returns false once a
+  // handler has failed, which tells the reader to stop.
   bool Add(uint64_t first_line, std::vector<std::string> lines);
 
-  // Handles every queued line (unless a handler failed), stops the workers
-  // and returns the first error, prefixed with "line N".
+  // Handles every queued chunk (unless a handler failed), stops the workers
+  // and returns the first error.
   Status Finish();
 
  private:
-  struct Batch {
+  struct Chunk {
     uint64_t first_line;
     std::vector<std::string> lines;
   };
 
-  void Work();
+  void Work(unsigned worker);
 
   const Handler handler_;
   const size_t max_queued_;
   std::mutex mu_;
   std::condition_variable queued_;    // signalled on push and on finish
   std::condition_variable dequeued_;  // signalled on pop and on error
-  std::deque<Batch> queue_;           // guarded by mu_
+  std::deque<Chunk> queue_;           // guarded by mu_
   bool finishing_ = false;            // guarded by mu_
   Status error_;                      // guarded by mu_
   std::vector<std::thread> threads_;

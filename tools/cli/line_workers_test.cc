@@ -13,46 +13,53 @@
 namespace plush::cli {
 namespace {
 
-// Batches of `batch_size` lines "0", "1", ... up to `count`.
-std::vector<std::vector<std::string>> Batches(int count, int batch_size) {
-  std::vector<std::vector<std::string>> batches;
+// Chunks of `chunk_size` lines "0", "1", ... up to `count`.
+std::vector<std::vector<std::string>> Chunks(int count, int chunk_size) {
+  std::vector<std::vector<std::string>> chunks;
   for (int i = 0; i < count; ++i) {
-    if (i % batch_size == 0) batches.emplace_back();
-    batches.back().push_back(std::to_string(i));
+    if (i % chunk_size == 0) chunks.emplace_back();
+    chunks.back().push_back(std::to_string(i));
   }
-  return batches;
+  return chunks;
 }
 
-TEST(LineWorkersTest, HandlesEveryLineOnce) {
+TEST(LineWorkersTest, HandlesEveryLineOnceOnWorkersOfTheirOwn) {
   std::mutex mu;
   std::multiset<std::string> seen;
-  LineWorkers workers(4, [&](std::string_view line) {
+  std::set<unsigned> workers_seen;
+  LineWorkers workers(4, [&](unsigned worker, uint64_t first_line,
+                             const std::vector<std::string>& lines) {
     std::lock_guard lock(mu);
-    seen.emplace(line);
+    workers_seen.insert(worker);
+    // Line i + 1 of the input holds the number i.
+    EXPECT_EQ(lines[0], std::to_string(first_line - 1));
+    seen.insert(lines.begin(), lines.end());
     return Status::OK();
   });
   uint64_t first_line = 1;
-  for (auto& batch : Batches(10000, 7)) {
-    size_t size = batch.size();
-    ASSERT_TRUE(workers.Add(first_line, std::move(batch)));
+  for (auto& chunk : Chunks(10000, 7)) {
+    size_t size = chunk.size();
+    ASSERT_TRUE(workers.Add(first_line, std::move(chunk)));
     first_line += size;
   }
   ASSERT_TRUE(workers.Finish().ok());
   ASSERT_EQ(seen.size(), 10000u);
   for (int i = 0; i < 10000; ++i) EXPECT_EQ(seen.count(std::to_string(i)), 1u);
+  EXPECT_LT(*workers_seen.rbegin(), 4u);  // indexes for per-worker state
 }
 
-TEST(LineWorkersTest, FirstErrorStopsTheReaderAndNamesTheLine) {
+TEST(LineWorkersTest, FirstErrorStopsTheReader) {
   std::atomic<int> handled{0};
-  LineWorkers workers(3, [&](std::string_view line) {
-    ++handled;
-    return line == "500" ? Status::Corruption("bad line") : Status::OK();
+  LineWorkers workers(3, [&](unsigned, uint64_t first_line,
+                             const std::vector<std::string>& lines) {
+    handled += static_cast<int>(lines.size());
+    return first_line == 501 ? Status::Corruption("bad chunk") : Status::OK();
   });
   uint64_t first_line = 1;
   bool stopped = false;
-  for (auto& batch : Batches(100000, 10)) {
-    size_t size = batch.size();
-    if (!workers.Add(first_line, std::move(batch))) {
+  for (auto& chunk : Chunks(100000, 10)) {
+    size_t size = chunk.size();
+    if (!workers.Add(first_line, std::move(chunk))) {
       stopped = true;
       break;
     }
@@ -62,16 +69,19 @@ TEST(LineWorkersTest, FirstErrorStopsTheReaderAndNamesTheLine) {
   EXPECT_TRUE(stopped);
   EXPECT_LT(handled.load(), 100000);
   EXPECT_TRUE(s.IsCorruption());
-  EXPECT_EQ(s.message(), "line 501: bad line");  // line numbers start at 1
+  EXPECT_EQ(s.message(), "bad chunk");
 }
 
 TEST(LineWorkersTest, FinishWithoutLinesAndDestroyWithoutFinish) {
+  auto ok = [](unsigned, uint64_t, const std::vector<std::string>&) {
+    return Status::OK();
+  };
   {
-    LineWorkers workers(2, [](std::string_view) { return Status::OK(); });
+    LineWorkers workers(2, ok);
     EXPECT_TRUE(workers.Finish().ok());
     EXPECT_TRUE(workers.Finish().ok());
   }
-  LineWorkers workers(2, [](std::string_view) { return Status::OK(); });
+  LineWorkers workers(2, ok);
   EXPECT_TRUE(workers.Add(1, {"a", "b"}));
 }
 

@@ -2,10 +2,10 @@
 
 #include "stats_report.h"
 
-#include <array>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "display.h"
 
 namespace plush::cli {
 namespace {
@@ -68,25 +68,10 @@ std::string StatsSummary(const Stats& s) {
     out << "  level " << i << (i == 0 ? " (DRAM)" : "       ")
         << " records: " << s.records_per_level[i] << '\n';
   }
-  out << "DRAM:               " << HumanBytes(s.dram_bytes) << '\n'
-      << "pool:               " << HumanBytes(s.pool_bytes) << " ("
-      << HumanBytes(s.pool_used_bytes) << " used)\n";
+  out << "DRAM:               " << tools::HumanBytes(s.dram_bytes) << '\n'
+      << "pool:               " << tools::HumanBytes(s.pool_bytes) << " ("
+      << tools::HumanBytes(s.pool_used_bytes) << " used)\n";
   return out.str();
-}
-
-std::string HumanBytes(uint64_t bytes) {
-  static constexpr std::array<const char*, 5> kUnits = {"B", "KiB", "MiB",
-                                                        "GiB", "TiB"};
-  auto value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < kUnits.size()) {
-    value /= 1024;
-    ++unit;
-  }
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), unit == 0 ? "%.0f %s" : "%.1f %s",
-                value, kUnits[unit]);
-  return buffer;
 }
 
 }  // namespace plush::cli

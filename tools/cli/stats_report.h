@@ -5,7 +5,6 @@
 #ifndef PLUSH_TOOLS_CLI_STATS_REPORT_H_
 #define PLUSH_TOOLS_CLI_STATS_REPORT_H_
 
-#include <cstdint>
 #include <string>
 
 #include "plush/stats.h"
@@ -20,9 +19,6 @@ std::string StatsToText(const Stats& stats);
 
 // A summary for people: format, back end and guarantee, levels, space.
 std::string StatsSummary(const Stats& stats);
-
-// "12.3 MiB"-style rendering of a byte count.
-std::string HumanBytes(uint64_t bytes);
 
 }  // namespace plush::cli
 
