@@ -1,0 +1,335 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// UnitIterator on its own, over a scripted ScanSource: what it yields from
+// the versions a unit holds (newest version of each key, no tombstones, in
+// unsigned byte order), how it moves from unit to unit, Seek on ordered and
+// unordered sources, and read errors. (The real source, UnitReader, is
+// exercised through DB::NewIterator by scan_model_test.cc.)
+
+#include "db/unit_iterator.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "testutil.h"
+
+namespace plush {
+namespace {
+
+struct Version {
+  std::string key;
+  std::string value;
+  bool tombstone = false;
+};
+
+// Units of versions, each unit newest first (as UnitReader hands them out).
+class ScriptedSource final : public ScanSource {
+ public:
+  std::vector<std::vector<Version>> units;
+  // The unit of a key (ordered sources: units partition the key space in
+  // order). By default the first byte's high bits, for 4 units.
+  std::function<uint64_t(std::string_view)> unit_of =
+      [](std::string_view key) -> uint64_t {
+    return key.empty() ? 0 : static_cast<unsigned char>(key[0]) >> 6;
+  };
+  // ReadUnit of this unit fails with this status (if not OK).
+  uint64_t failing_unit = ~uint64_t{0};
+  Status failure;
+  // (unit, lower bound) of every ReadUnit.
+  std::vector<std::pair<uint64_t, std::string>> reads;
+
+  uint64_t unit_count() const override { return units.size(); }
+  uint64_t UnitOf(std::string_view key) const override { return unit_of(key); }
+  Status ReadUnit(uint64_t unit, std::string_view lower_bound,
+                  ScanBatch* batch) override {
+    reads.emplace_back(unit, std::string(lower_bound));
+    if (unit == failing_unit) return failure;
+    for (const Version& v : units[unit]) {
+      if (v.key >= lower_bound) batch->Add(v.key, v.value, v.tombstone);
+    }
+    return Status::OK();
+  }
+};
+
+class UnitIteratorTest : public ::testing::Test {
+ protected:
+  // (key, value) of every position from where the iterator is to its end.
+  std::vector<std::pair<std::string, std::string>> Rest(UnitIterator& it) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (; it.Valid(); it.Next()) {
+      out.emplace_back(std::string(it.key()), std::string(it.value()));
+      if (out.size() > 100000) break;  // a looping iterator
+    }
+    EXPECT_OK(it.status());
+    return out;
+  }
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+  ScriptedSource source_;
+};
+
+TEST_F(UnitIteratorTest, EmptySourceIsNeverValid) {
+  UnitIterator it(&source_, /*ordered=*/true);
+  it.SeekToFirst();
+  EXPECT_FALSE(it.Valid());
+  EXPECT_OK(it.status());
+  source_.units.resize(4);
+  it.SeekToFirst();
+  EXPECT_FALSE(it.Valid());
+  EXPECT_OK(it.status());
+  EXPECT_EQ(it.key(), "");
+  EXPECT_EQ(it.value(), "");
+  it.Next();  // harmless
+  EXPECT_FALSE(it.Valid());
+}
+
+TEST_F(UnitIteratorTest, NewestVersionOfEachKeyWinsAndTombstonesHideKeys) {
+  source_.units = {{
+      {"b", "b3"},      // newest version of b
+      {"a", "", true},  // a deleted...
+      {"c", "c2"},
+      {"b", "b2"},
+      {"a", "a1"},      // ...after this version
+      {"c", "", true},  // c deleted, then written again (c2)
+      {"d", "", true},  // only a tombstone
+      {"b", "b1"},
+  }};
+  UnitIterator it(&source_, true);
+  it.SeekToFirst();
+  EXPECT_EQ(Rest(it), (Pairs{{"b", "b3"}, {"c", "c2"}}));
+}
+
+TEST_F(UnitIteratorTest, OrderedSourceYieldsAllKeysInOrderAcrossUnits) {
+  source_.units.resize(4);
+  std::map<std::string, std::string> model;
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 500; ++i) {
+    std::string key(1 + rng() % 12, '\0');
+    for (char& c : key) c = static_cast<char>(rng());
+    const std::string value = std::to_string(i);
+    source_.units[source_.unit_of(key)].insert(
+        source_.units[source_.unit_of(key)].begin(), {key, value});
+    model[key] = value;  // later versions are newer: inserted in front
+  }
+  UnitIterator it(&source_, true);
+  it.SeekToFirst();
+  EXPECT_EQ(Rest(it), Pairs(model.begin(), model.end()));
+}
+
+// Keys compare as unsigned bytes, shorter before longer on a common
+// prefix, and beyond the first 8 bytes too (the sort looks at a numeric
+// prefix first).
+TEST_F(UnitIteratorTest, KeysComeInUnsignedByteOrder) {
+  std::vector<std::string> keys = {"a",         std::string("a\0", 2),
+                                   "a\x01",     "a\x7f",
+                                   "a\x80",     "a\xff",
+                                   "abcdefgh",  "abcdefghA",
+                                   "abcdefghB", "abcdefgi",
+                                   "",          std::string(9, '\0')};
+  source_.units.resize(1);
+  for (const std::string& k : keys) source_.units[0].push_back({k, "v" + k});
+  std::reverse(source_.units[0].begin(), source_.units[0].end());
+  UnitIterator it(&source_, false);
+  it.SeekToFirst();
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::string> got;
+  for (const auto& [k, v] : Rest(it)) got.push_back(k);
+  EXPECT_EQ(got, keys);
+}
+
+TEST_F(UnitIteratorTest, EmptyUnitsAndUnitsOfTombstonesAreSkipped) {
+  source_.units = {{}, {{"\x41", "", true}}, {}, {{"\xC1", "x"}}};
+  UnitIterator it(&source_, true);
+  it.SeekToFirst();
+  ASSERT_TRUE(it.Valid());
+  EXPECT_EQ(it.key(), "\xC1");
+  EXPECT_EQ(it.partition(), 3u);
+  it.Next();
+  EXPECT_FALSE(it.Valid());
+  EXPECT_OK(it.status());
+}
+
+TEST_F(UnitIteratorTest, SeekStartsAtTheFirstKeyAtOrAboveTheTarget) {
+  source_.units = {{{"\x10", "a"}, {"\x20", "b"}},
+                   {{"\x50", "c"}, {"\x60", "d"}, {"\x70", "e"}},
+                   {},
+                   {{"\xD0", "f"}}};
+  UnitIterator it(&source_, true);
+  it.Seek("\x55");
+  EXPECT_EQ(it.partition(), 1u);
+  EXPECT_EQ(Rest(it), (Pairs{{"\x60", "d"}, {"\x70", "e"}, {"\xD0", "f"}}));
+  // Only the target's unit is read from the target on; later ones whole.
+  ASSERT_GE(source_.reads.size(), 3u);
+  EXPECT_EQ(source_.reads[0], std::make_pair(uint64_t{1}, std::string("\x55")));
+  EXPECT_EQ(source_.reads[1], std::make_pair(uint64_t{2}, std::string()));
+  EXPECT_EQ(source_.reads[2], std::make_pair(uint64_t{3}, std::string()));
+  it.Seek("\x60");
+  ASSERT_TRUE(it.Valid());
+  EXPECT_EQ(it.key(), "\x60") << "a key equal to the target is included";
+}
+
+TEST_F(UnitIteratorTest, SeekPastTheLastKeyOfAUnitGoesOnInTheNext) {
+  source_.units = {{{"\x10", "a"}}, {{"\x50", "b"}}, {}, {{"\xD0", "c"}}};
+  UnitIterator it(&source_, true);
+  it.Seek("\x11");
+  ASSERT_TRUE(it.Valid());
+  EXPECT_EQ(it.key(), "\x50");
+  EXPECT_EQ(it.partition(), 1u);
+  it.Seek("\xD1");
+  EXPECT_FALSE(it.Valid());
+  EXPECT_OK(it.status());
+}
+
+// Seek copies its target first: it may point into the iterator's own key,
+// which the next unit's batch replaces (ASan sees a use after free).
+TEST_F(UnitIteratorTest, SeekToTheIteratorsOwnKeyIsSafe) {
+  source_.units = {{{"\x10", "a"}, {"\x12", "b"}}, {{"\x50", "c"}}};
+  UnitIterator it(&source_, true);
+  it.SeekToFirst();
+  it.Next();
+  ASSERT_EQ(it.key(), "\x12");
+  it.Seek(it.key());
+  ASSERT_TRUE(it.Valid());
+  EXPECT_EQ(it.key(), "\x12");
+}
+
+TEST_F(UnitIteratorTest, SeekOnAnUnorderedSourceIsNotSupported) {
+  source_.units = {{{"b", "1"}}, {{"a", "2"}}};
+  UnitIterator it(&source_, /*ordered=*/false);
+  it.SeekToFirst();
+  ASSERT_TRUE(it.Valid());
+  it.Seek("a");
+  EXPECT_FALSE(it.Valid());
+  ASSERT_TRUE(it.status().IsNotSupported()) << it.status().ToString();
+  EXPECT_EQ(it.status().message(),
+            "Seek needs a range-partitioned pool (this one is "
+            "hash-partitioned: iterate it from SeekToFirst or "
+            "SeekToPartition)");
+  // The iterator stays usable.
+  it.SeekToFirst();
+  EXPECT_OK(it.status());
+  EXPECT_EQ(Rest(it), (Pairs{{"b", "1"}, {"a", "2"}}));
+}
+
+// A hash pool's units are not ordered by key: every key comes once, in key
+// order within its unit, and partition() is a resumable cursor.
+TEST_F(UnitIteratorTest, PartitionsOfAnUnorderedSourceAreACursor) {
+  source_.units = {{{"z", "1"}, {"m", "2"}},
+                   {},
+                   {{"q", "3"}, {"a", "4"}, {"a", "old"}},
+                   {{"c", "5"}}};
+  UnitIterator it(&source_, false);
+  it.SeekToFirst();
+  std::vector<std::pair<uint64_t, std::string>> seen;
+  for (; it.Valid(); it.Next()) seen.emplace_back(it.partition(), it.key());
+  EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, std::string>>{
+                      {0, "m"}, {0, "z"}, {2, "a"}, {2, "q"}, {3, "c"}}));
+  it.SeekToPartition(2);
+  EXPECT_EQ(Rest(it), (Pairs{{"a", "4"}, {"q", "3"}, {"c", "5"}}));
+  it.SeekToPartition(1);  // empty: goes on with the next
+  ASSERT_TRUE(it.Valid());
+  EXPECT_EQ(it.partition(), 2u);
+  it.SeekToPartition(4);  // past the end
+  EXPECT_FALSE(it.Valid());
+  EXPECT_OK(it.status());
+}
+
+// A unit is sorted in steps of 128 records; versions of a key that straddle
+// a step boundary must still yield the newest one, once.
+TEST_F(UnitIteratorTest, VersionsStraddlingASortStepYieldTheNewestOnce) {
+  for (const bool newest_is_tombstone : {false, true}) {
+    source_.units.assign(1, {});
+    std::vector<Version>& unit = source_.units[0];
+    std::map<std::string, std::string> model;
+    // 126 keys before "k" and 200 after, one version each...
+    for (int i = 0; i < 326; ++i) {
+      char buffer[16];
+      std::snprintf(buffer, sizeof(buffer), "%c%05d", i < 126 ? 'a' : 'z', i);
+      unit.push_back({buffer, std::to_string(i)});
+      model[buffer] = std::to_string(i);
+    }
+    // ...and five versions of "k" (sorted positions 126..130), newest first
+    // in the batch, scattered among the others.
+    for (int v = 4; v >= 0; --v) {
+      const bool tombstone = v == 4 && newest_is_tombstone;
+      unit.insert(unit.begin() + 40 * (4 - v) + 7,
+                  {"k", tombstone ? "" : "k" + std::to_string(v), tombstone});
+    }
+    if (!newest_is_tombstone) model["k"] = "k4";
+    UnitIterator it(&source_, true);
+    it.SeekToFirst();
+    EXPECT_EQ(Rest(it), Pairs(model.begin(), model.end()))
+        << "newest is a tombstone: " << newest_is_tombstone;
+  }
+}
+
+TEST_F(UnitIteratorTest, LargeUnitsMatchAModel) {
+  std::mt19937_64 rng(11);
+  source_.units.assign(3, {});
+  source_.unit_of = [](std::string_view key) -> uint64_t {
+    return static_cast<unsigned char>(key[0]) % 3;  // unordered
+  };
+  std::map<std::string, std::string> model[3];
+  for (int i = 0; i < 3000; ++i) {
+    const std::string key = std::string(1, static_cast<char>(rng() % 9)) +
+                            std::to_string(rng() % 400);
+    const uint64_t u = source_.unit_of(key);
+    const bool tombstone = rng() % 4 == 0;
+    const std::string value = tombstone ? "" : std::to_string(i);
+    source_.units[u].insert(source_.units[u].begin(), {key, value, tombstone});
+    if (tombstone) {
+      model[u].erase(key);
+    } else {
+      model[u][key] = value;
+    }
+  }
+  Pairs expected;
+  for (const auto& m : model)
+    expected.insert(expected.end(), m.begin(), m.end());
+  UnitIterator it(&source_, false);
+  it.SeekToFirst();
+  EXPECT_EQ(Rest(it), expected);
+}
+
+TEST_F(UnitIteratorTest, ReadErrorEndsTheIterationWithThatStatus) {
+  source_.units = {{{"\x10", "a"}}, {{"\x50", "b"}}, {{"\x90", "c"}}};
+  source_.failing_unit = 1;
+  source_.failure = Status::Corruption("level 2 entry 7: bad bucket reference");
+  UnitIterator it(&source_, true);
+  it.SeekToFirst();
+  ASSERT_TRUE(it.Valid());
+  EXPECT_OK(it.status());
+  it.Next();
+  EXPECT_FALSE(it.Valid());
+  ASSERT_TRUE(it.status().IsCorruption()) << it.status().ToString();
+  EXPECT_EQ(it.status().message(), "level 2 entry 7: bad bucket reference");
+  EXPECT_EQ(source_.reads.back().first, 1u) << "no unit is read after it";
+  it.Next();
+  EXPECT_FALSE(it.Valid());
+  EXPECT_TRUE(it.status().IsCorruption());
+  // Once the source reads again, so does a new positioning.
+  source_.failing_unit = ~uint64_t{0};
+  it.Seek("\x50");
+  EXPECT_OK(it.status());
+  EXPECT_EQ(Rest(it), (Pairs{{"\x50", "b"}, {"\x90", "c"}}));
+}
+
+TEST_F(UnitIteratorTest, IteratorIsReusableAfterItsEnd) {
+  source_.units = {{{"\x10", "a"}}, {}, {{"\x90", "c"}}};
+  UnitIterator it(&source_, true);
+  it.SeekToFirst();
+  EXPECT_EQ(Rest(it), (Pairs{{"\x10", "a"}, {"\x90", "c"}}));
+  it.SeekToFirst();
+  EXPECT_EQ(Rest(it), (Pairs{{"\x10", "a"}, {"\x90", "c"}}));
+}
+
+}  // namespace
+}  // namespace plush
