@@ -3,9 +3,9 @@
 #include "report.h"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "display.h"
-#include "json_object.h"
 
 namespace plush::bench {
 namespace {
@@ -57,58 +57,63 @@ std::string SizeText(const SizeSpec& size) {
 }  // namespace
 
 std::string ToJson(const BenchConfig& config, const RunResult& result) {
-  JsonObject json;
-  json.String("engine", config.engine.name)
-      .String("workload", config.workload)
-      .String("mode", config.recovery ? "recovery" : "run")
-      .String("status", OutcomeName(result.outcome))
-      .String("error", result.error)
-      .Unsigned("threads", config.threads)
-      .Unsigned("records", config.records)
-      .Unsigned("operations", result.operations)
-      .Double("seconds", result.seconds)
-      .Double("mops", Mops(result.operations, result.seconds))
-      .Double("load_seconds", result.load_seconds)
-      .Double("load_mops",
-              Mops(config.recovery ? 0 : config.records, result.load_seconds));
+  // Ordered: the members keep the order below, which makes the line
+  // readable (scripts go by the names, docs/benchmarking-tool.md). Every
+  // figure keeps its C++ type, so a double is always a JSON float ("8.0")
+  // and a count always an integer.
+  nlohmann::ordered_json json;
+  json["engine"] = config.engine.name;
+  json["workload"] = config.workload;
+  json["mode"] = config.recovery ? "recovery" : "run";
+  json["status"] = std::string(OutcomeName(result.outcome));
+  json["error"] = result.error;
+  json["threads"] = config.threads;
+  json["records"] = config.records;
+  json["operations"] = result.operations;
+  json["seconds"] = result.seconds;
+  json["mops"] = Mops(result.operations, result.seconds);
+  json["load_seconds"] = result.load_seconds;
+  json["load_mops"] =
+      Mops(config.recovery ? 0 : config.records, result.load_seconds);
   for (const Percentile& p : kPercentiles) {
-    json.Unsigned(p.json, result.latency.Percentile(p.percent));
+    json[p.json] = result.latency.Percentile(p.percent);
   }
-  json.Unsigned("max_ns", result.latency.max())
-      .Unsigned("latency_samples", result.latency.count())
-      .Unsigned("dram_bytes", result.dram_bytes)
-      .String("dram_source", result.dram_from_engine ? "engine" : "rss")
-      .Signed("rss_delta_bytes", result.rss_delta_bytes)
-      .Unsigned("pool_bytes", result.pool_bytes)
-      .Double("media_write_amp", result.media_write_amp)
-      .Double("persist_per_op", result.persist_per_op)
-      .Double("flushed_lines_per_op", result.flushed_lines_per_op)
-      .Double("key_size", config.key_size.mean())
-      .Double("key_size_stddev", config.key_size.stddev())
-      .Double("value_size", config.value_size.mean())
-      .Double("value_size_stddev", config.value_size.stddev())
-      .String("distribution", DistributionName(config.distribution))
-      .Double("skew", config.skew)
-      .Unsigned("seed", config.seed)
-      .String("backend", result.backend);
+  json["max_ns"] = result.latency.max();
+  json["latency_samples"] = result.latency.count();
+  json["dram_bytes"] = result.dram_bytes;
+  json["dram_source"] = result.dram_from_engine ? "engine" : "rss";
+  json["rss_delta_bytes"] = result.rss_delta_bytes;
+  json["pool_bytes"] = result.pool_bytes;
+  json["media_write_amp"] = result.media_write_amp;
+  json["persist_per_op"] = result.persist_per_op;
+  json["flushed_lines_per_op"] = result.flushed_lines_per_op;
+  json["key_size"] = config.key_size.mean();
+  json["key_size_stddev"] = config.key_size.stddev();
+  json["value_size"] = config.value_size.mean();
+  json["value_size_stddev"] = config.value_size.stddev();
+  json["distribution"] = std::string(DistributionName(config.distribution));
+  json["skew"] = config.skew;
+  json["seed"] = config.seed;
+  json["backend"] = result.backend;
   for (size_t i = 0; i < kOpTypeCount; ++i) {
-    json.Double(RatioField(static_cast<OpType>(i)), config.mix.ratios[i]);
+    json[RatioField(static_cast<OpType>(i))] = config.mix.ratios[i];
   }
-  json.Unsigned("scan_size", config.scan_size)
-      .Unsigned("batch", config.batch)
-      .Unsigned("multiget", config.multiget)
-      .Double("recovery_seconds", result.recovery_seconds)
-      .Double("engine_recovery_seconds", result.engine_recovery_seconds)
-      .Unsigned("recovered_log_entries", result.recovered_log_entries)
-      .Unsigned("verified_records", result.verified_records)
-      .Unsigned("checkpoint_threads", config.checkpoint_threads)
-      .Double("checkpoint_seconds", result.checkpoint_seconds)
-      .Bool("emulate_pmem", config.engine.plush_internal.emulate_pmem_costs)
-      .Bool("unlogged", config.engine.plush_unlogged)
-      .Bool("model_write_amp",
-            config.engine.plush_internal.model_media_write_amp)
-      .String("pool_path", result.pool_path);
-  return json.str();
+  json["scan_size"] = config.scan_size;
+  json["batch"] = config.batch;
+  json["multiget"] = config.multiget;
+  json["recovery_seconds"] = result.recovery_seconds;
+  json["engine_recovery_seconds"] = result.engine_recovery_seconds;
+  json["recovered_log_entries"] = result.recovered_log_entries;
+  json["verified_records"] = result.verified_records;
+  json["checkpoint_threads"] = config.checkpoint_threads;
+  json["checkpoint_seconds"] = result.checkpoint_seconds;
+  json["emulate_pmem"] = config.engine.plush_internal.emulate_pmem_costs;
+  json["unlogged"] = config.engine.plush_unlogged;
+  json["model_write_amp"] = config.engine.plush_internal.model_media_write_amp;
+  json["pool_path"] = result.pool_path;
+  // An error message or a path may hold bytes that are not UTF-8: replace
+  // them rather than throw, or print JSON no parser would accept.
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void PrintTable(const BenchConfig& config, const RunResult& result,
