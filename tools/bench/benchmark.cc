@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "engine_figures.h"
-#include "memory_usage.h"
 #include "phases.h"
 #include "pool_location.h"
 

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <utility>
 
-#include "engines.h"
+#include "engine.h"
 #include "huge_page_allocator.h"
 #include "rng.h"
 

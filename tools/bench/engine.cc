@@ -2,8 +2,6 @@
 
 #include "engine.h"
 
-#include "engines.h"
-
 namespace plush::bench {
 
 const std::vector<std::string>& EngineNames() {

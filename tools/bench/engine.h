@@ -40,8 +40,6 @@ struct EngineStats {
   uint64_t recovered_log_entries = 0;
 };
 
-// All methods but Close() may be called concurrently from any number of
-// threads.
 // One write of a batch (Engine::Write).
 struct BatchOp {
   std::string_view key;
@@ -49,6 +47,8 @@ struct BatchOp {
   bool is_delete = false;
 };
 
+// All methods but Close() may be called concurrently from any number of
+// threads.
 class Engine {
  public:
   Engine() = default;
@@ -102,6 +102,17 @@ struct EngineConfig {
   size_t rocksdb_block_cache_mb = 512;
   size_t rocksdb_write_buffer_mb = 64;
 };
+
+// The openers of the individual engines (each in its <name>_engine.cc),
+// for OpenEngine(); same contract.
+Status OpenPlushEngine(const EngineConfig& config, const std::string& path,
+                       bool create, std::unique_ptr<Engine>* engine);
+// `sync`: every write waits for the WAL to be fsynced.
+Status OpenRocksDbEngine(const EngineConfig& config, const std::string& path,
+                         bool create, bool sync,
+                         std::unique_ptr<Engine>* engine);
+Status OpenDramEngine(const EngineConfig& config,
+                      std::unique_ptr<Engine>* engine);
 
 // "plush", "rocksdb", "rocksdb-sync", "dram".
 const std::vector<std::string>& EngineNames();

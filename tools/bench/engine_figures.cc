@@ -2,9 +2,24 @@
 
 #include "engine_figures.h"
 
-#include "memory_usage.h"
+#include <fstream>
+#include <string>
 
 namespace plush::bench {
+
+uint64_t ResidentAnonymousBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string field;
+  while (status >> field) {
+    if (field == "RssAnon:") {
+      uint64_t kib = 0;
+      status >> kib;
+      return kib * 1024;
+    }
+    status.ignore(1 << 16, '\n');
+  }
+  return 0;
+}
 
 Status RecordEngineFigures(Engine& engine, const EngineStats& before,
                            uint64_t operations, uint64_t rss_baseline,

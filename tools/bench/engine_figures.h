@@ -13,6 +13,12 @@
 
 namespace plush::bench {
 
+// Resident anonymous memory of this process (RssAnon in /proc/self/status),
+// in bytes; 0 if unavailable. Anonymous memory only: a pool file mapped from
+// /dev/shm or a disk is resident too (RssShmem, RssFile), but it is the
+// engine's persistent pool, reported separately as pool bytes.
+uint64_t ResidentAnonymousBytes();
+
 // Fills the backend, memory and persistence fields of *result from the
 // engine's stats now, compared with `before` (taken when the measured phase
 // began) over `operations` operations, and with the resident anonymous

@@ -10,6 +10,7 @@
 #define PLUSH_TOOLS_BENCH_LATENCY_SAMPLER_H_
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 
 #include "histogram.h"
@@ -20,7 +21,10 @@ namespace plush::bench {
 class LatencySampler {
  public:
   // Times each operation with probability `fraction` (in [0, 1]).
-  LatencySampler(double fraction, uint64_t seed, Histogram* histogram);
+  LatencySampler(double fraction, uint64_t seed, Histogram* histogram)
+      : fraction_(fraction), rng_(seed), histogram_(histogram) {
+    countdown_ = NextGap();
+  }
 
   // Bracket the engine call of every operation.
   void Begin() {
@@ -41,7 +45,15 @@ class LatencySampler {
  private:
   using Clock = std::chrono::steady_clock;
 
-  uint64_t NextGap();
+  uint64_t NextGap() {
+    if (fraction_ >= 1) return 1;
+    if (fraction_ <= 0) return UINT64_MAX;  // ~never, in any run's length
+    // Inversion of the geometric distribution on {1, 2, ...}; 1 - u is in
+    // (0, 1], so the logarithm is finite.
+    const double u = 1 - rng_.NextDouble();
+    const double gap = std::floor(std::log(u) / std::log1p(-fraction_)) + 1;
+    return gap >= 0x1.0p63 ? UINT64_MAX : static_cast<uint64_t>(gap);
+  }
 
   double fraction_;
   Rng rng_;

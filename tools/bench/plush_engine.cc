@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "db/open_db.h"
-#include "engines.h"
+#include "engine.h"
 #include "plush/db.h"
 
 namespace plush::bench {

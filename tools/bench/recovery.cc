@@ -17,7 +17,6 @@
 
 #include "benchmark.h"
 #include "engine_figures.h"
-#include "memory_usage.h"
 #include "phases.h"
 #include "pool_location.h"
 

@@ -19,7 +19,7 @@
 #include <thread>
 #include <utility>
 
-#include "engines.h"
+#include "engine.h"
 
 namespace plush::bench {
 namespace {

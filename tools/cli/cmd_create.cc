@@ -6,7 +6,6 @@
 
 #include "command.h"
 #include "display.h"
-#include "exit_code.h"
 #include "stats_report.h"
 
 namespace plush::cli {

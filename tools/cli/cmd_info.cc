@@ -6,7 +6,6 @@
 #include <iostream>
 
 #include "command.h"
-#include "exit_code.h"
 #include "stats_report.h"
 
 namespace plush::cli {

@@ -7,7 +7,6 @@
 #include <iostream>
 
 #include "command.h"
-#include "exit_code.h"
 
 namespace plush::cli {
 namespace {

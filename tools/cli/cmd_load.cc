@@ -22,7 +22,6 @@
 
 #include "command.h"
 #include "display.h"
-#include "exit_code.h"
 #include "json_records.h"
 #include "line_workers.h"
 

@@ -11,7 +11,6 @@
 #include <limits>
 
 #include "command.h"
-#include "exit_code.h"
 #include "json_records.h"
 
 namespace plush::cli {

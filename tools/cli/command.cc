@@ -2,9 +2,16 @@
 
 #include "command.h"
 
+#include <iostream>
 #include <map>
 
 namespace plush::cli {
+
+int ExitWith(const Status& status) {
+  if (status.ok()) return 0;
+  std::cerr << "plush: " << status.ToString() << '\n';
+  return static_cast<int>(status.code());
+}
 
 void AddPoolArgs(CLI::App* cmd, PoolArgs* args) {
   cmd->add_option("POOL", args->path, "Path of the pool file")->required();

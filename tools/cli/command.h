@@ -2,8 +2,10 @@
 //
 // The subcommands of the plush CLI and the pieces they share. Each
 // Add*Command registers one subcommand; when it is the one selected on the
-// command line, its callback runs it and stores the process exit code (see
-// exit_code.h) in *exit_code.
+// command line, its callback runs it and stores the process exit code in
+// *exit_code. A failed engine call exits with the numeric value of its
+// Status::Code (stable by contract, see status.h), so scripts can tell a
+// missing key from a busy or damaged pool without parsing text.
 
 #ifndef PLUSH_TOOLS_CLI_COMMAND_H_
 #define PLUSH_TOOLS_CLI_COMMAND_H_
@@ -12,11 +14,32 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "codec.h"
 #include "plush/db.h"
 
 namespace plush::cli {
+
+// `plush verify` found problems; equal to NotFound's code on purpose: both
+// mean "the answer is no" rather than "the command failed".
+inline constexpr int kExitProblemsFound = 1;
+
+// The exit-code table printed at the end of `plush --help`.
+inline constexpr std::string_view kExitCodeHelp =
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  NotFound: the key does not exist (get); verify found problems\n"
+    "  2  InvalidArgument: bad command line or input data, missing pool\n"
+    "  3  Corruption: the pool's bytes are inconsistent\n"
+    "  4  NoSpace: the pool or its file system is full\n"
+    "  5  IOError: the operating system refused an operation\n"
+    "  6  Busy: the pool is open in another process\n"
+    "  7  NotSupported: valid request this pool or build cannot serve\n";
+
+// Returns 0 for OK; otherwise prints "plush: <status>" to stderr and returns
+// the status's exit code.
+int ExitWith(const Status& status);
 
 void AddCreateCommand(CLI::App* app, int* exit_code);
 void AddInfoCommand(CLI::App* app, int* exit_code);

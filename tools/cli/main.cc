@@ -8,7 +8,6 @@
 #include <string>
 
 #include "command.h"
-#include "exit_code.h"
 
 int main(int argc, char** argv) {
   CLI::App app("Create, inspect and edit Plush key-value pools.", "plush");
