@@ -1,0 +1,670 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// RecoveryLogs on its own, on a simulated pool with a scripted LogHost:
+// appends, chunk rotation and recycling, and what recovery replays from
+// the entries a crash can leave: torn words, stale generations, zeroed
+// slots, batches without their commit, the end of a chunk (log_format.h,
+// docs/format.md §5). Entries are damaged by writing the words a crash
+// would have left; two tests crash the simulator for real.
+
+#include "log/recovery_log.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "media/sim_media.h"
+#include "testutil.h"
+
+namespace plush::log {
+
+void PrintTo(const LogRecord& r, std::ostream* os) {
+  *os << "{key " << r.key << ", value " << r.value << ", epoch " << r.epoch
+      << ", position " << unsigned{r.position} << ", type "
+      << static_cast<int>(r.type) << "}";
+}
+
+namespace {
+
+constexpr uint32_t kNoChunk = 0xFFFFFFFF;
+
+auto Fields(const LogRecord& r) {
+  return std::make_tuple(r.key, r.value, r.epoch, r.tombstone, r.indirect,
+                         r.position, r.type);
+}
+
+// What the DB would answer about its DRAM entries, as the test sets it.
+class ScriptedHost final : public LogHost {
+ public:
+  // The current epoch of a record's DRAM entry.
+  std::function<uint64_t(const LogRecord&)> epoch_of =
+      [](const LogRecord&) -> uint64_t { return 1; };
+  uint64_t min_dram_epoch = 1;
+  Status migrate_status;
+
+  int epoch_queries = 0;
+  std::vector<LogRecord> migrated;
+  std::vector<unsigned> waited_for;
+
+  uint64_t DramEpochOf(const LogRecord& r) override {
+    ++epoch_queries;
+    return epoch_of(r);
+  }
+  uint64_t MinDramEpoch(unsigned) override { return min_dram_epoch; }
+  Status MigrateIfUnmigrated(const LogRecord& r) override {
+    migrated.push_back(r);
+    return migrate_status;
+  }
+  void WaitForAppends(unsigned log) override { waited_for.push_back(log); }
+};
+
+class RecoveryLogTest : public ::testing::Test {
+ protected:
+  // SmallProfile: 2 logs of 3 chunks of 4096 bytes (168 entries each).
+  static constexpr unsigned kChunks = 3;
+  static constexpr uint64_t kEntries = 168;
+
+  void SetUp() override {
+    bool created = false;
+    ASSERT_OK(pool::Pool::Open(Options::SmallProfile(), test::Simulated(),
+                               path_, &pool_, &created, RecoveryLogs::Format));
+    ASSERT_EQ(pool_->params().log_chunks_per_log, kChunks);
+    ASSERT_EQ(EntriesPerChunk(pool_->params().log_chunk_size), kEntries);
+    device_ = media::SimMedia::Find(path_);
+    logs_ = std::make_unique<RecoveryLogs>(pool_.get(), &host_);
+  }
+  void TearDown() override {
+    logs_.reset();
+    pool_.reset();
+    media::SimMedia::Remove(path_);
+  }
+
+  static LogRecord Rec(uint64_t key, uint64_t epoch = 1) {
+    LogRecord r;
+    r.key = key;
+    r.value = key * 1000 + 7;
+    r.epoch = epoch;
+    r.position = static_cast<uint8_t>(key);
+    return r;
+  }
+  // Appends like the write path: rotate while the log has no room.
+  void Append(unsigned log, const LogRecord& r) {
+    for (int tries = 0; tries < 3; ++tries) {
+      uint32_t seen = 0;
+      if (logs_->TryAppend(log, r, &seen)) return;
+      ASSERT_OK(logs_->Rotate(log, seen));
+    }
+    FAIL() << "no room after rotating";
+  }
+  void AppendBatch(unsigned log, const std::vector<LogRecord>& records) {
+    for (int tries = 0; tries < 3; ++tries) {
+      uint32_t seen = 0;
+      if (logs_->TryAppendBatch(log, records.data(), records.size(), &seen))
+        return;
+      ASSERT_OK(logs_->Rotate(log, seen));
+    }
+    FAIL() << "no room after rotating";
+  }
+  void AppendKeys(unsigned log, uint64_t first, uint64_t count,
+                  uint64_t epoch = 1) {
+    for (uint64_t k = first; k < first + count; ++k) Append(log, Rec(k, epoch));
+  }
+
+  // A restart: fresh RecoveryLogs over the pool as it is, and Recover().
+  // Returns what was replayed, per log.
+  std::vector<std::vector<LogRecord>> Recover(
+      bool replay_uncommitted = false, Status* status = nullptr,
+      const std::function<Status(const LogRecord&)>& check = nullptr) {
+    logs_ =
+        std::make_unique<RecoveryLogs>(pool_.get(), &host_, replay_uncommitted);
+    std::vector<std::vector<LogRecord>> replayed(logs_->log_count());
+    uint64_t count = 0;
+    const Status s = logs_->Recover(
+        2,
+        [&](unsigned log, const LogRecord& r) {
+          replayed[log].push_back(r);
+          return check ? check(r) : Status::OK();
+        },
+        &count);
+    if (status != nullptr) {
+      *status = s;
+    } else {
+      EXPECT_OK(s);
+    }
+    uint64_t total = 0;
+    for (const auto& records : replayed) total += records.size();
+    if (s.ok()) {
+      EXPECT_EQ(count, total);
+    }
+    return replayed;
+  }
+  static std::vector<uint64_t> Keys(const std::vector<LogRecord>& records) {
+    std::vector<uint64_t> keys;
+    for (const LogRecord& r : records) keys.push_back(r.key);
+    return keys;
+  }
+  static std::vector<uint64_t> Range(uint64_t first, uint64_t count) {
+    std::vector<uint64_t> keys;
+    for (uint64_t k = first; k < first + count; ++k) keys.push_back(k);
+    return keys;
+  }
+
+  uint64_t ChunkOffset(unsigned log, unsigned chunk) const {
+    return pool::kLogRegionOffset +
+           (uint64_t{log} * kChunks + chunk) * pool_->params().log_chunk_size;
+  }
+  uint64_t& StateWord(unsigned log, unsigned chunk) {
+    return *pool_->media().At<uint64_t>(ChunkOffset(log, chunk));
+  }
+  LogChunkState State(unsigned log, unsigned chunk) {
+    return LogChunkState::Decode(StateWord(log, chunk));
+  }
+  uint64_t* Entry(unsigned log, unsigned chunk, uint64_t slot) {
+    return pool_->media().At<uint64_t>(ChunkOffset(log, chunk) +
+                                       kLogChunkHeaderSize + slot * kEntrySize);
+  }
+  // Overwrites a slot with an entry of `type` valid under `check`.
+  void Write(unsigned log, unsigned chunk, uint64_t slot, LogRecord r,
+             EntryType type, uint32_t check = 1) {
+    r.type = type;
+    EncodeEntry(r, check, Entry(log, chunk, slot));
+  }
+  static LogRecord Commit(uint64_t members) {
+    LogRecord c;
+    c.key = members;
+    return c;
+  }
+  bool SlotIsZero(unsigned log, unsigned chunk, uint64_t slot) {
+    const uint64_t* w = Entry(log, chunk, slot);
+    return (w[0] | w[1] | w[2]) == 0;
+  }
+
+  const std::string path_ = "sim:recovery_log_test";
+  std::unique_ptr<pool::Pool> pool_;
+  std::shared_ptr<media::SimMedia> device_;
+  ScriptedHost host_;
+  std::unique_ptr<RecoveryLogs> logs_;
+};
+
+TEST_F(RecoveryLogTest, NewLogsAreFreeChunksOfCheckOne) {
+  for (unsigned l = 0; l < 2; ++l) {
+    for (unsigned c = 0; c < kChunks; ++c) {
+      EXPECT_EQ(StateWord(l, c), 1u) << "log " << l << " chunk " << c;
+    }
+  }
+  const auto replayed = Recover();
+  EXPECT_TRUE(replayed[0].empty());
+  EXPECT_TRUE(replayed[1].empty());
+  EXPECT_EQ(logs_->Verify(nullptr), 0u);
+}
+
+TEST_F(RecoveryLogTest, FirstAppendAsksForARotationThatActivatesAChunk) {
+  uint32_t seen = 0;
+  EXPECT_FALSE(logs_->TryAppend(1, Rec(1), &seen));
+  EXPECT_EQ(seen, kNoChunk);
+  ASSERT_OK(logs_->Rotate(1, seen));
+  const LogChunkState s = State(1, 0);
+  EXPECT_TRUE(s.in_use);
+  EXPECT_EQ(s.log_seq, 1u);
+  EXPECT_EQ(s.check, 1u);
+  EXPECT_EQ(device_->DurableImage()[ChunkOffset(1, 0) / 8], s.Encode())
+      << "the activation is persisted";
+  EXPECT_EQ(State(0, 0).Encode(), 1u) << "the other log is untouched";
+}
+
+// One persistence barrier per append, and the entry is durable after it.
+TEST_F(RecoveryLogTest, AppendIsOneBarrierAndLeavesTheEncodedEntry) {
+  Append(0, Rec(1));
+  const LogRecord r = Rec(2, 5);
+  const uint64_t points = device_->persist_points();
+  uint32_t seen = 0;
+  ASSERT_TRUE(logs_->TryAppend(0, r, &seen));
+  EXPECT_EQ(device_->persist_points(), points + 1);
+  uint64_t expected[3];
+  EncodeEntry(r, 1, expected);
+  const std::vector<uint64_t> durable = device_->DurableImage();
+  const uint64_t at =
+      (ChunkOffset(0, 0) + kLogChunkHeaderSize + kEntrySize) / 8;
+  for (int w = 0; w < 3; ++w) {
+    EXPECT_EQ(Entry(0, 0, 1)[w], expected[w]) << "word " << w;
+    EXPECT_EQ(durable[at + w], expected[w]) << "word " << w;
+  }
+}
+
+TEST_F(RecoveryLogTest, RecordsAreReplayedInAppendOrderPerLog) {
+  std::vector<LogRecord> appended[2];
+  for (uint64_t k = 1; k <= 40; ++k) {
+    LogRecord r = Rec(k, k / 3 + 1);
+    r.key |= (k % 5 == 0 ? uint64_t{3} << 62 : 0);  // the words' top bits
+    r.value = ~k;
+    r.tombstone = k % 4 == 0;
+    r.indirect = k % 7 == 0;
+    Append(k % 2, r);
+    appended[k % 2].push_back(r);
+  }
+  const auto replayed = Recover();
+  for (unsigned l = 0; l < 2; ++l) {
+    ASSERT_EQ(replayed[l].size(), appended[l].size()) << "log " << l;
+    for (size_t i = 0; i < replayed[l].size(); ++i) {
+      EXPECT_EQ(Fields(replayed[l][i]), Fields(appended[l][i]))
+          << "log " << l << " entry " << i;
+    }
+  }
+}
+
+TEST_F(RecoveryLogTest, RecordsGoOnInTheNextChunkAtTheEndOfAChunk) {
+  AppendKeys(0, 0, kEntries);
+  uint32_t seen = 0;
+  EXPECT_FALSE(logs_->TryAppend(0, Rec(kEntries), &seen));
+  EXPECT_EQ(seen, 0u) << "chunk 0 is current and full";
+  ASSERT_OK(logs_->Rotate(0, seen));
+  EXPECT_EQ(State(0, 1).log_seq, 2u);
+  AppendKeys(0, kEntries, 10);
+  EXPECT_EQ(Keys(Recover()[0]), Range(0, kEntries + 10));
+}
+
+// Two threads found the chunk full; the second rotation must not skip the
+// chunk the first one activated.
+TEST_F(RecoveryLogTest, RotationBySomeoneElseMakesMineANoOp) {
+  AppendKeys(0, 0, kEntries);
+  uint32_t seen = 0;
+  ASSERT_FALSE(logs_->TryAppend(0, Rec(kEntries), &seen));
+  ASSERT_OK(logs_->Rotate(0, seen));
+  ASSERT_OK(logs_->Rotate(0, seen));
+  EXPECT_FALSE(State(0, 2).in_use) << "a second chunk was activated";
+  ASSERT_TRUE(logs_->TryAppend(0, Rec(kEntries), &seen));
+  EXPECT_EQ(seen, 1u);
+  // Nor does a rotation of a current chunk that is not full.
+  ASSERT_OK(logs_->Rotate(0, 1));
+  EXPECT_FALSE(State(0, 2).in_use);
+  EXPECT_EQ(Keys(Recover()[0]), Range(0, kEntries + 1));
+}
+
+TEST_F(RecoveryLogTest, RotationAfterCloseIsInvalidArgument) {
+  AppendKeys(0, 0, kEntries);
+  logs_->Close();
+  const Status s = logs_->Rotate(0, 0);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(s.message(), "the DB is closed");
+  EXPECT_FALSE(State(0, 1).in_use);
+}
+
+// ---- Torn and stale entries -----------------------------------------------
+
+TEST_F(RecoveryLogTest, TornWordIsSkippedAndLaterSlotsAreStillReplayed) {
+  for (int word = 0; word < 3; ++word) {
+    for (const uint64_t left : {uint64_t{0}, uint64_t{2}, uint64_t{3}}) {
+      TearDown();
+      SetUp();
+      AppendKeys(0, 1, 5);
+      // The word a crash left: never written (0), or another generation's.
+      uint64_t& w = Entry(0, 0, 2)[word];
+      w = (w & ((uint64_t{1} << 62) - 1)) | left << 62;
+      EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{1, 2, 4, 5}))
+          << "word " << word << " with check " << left;
+    }
+  }
+}
+
+TEST_F(RecoveryLogTest, EntryOfThePreviousGenerationIsSkipped) {
+  AppendKeys(0, 1, 5);
+  Write(0, 0, 2, Rec(99), EntryType::kRecord, /*check=*/3);
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{1, 2, 4, 5}));
+}
+
+TEST_F(RecoveryLogTest, ZeroedSlotIsSkipped) {
+  AppendKeys(0, 1, 5);
+  std::fill_n(Entry(0, 0, 2), 3, 0);
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{1, 2, 4, 5}));
+}
+
+TEST_F(RecoveryLogTest, EntryOfTypeThreeIsSkipped) {
+  AppendKeys(0, 1, 5);
+  Entry(0, 0, 2)[2] |= uint64_t{3} << 46;
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{1, 2, 4, 5}));
+}
+
+// A crash at the append's fence may persist any subset of its three words:
+// recovery finds the record whole or not at all, never a mix.
+TEST_F(RecoveryLogTest, CrashDuringAnAppendLeavesTheRecordWholeOrAbsent) {
+  AppendKeys(0, 1, 3);
+  device_->ArmCrash(1);
+  Append(0, Rec(4, 9));
+  ASSERT_TRUE(device_->crashed());
+  const std::vector<uint64_t> base = device_->CrashImage(0);
+  std::vector<std::vector<uint64_t>> entries;  // slot 3 in each crash image
+  for (uint64_t seed = 0; seed < 64; ++seed) {
+    const std::vector<uint64_t> image = device_->CrashImage(seed);
+    const uint64_t at = (ChunkOffset(0, 0) + kLogChunkHeaderSize) / 8 + 9;
+    entries.emplace_back(image.begin() + at, image.begin() + at + 3);
+  }
+  int whole = 0;
+  int absent = 0;
+  for (const auto& words : entries) {
+    device_->Restore(base);
+    std::copy(words.begin(), words.end(), Entry(0, 0, 3));
+    const std::vector<LogRecord> replayed = Recover()[0];
+    ASSERT_GE(replayed.size(), 3u);
+    EXPECT_EQ(Keys({replayed.begin(), replayed.begin() + 3}),
+              (std::vector<uint64_t>{1, 2, 3}));
+    if (replayed.size() == 4) {
+      EXPECT_EQ(Fields(replayed[3]), Fields(Rec(4, 9)));
+      ++whole;
+    } else {
+      ASSERT_EQ(replayed.size(), 3u);
+      ++absent;
+    }
+  }
+  EXPECT_GT(whole, 0) << "no crash image kept the whole entry";
+  EXPECT_GT(absent, 0) << "no crash image tore the entry";
+}
+
+// Recovery reads only: a pool whose recovery fails must stay as it was.
+TEST_F(RecoveryLogTest, RecoveryWritesNothingUntilInvalidSlotsAreZeroed) {
+  AppendKeys(0, 1, 6);
+  Entry(0, 0, 1)[1] = 0;                           // torn
+  Write(0, 0, 3, Rec(98), EntryType::kRecord, 2);  // stale
+  Write(0, 0, 6, Rec(99), EntryType::kMember);     // uncommitted
+  const std::vector<uint64_t> before = device_->LiveImage();
+  const uint64_t points = device_->persist_points();
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{1, 3, 5, 6}));
+  EXPECT_EQ(device_->LiveImage(), before);
+  EXPECT_EQ(device_->persist_points(), points);
+  logs_->ZeroInvalidSlots();
+  for (const uint64_t slot : {1, 3, 6}) {
+    EXPECT_TRUE(SlotIsZero(0, 0, slot)) << "slot " << slot;
+  }
+  for (const uint64_t slot : {0, 2, 4, 5}) {
+    EXPECT_FALSE(SlotIsZero(0, 0, slot)) << "slot " << slot;
+  }
+  // Durably so: the next generation of the chunk must not meet them.
+  const std::vector<uint64_t> durable = device_->DurableImage();
+  const uint64_t at = (ChunkOffset(0, 0) + kLogChunkHeaderSize) / 8;
+  for (const uint64_t slot : {1, 3, 6}) {
+    for (int w = 0; w < 3; ++w) EXPECT_EQ(durable[at + slot * 3 + w], 0u);
+  }
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{1, 3, 5, 6}))
+      << "zeroing removed a record";
+}
+
+// ---- Write batches ---------------------------------------------------------
+
+TEST_F(RecoveryLogTest, CompleteBatchReplaysItsMembersInOrder) {
+  Append(0, Rec(1));
+  AppendBatch(0, {Rec(2), Rec(3), Rec(4)});
+  Append(0, Rec(5));
+  const std::vector<LogRecord> replayed = Recover()[0];
+  EXPECT_EQ(Keys(replayed), (std::vector<uint64_t>{1, 2, 3, 4, 5}));
+  ASSERT_EQ(replayed.size(), 5u);
+  EXPECT_EQ(replayed[0].type, EntryType::kRecord);
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_EQ(replayed[i].type, EntryType::kMember) << i;
+    EXPECT_EQ(replayed[i].value, Rec(i + 1).value);
+  }
+  LogRecord commit;
+  ASSERT_TRUE(DecodeEntry(Entry(0, 0, 4), 1, &commit));
+  EXPECT_EQ(commit.type, EntryType::kCommit);
+  EXPECT_EQ(commit.key, 3u);
+}
+
+TEST_F(RecoveryLogTest, BatchWithoutItsCommitIsDropped) {
+  Append(0, Rec(1));
+  AppendBatch(0, {Rec(2), Rec(3), Rec(4)});
+  Append(0, Rec(5));
+  std::fill_n(Entry(0, 0, 4), 3, 0);  // the commit never reached the media
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{1, 5}));
+  logs_->ZeroInvalidSlots();
+  for (uint64_t slot = 1; slot <= 3; ++slot)
+    EXPECT_TRUE(SlotIsZero(0, 0, slot)) << "member in slot " << slot;
+}
+
+TEST_F(RecoveryLogTest, BatchWithATornMemberIsDropped) {
+  AppendBatch(0, {Rec(2), Rec(3), Rec(4)});
+  Append(0, Rec(5));
+  Entry(0, 0, 1)[2] = 0;  // the middle member's last word
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{5}));
+}
+
+TEST_F(RecoveryLogTest, BatchWithATornCommitIsDropped) {
+  AppendBatch(0, {Rec(2), Rec(3), Rec(4)});
+  Append(0, Rec(5));
+  Entry(0, 0, 3)[0] = 0;
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{5}));
+}
+
+TEST_F(RecoveryLogTest, CommitThatCountsOtherMembersIsDropped) {
+  for (const uint64_t count : {2, 4, 0}) {
+    TearDown();
+    SetUp();
+    AppendBatch(0, {Rec(2), Rec(3), Rec(4)});
+    Append(0, Rec(5));
+    Write(0, 0, 3, Commit(count), EntryType::kCommit);
+    EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{5}))
+        << "a commit of " << count << " after 3 members";
+  }
+}
+
+// Members, then a record on its own, then a commit: the run was broken, so
+// neither the members nor the commit count; the record does.
+TEST_F(RecoveryLogTest, BatchInterruptedByARecordIsDropped) {
+  Append(0, Rec(1));
+  Write(0, 0, 1, Rec(2), EntryType::kMember);
+  Write(0, 0, 2, Rec(3), EntryType::kMember);
+  Write(0, 0, 3, Rec(4), EntryType::kRecord);
+  Write(0, 0, 4, Commit(2), EntryType::kCommit);
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{1, 4}));
+}
+
+// A batch's run never spans chunks: members at the end of one chunk and a
+// commit at the start of the next are not a batch.
+TEST_F(RecoveryLogTest, BatchRunNeverSpansTwoChunks) {
+  AppendKeys(0, 0, kEntries + 1);  // chunk 1 holds the last one
+  Write(0, 0, kEntries - 2, Rec(500), EntryType::kMember);
+  Write(0, 0, kEntries - 1, Rec(501), EntryType::kMember);
+  Write(0, 1, 0, Commit(2), EntryType::kCommit);
+  EXPECT_EQ(Keys(Recover()[0]), Range(0, kEntries - 2));
+}
+
+// A batch whose run does not fit the rest of the chunk leaves that rest
+// unwritten and goes whole to the next chunk.
+TEST_F(RecoveryLogTest, BatchThatDoesNotFitGoesWholeToTheNextChunk) {
+  EXPECT_EQ(logs_->max_batch_records(), kEntries - 1);
+  AppendKeys(0, 0, kEntries - 2);
+  uint32_t seen = 0;
+  const std::vector<LogRecord> batch = {Rec(600), Rec(601)};
+  EXPECT_FALSE(logs_->TryAppendBatch(0, batch.data(), 2, &seen))
+      << "two members and a commit need three slots; two are left";
+  EXPECT_EQ(seen, 0u);
+  AppendBatch(0, batch);
+  EXPECT_TRUE(SlotIsZero(0, 0, kEntries - 2));
+  EXPECT_TRUE(SlotIsZero(0, 0, kEntries - 1));
+  std::vector<uint64_t> expected = Range(0, kEntries - 2);
+  expected.insert(expected.end(), {600, 601});
+  EXPECT_EQ(Keys(Recover()[0]), expected);
+}
+
+TEST_F(RecoveryLogTest, LargestBatchFillsAWholeChunk) {
+  std::vector<LogRecord> batch;
+  for (uint64_t k = 0; k < logs_->max_batch_records(); ++k)
+    batch.push_back(Rec(k));
+  AppendBatch(0, batch);
+  EXPECT_EQ(Keys(Recover()[0]), Range(0, kEntries - 1));
+}
+
+// The crash tests' control: with the deliberately broken recovery the
+// members of a batch without its commit are replayed.
+TEST_F(RecoveryLogTest, BrokenControlReplaysTheUncommittedBatch) {
+  AppendBatch(0, {Rec(2), Rec(3)});
+  Append(0, Rec(5));
+  std::fill_n(Entry(0, 0, 2), 3, 0);
+  EXPECT_EQ(Keys(Recover(/*replay_uncommitted=*/true)[0]),
+            (std::vector<uint64_t>{2, 3, 5}));
+  EXPECT_EQ(Keys(Recover(/*replay_uncommitted=*/false)[0]),
+            (std::vector<uint64_t>{5}));
+}
+
+TEST_F(RecoveryLogTest, CrashDuringABatchLeavesAllOrNothing) {
+  Append(0, Rec(1));
+  device_->ArmCrash(1);
+  AppendBatch(0, {Rec(2), Rec(3), Rec(4)});
+  ASSERT_TRUE(device_->crashed());
+  // Every word landed (the live image): the whole batch.
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{1, 2, 3, 4}));
+  // Some words landed: none of it.
+  const std::vector<uint64_t> base = device_->CrashImage(0);
+  const uint64_t at = (ChunkOffset(0, 0) + kLogChunkHeaderSize) / 8 + 3;
+  std::vector<std::vector<uint64_t>> runs;  // 3 members and the commit
+  int absent = 0;
+  for (uint64_t seed = 0; seed < 32; ++seed) {
+    const std::vector<uint64_t> image = device_->CrashImage(seed);
+    runs.emplace_back(image.begin() + at, image.begin() + at + 12);
+  }
+  for (size_t i = 0; i < runs.size(); ++i) {
+    device_->Restore(base);
+    std::copy(runs[i].begin(), runs[i].end(), Entry(0, 0, 1));
+    const std::vector<uint64_t> keys = Keys(Recover()[0]);
+    EXPECT_TRUE(keys == (std::vector<uint64_t>{1}) ||
+                keys == (std::vector<uint64_t>{1, 2, 3, 4}))
+        << "crash image " << i << ": " << ::testing::PrintToString(keys);
+    absent += keys.size() == 1;
+  }
+  EXPECT_GT(absent, 0) << "no crash image tore the batch";
+}
+
+// ---- Chunks: order, recycling, damage --------------------------------------
+
+// Recycling reuses chunk 0 as the log's newest: recovery must order chunks
+// by their sequence numbers, not their places, and must not take the
+// previous generation's entries behind the new ones.
+TEST_F(RecoveryLogTest, ChunksReplayOldestFirstAndRecycledOnesOnlyNewEntries) {
+  host_.min_dram_epoch = 2;  // every record (epoch 1) is on PMem
+  AppendKeys(0, 0, kChunks * kEntries + 5);
+  EXPECT_EQ(logs_->compactions(), 1u);
+  const LogChunkState reused = State(0, 0);
+  EXPECT_TRUE(reused.in_use);
+  EXPECT_EQ(reused.log_seq, 4u);
+  EXPECT_EQ(reused.check, 2u) << "a freed chunk's check advances";
+  EXPECT_EQ(Keys(Recover()[0]), Range(kEntries, 2 * kEntries + 5));
+  // Slots 5.. of chunk 0 still hold check-1 entries: stale, zeroed now.
+  EXPECT_FALSE(SlotIsZero(0, 0, 5));
+  logs_->ZeroInvalidSlots();
+  for (uint64_t slot = 5; slot < kEntries; ++slot)
+    ASSERT_TRUE(SlotIsZero(0, 0, slot)) << "slot " << slot;
+  for (uint64_t slot = 0; slot < 5; ++slot)
+    ASSERT_FALSE(SlotIsZero(0, 0, slot)) << "slot " << slot;
+}
+
+TEST_F(RecoveryLogTest, ChunkOfMigratedRecordsIsRecycledWithoutReadingIt) {
+  host_.min_dram_epoch = 2;
+  AppendKeys(0, 0, kChunks * kEntries + 1);
+  EXPECT_EQ(host_.epoch_queries, 0);
+  EXPECT_TRUE(host_.migrated.empty());
+  EXPECT_EQ(host_.waited_for, std::vector<unsigned>{0})
+      << "appends in progress are waited for first";
+  EXPECT_EQ(logs_->forced_migrations(), 0u);
+}
+
+TEST_F(RecoveryLogTest, RecyclingMigratesTheEntriesOfRecordsStillInDram) {
+  // Chunk 0: keys 0..167, even keys written at epoch 2, odd at epoch 1.
+  // Their DRAM entries are at epoch 2: the odd ones are on PMem.
+  for (uint64_t k = 0; k < kEntries; ++k) Append(0, Rec(k, k % 2 ? 1 : 2));
+  AppendKeys(0, kEntries, 2 * kEntries, 3);  // chunks 1 and 2, full
+  host_.epoch_of = [](const LogRecord&) -> uint64_t { return 2; };
+  host_.min_dram_epoch = 2;
+  ASSERT_EQ(logs_->compactions(), 0u);
+  AppendKeys(0, 3 * kEntries, 1);
+  EXPECT_EQ(logs_->compactions(), 1u);
+  std::vector<uint64_t> expected;
+  for (uint64_t k = 0; k < kEntries; k += 2) expected.push_back(k);
+  EXPECT_EQ(Keys(host_.migrated), expected);
+  EXPECT_EQ(logs_->forced_migrations(), expected.size());
+}
+
+// A batch's members may belong to other logs' DRAM entries: their epochs
+// say nothing about this log's, so such a chunk is always read.
+TEST_F(RecoveryLogTest, ChunkWithABatchIsReadWhenRecycled) {
+  host_.min_dram_epoch = 100;
+  host_.epoch_of = [](const LogRecord&) -> uint64_t { return 100; };
+  AppendBatch(0, {Rec(1), Rec(2)});
+  AppendKeys(0, 10, 3 * kEntries);  // wraps around to chunk 0
+  EXPECT_EQ(logs_->compactions(), 1u);
+  EXPECT_GT(host_.epoch_queries, 0);
+  EXPECT_TRUE(host_.migrated.empty()) << "all were on PMem (epoch < 100)";
+}
+
+TEST_F(RecoveryLogTest, FailedRecyclingIsReportedAndKeepsTheChunk) {
+  AppendKeys(0, 0, kChunks * kEntries);
+  host_.epoch_of = [](const LogRecord&) -> uint64_t { return 1; };
+  host_.migrate_status = Status::NoSpace("pool is full");
+  uint32_t seen = 0;
+  ASSERT_FALSE(logs_->TryAppend(0, Rec(9999), &seen));
+  const Status s = logs_->Rotate(0, seen);
+  ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
+  EXPECT_EQ(s.message(), "recycling a recovery-log chunk: pool is full");
+  EXPECT_EQ(State(0, 0).log_seq, 1u);
+  EXPECT_TRUE(State(0, 0).in_use);
+  EXPECT_EQ(State(0, 0).check, 1u);
+  EXPECT_EQ(logs_->compactions(), 0u);
+  EXPECT_EQ(Keys(Recover()[0]), Range(0, kChunks * kEntries));
+}
+
+TEST_F(RecoveryLogTest, RotationAfterRecoveryTakesTheNextSequenceNumber) {
+  AppendKeys(1, 0, kEntries + 3);  // chunks 0 (seq 1) and 1 (seq 2)
+  Recover();
+  uint32_t seen = 0;
+  EXPECT_FALSE(logs_->TryAppend(1, Rec(500), &seen))
+      << "after recovery no chunk is current: the newest counts as full";
+  EXPECT_EQ(seen, kNoChunk);
+  ASSERT_OK(logs_->Rotate(1, seen));
+  EXPECT_TRUE(State(1, 2).in_use);
+  EXPECT_EQ(State(1, 2).log_seq, 3u);
+  ASSERT_TRUE(logs_->TryAppend(1, Rec(500), &seen));
+  std::vector<uint64_t> expected = Range(0, kEntries + 3);
+  expected.push_back(500);
+  EXPECT_EQ(Keys(Recover()[1]), expected);
+  EXPECT_EQ(logs_->Verify(nullptr), 0u);
+}
+
+TEST_F(RecoveryLogTest, ReplayErrorEndsRecoveryWithThatError) {
+  AppendKeys(0, 1, 5);
+  Status s;
+  Recover(false, &s, [](const LogRecord& r) {
+    return r.key == 3 ? Status::Corruption("record 3 is bad") : Status::OK();
+  });
+  ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_EQ(s.message(), "record 3 is bad");
+}
+
+TEST_F(RecoveryLogTest, DamagedChunkStateWordIsCorruption) {
+  AppendKeys(1, 0, 3);
+  const uint64_t damaged[] = {
+      uint64_t{5} << 8 | 4 | 0,  // check 0
+      uint64_t{0} << 8 | 4 | 1,  // in use with sequence number 0
+  };
+  for (const uint64_t word : damaged) {
+    StateWord(1, 2) = word;
+    Status s;
+    Recover(false, &s);
+    ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_EQ(s.message(), "recovery log 1 chunk 2: damaged state word");
+  }
+}
+
+TEST_F(RecoveryLogTest, VerifyReportsZeroChecksAndDuplicateSequenceNumbers) {
+  AppendKeys(0, 0, kEntries + 1);  // chunks 0 and 1 in use
+  StateWord(0, 1) = LogChunkState{1, true, 1}.Encode();
+  StateWord(1, 2) = 0;
+  std::string report;
+  EXPECT_EQ(logs_->Verify(&report), 2u);
+  EXPECT_EQ(report,
+            "recovery log 0 chunk 1: sequence number 1 is zero or used twice\n"
+            "recovery log 1 chunk 2: check bits are 0\n");
+}
+
+}  // namespace
+}  // namespace plush::log
