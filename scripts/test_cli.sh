@@ -80,6 +80,19 @@ expect 0 "$plush" create "$range" --small --range --size 8MiB
 expect 7 "$plush" create --backend pmem "$tmp/notdax.pool"
 [[ ! -e $tmp/notdax.pool ]] && ok || fail "a refused create left a file"
 expect 2 "$plush" create "$tmp/bad.pool" --backend tape
+# Payload-log options: a pool without payload logs stores 8/8 records only.
+expect 0 "$plush" create "$tmp/words.pool" --small --payload-log-count 0
+expect 7 "$plush" put "$tmp/words.pool" short value
+expect_err 'payload_log_count = 0'
+expect 0 "$plush" put "$tmp/words.pool" key00001 value001
+expect 0 "$plush" create "$tmp/chunks.pool" --small --payload-log-count 8 --payload-chunk-size 256KiB
+expect 0 "$plush" put "$tmp/chunks.pool" short "a longer value"
+expect 2 "$plush" create "$tmp/bad.pool" --payload-chunk-size 100KiB
+expect_err 'payload_chunk_size must be a multiple of 4096 in \[128 KiB, 4 MiB\]'
+expect 2 "$plush" create "$tmp/bad.pool" --payload-log-count 257
+expect_err 'payload_log_count must be at most 256'
+expect 2 "$plush" create "$tmp/bad.pool" --payload-chunk-size 8GiB
+[[ ! -e $tmp/bad.pool ]] && ok || fail "a refused create left a file"
 expect 2 "$plush" info "$tmp/missing.pool"
 expect 0 "$plush" info "$hash"
 for field in 'format version' 'partitioning: *hash' 'back end' durability levels DRAM pool; do

@@ -206,6 +206,11 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
                     "Bytes per recovery-log chunk");
   plush->add_option("--chunks-per-log", plush_options.log_chunks_per_log,
                     "Chunks per recovery log");
+  plush->add_option("--payload-log-count", plush_options.payload_log_count,
+                    "Payload logs, for records other than 8-byte keys with "
+                    "8-byte values (0: such records are NotSupported)");
+  plush->add_option("--payload-chunk-size", plush_options.payload_chunk_size,
+                    "Bytes per payload-log chunk");
   plush->add_option("--pool-size", plush_options.initial_pool_size,
                     "Initial pool file size in bytes (it grows on demand)");
   plush->add_option("--recovery-threads", plush_options.recovery_threads,

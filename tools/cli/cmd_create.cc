@@ -1,6 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // plush create POOL [--size BYTES] [--range] [--small]
+//                   [--payload-log-count N] [--payload-chunk-size BYTES]
 
 #include <iostream>
 
@@ -17,6 +18,11 @@ struct CreateArgs {
   CLI::Option* size_option = nullptr;  // set iff --size was declared
   bool range = false;
   bool small = false;
+  // Set iff given; else the profile's values apply.
+  CLI::Option* payload_log_count_option = nullptr;
+  uint32_t payload_log_count = 0;
+  CLI::Option* payload_chunk_size_option = nullptr;
+  uint32_t payload_chunk_size = 0;
 };
 
 int RunCreate(const CreateArgs& args) {
@@ -25,6 +31,14 @@ int RunCreate(const CreateArgs& args) {
   options.backend = args.pool.backend;
   if (args.size_option->count() > 0) options.initial_pool_size = args.size;
   if (args.range) options.partitioning = Partitioning::kRange;
+  // Out of range values are the engine's to refuse: its message gives the
+  // valid range.
+  if (args.payload_log_count_option->count() > 0) {
+    options.payload_log_count = args.payload_log_count;
+  }
+  if (args.payload_chunk_size_option->count() > 0) {
+    options.payload_chunk_size = args.payload_chunk_size;
+  }
   return ExitWith(WithPool(options, args.pool.path, [&](DB* db) {
     Stats stats;
     Status s = db->GetStats(&stats);
@@ -54,6 +68,15 @@ void AddCreateCommand(CLI::App* app, int* exit_code) {
   cmd->add_flag("--small", args->small,
                 "Small profile: tiny DRAM level and logs, for tests and "
                 "small machines");
+  args->payload_log_count_option = cmd->add_option(
+      "--payload-log-count", args->payload_log_count,
+      "Payload logs, for records other than 8-byte keys with 8-byte values "
+      "(default 4, --small 2; 0: such records are NotSupported)");
+  args->payload_chunk_size_option =
+      cmd->add_option("--payload-chunk-size", args->payload_chunk_size,
+                      "Unit in which payload logs take space, e.g. 256KiB "
+                      "(default 1MiB, --small 128KiB)")
+          ->transform(CLI::AsSizeValue(/*kb_is_1000=*/false));
   cmd->callback([args, exit_code] { *exit_code = RunCreate(*args); });
 }
 

@@ -181,6 +181,24 @@ class CliTest(unittest.TestCase):
         self.assertGreater(result["recovery_seconds"], 0)
         self.assertEqual(result["verified_records"], 20000)
 
+    def test_payload_log_options(self):
+        if ENGINE != "plush":
+            return
+        # Records other than 8/8 go through payload logs, so their options
+        # reach the pool: a pool without them refuses such records.
+        code, result = run("-n", "1000", "-p", "1000", "--key-size", "16",
+                           "--value-size", "100", "--payload-log-count", "1",
+                           "--payload-chunk-size", "131072")
+        self.assert_ok(code, result)
+        code, result = run("-n", "100", "-p", "0", "--key-size", "16",
+                           "--payload-log-count", "0")
+        self.assertEqual(code, EXIT_UNSUPPORTED, result)
+        self.assertIn("payload_log_count = 0", result["error"])
+        code, result = run("-n", "100", "-p", "0", "--payload-chunk-size",
+                           "100")
+        self.assertEqual(code, EXIT_FAILED, result)
+        self.assertIn("payload_chunk_size", result["error"])
+
     def test_keep_pool(self):
         code, result = run("-n", "100", "-p", "100", "--keep-pool")
         self.assert_ok(code, result)
