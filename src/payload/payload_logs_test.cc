@@ -1,0 +1,452 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// PayloadLogs on their own, on a simulated pool, with a host that plays the
+// hash table (a map from each key to the reference of its newest version):
+// appends and the bytes they leave (docs/format.md §7.2, §7.3), reading
+// and validating references, rotation, resuming after a clean close, and
+// compaction deciding what to free, relocate or keep.
+
+#include "payload/payload_logs.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "media/sim_media.h"
+#include "testutil.h"
+
+namespace plush::payload {
+namespace {
+
+using table::RefMatch;
+
+// The table's side of compaction: a key is reachable through the newest
+// reference published for it.
+class TableHost final : public PayloadHost {
+ public:
+  std::map<std::string, uint64_t> newest;
+  // Keys whose entries must not be dropped yet (newer versions unlogged).
+  std::map<std::string, bool> blocked;
+  // Relocate() answers kBlocked for these keys.
+  std::map<std::string, bool> refuse_relocation;
+  int relocations = 0;
+
+  Reachability IsReachable(std::string_view key, uint64_t,
+                           uint64_t ref) override {
+    const std::string k(key);
+    if (blocked.count(k) != 0) return Reachability::kBlocked;
+    auto it = newest.find(k);
+    return it != newest.end() && it->second == ref ? Reachability::kReachable
+                                                   : Reachability::kUnreachable;
+  }
+  Status Relocate(std::string_view key, uint64_t, uint64_t ref,
+                  const CopyFn& copy, Relocation* result) override {
+    const std::string k(key);
+    if (refuse_relocation.count(k) != 0) {
+      *result = Relocation::kBlocked;
+      return Status::OK();
+    }
+    if (newest[k] != ref) {
+      *result = Relocation::kUnreachable;
+      return Status::OK();
+    }
+    uint64_t moved = 0;
+    Status s = copy(&moved);
+    if (!s.ok()) return s;
+    newest[k] = moved;
+    ++relocations;
+    *result = Relocation::kMoved;
+    return Status::OK();
+  }
+};
+
+class PayloadLogsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { OpenPool(Options::SmallProfile()); }
+  void TearDown() override {
+    logs_.reset();
+    pool_.reset();
+    media::SimMedia::Remove(path_);
+  }
+  void OpenPool(const Options& options) {
+    bool created = false;
+    ASSERT_OK(
+        pool::Pool::Open(options, test::Simulated(), path_, &pool_, &created));
+    ASSERT_OK(PayloadLogs::Open(pool_.get(), &host_, &logs_));
+    logs_->FinishOpen();
+  }
+  // A restart on the same pool (after Close(), or after a crash if not).
+  Status Reopen() {
+    logs_.reset();
+    Status s = PayloadLogs::Open(pool_.get(), &host_, &logs_);
+    if (s.ok()) logs_->FinishOpen();
+    return s;
+  }
+
+  uint64_t Hash(std::string_view key) const {
+    return pool_->params().key_hasher().Hash(key);
+  }
+  // Appends and publishes (the host's map) like a write of the DB.
+  uint64_t Put(const std::string& key, const std::string& value) {
+    uint64_t ref = 0;
+    PayloadLogs::Ticket ticket;
+    const Status s = logs_->Append(key, Hash(key), value, &ref, &ticket);
+    EXPECT_OK(s) << key;
+    host_.newest[key] = ref;
+    return ref;
+  }
+  std::string Value(uint64_t ref) {
+    std::string key;
+    std::string value;
+    EXPECT_TRUE(logs_->ReadEntry(ref, &key, &value)) << "ref " << ref;
+    return value;
+  }
+  // A value of about 4 KiB: 32 entries fill a 128 KiB chunk.
+  static std::string Big(int i) {
+    return std::string(4000, static_cast<char>('a' + i % 26)) +
+           std::to_string(i);
+  }
+  // Where chunk `id` lives: the pool's chunk table says.
+  uint64_t ChunkOffset(uint32_t id) {
+    ChunkTable table(pool_.get(), pool_->params().payload_chunk_size);
+    EXPECT_OK(table.Load());
+    EXPECT_NE(table.OffsetOf(id), 0u) << "no chunk " << id;
+    return table.OffsetOf(id);
+  }
+  char* ChunkBytes(uint32_t id) {
+    return pool_->media().At<char>(ChunkOffset(id));
+  }
+  PayloadChunkHeader* Header(uint32_t id) {
+    return reinterpret_cast<PayloadChunkHeader*>(ChunkBytes(id));
+  }
+
+  const std::string path_ = "sim:payload_logs_test";
+  std::unique_ptr<pool::Pool> pool_;
+  TableHost host_;
+  std::unique_ptr<PayloadLogs> logs_;
+};
+
+TEST_F(PayloadLogsTest, AppendedEntryReadsBackThroughItsReference) {
+  const std::string key = "a key of some length";
+  const std::string value = "its value, longer than eight bytes";
+  const uint64_t ref = Put(key, value);
+  std::string k;
+  std::string v;
+  ASSERT_TRUE(logs_->ReadEntry(ref, &k, &v));
+  EXPECT_EQ(k, key);
+  EXPECT_EQ(v, value);
+  ASSERT_TRUE(logs_->ReadKey(ref, &k));
+  EXPECT_EQ(k, key);
+  EXPECT_EQ(logs_->ReadValue(ref, key, &v), RefMatch::kYes);
+  EXPECT_EQ(v, value);
+  EXPECT_EQ(logs_->ReadValue(ref, "another key", &v), RefMatch::kNo);
+  EXPECT_EQ(logs_->RefHasKey(ref, key), RefMatch::kYes);
+  EXPECT_EQ(logs_->RefHasKey(ref, "a key of some lengtH"), RefMatch::kNo);
+  EXPECT_TRUE(logs_->IsLive(ref));
+  EXPECT_TRUE(logs_->EntryIsIntact(ref, Hash(key)));
+  EXPECT_FALSE(logs_->EntryIsIntact(ref, Hash(key) ^ 1))
+      << "the key hash seeds the check and must match the key";
+  EXPECT_EQ(logs_->chunks(), 1u);
+}
+
+TEST_F(PayloadLogsTest, EmptyKeysAndValuesAndTheLargestRecordRoundTrip) {
+  const std::string big_key(1024, 'k');
+  const std::string big_value(64 << 10, 'v');
+  const uint64_t a = Put("", "");
+  const uint64_t b = Put("k", "");
+  const uint64_t c = Put(big_key, big_value);
+  std::string k;
+  std::string v;
+  ASSERT_TRUE(logs_->ReadEntry(a, &k, &v));
+  EXPECT_EQ(k, "");
+  EXPECT_EQ(v, "");
+  ASSERT_TRUE(logs_->ReadEntry(b, &k, &v));
+  EXPECT_EQ(k, "k");
+  EXPECT_EQ(v, "");
+  ASSERT_TRUE(logs_->ReadEntry(c, &k, &v));
+  EXPECT_EQ(k, big_key);
+  EXPECT_EQ(v, big_value);
+  EXPECT_TRUE(logs_->EntryIsIntact(c, Hash(big_key)));
+}
+
+// docs/format.md §7.2 and §7.3, computed here from the document.
+TEST_F(PayloadLogsTest, EntryAndReferenceAreLaidOutAsTheFormatSays) {
+  const std::string key = "format";
+  const std::string value = "check me";
+  const uint64_t first = Put(key, value);
+  const uint64_t second = Put("next", "x");
+  const Ref r = Ref::Decode(first);
+  EXPECT_EQ(r.chunk, 0u);
+  EXPECT_EQ(r.epoch, 1u) << "a new chunk's epoch is 1";
+  EXPECT_EQ(r.offset, 64u) << "entries start after the 64-byte header";
+  EXPECT_EQ(first, uint64_t{0} << 40 | uint64_t{1} << 19 | 64 / 8);
+  EXPECT_EQ(Ref::Decode(second).offset, 64u + 8 + 16)
+      << "8-byte header + 6 + 8 bytes, padded to 8";
+  const char* chunk = ChunkBytes(0);
+  uint64_t state = 0;
+  std::memcpy(&state, chunk, 8);
+  EXPECT_TRUE(PayloadChunkState::WellFormed(state)) << state;
+  EXPECT_EQ(state & ~uint64_t{0xFF00}, uint64_t{1} << 32 | 1)
+      << "epoch 1, in use (by the log of this thread)";
+  EXPECT_LT(PayloadChunkState::Decode(state).log, 2u);
+  uint64_t header = 0;
+  std::memcpy(&header, chunk + 64, 8);
+  const uint64_t low = key.size() | value.size() << 11 | uint64_t{1} << 28;
+  const uint64_t seed =
+      Hash(key) ^ uint64_t { 1 } << 40 ^ uint64_t { 64 } << 8 ^ low;
+  const uint64_t check = static_cast<uint32_t>(
+      XXH3_64bits_withSeed(value.data(), value.size(), seed));
+  EXPECT_EQ(header, low | check << 32);
+  EXPECT_EQ(std::string(chunk + 72, 6), key);
+  EXPECT_EQ(std::string(chunk + 78, 8), value);
+  EXPECT_EQ(std::string(chunk + 86, 2), std::string(2, '\0')) << "padding";
+}
+
+TEST_F(PayloadLogsTest, AppendIsFlushedButNotFenced) {
+  auto device = media::SimMedia::Find(path_);
+  Put("warm", "up");  // takes the chunk (which fences its header)
+  const uint64_t points = device->persist_points();
+  const uint64_t ref = Put("key", "value");
+  EXPECT_EQ(device->persist_points(), points)
+      << "the recovery-log append that follows fences both";
+  device->Drain();  // that fence
+  const uint64_t at = (ChunkOffset(0) + Ref::Decode(ref).offset) / 8;
+  EXPECT_EQ(device->DurableImage()[at], *pool_->media().At<uint64_t>(at * 8))
+      << "the entry was flushed";
+}
+
+TEST_F(PayloadLogsTest, PoolWithoutPayloadLogsRefusesAppends) {
+  TearDown();
+  Options o = Options::SmallProfile();
+  o.payload_log_count = 0;
+  OpenPool(o);
+  EXPECT_FALSE(logs_->enabled());
+  uint64_t ref = 0;
+  PayloadLogs::Ticket ticket;
+  const Status s = logs_->Append("key", Hash("key"), "value", &ref, &ticket);
+  ASSERT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_EQ(s.message(),
+            "this pool was created without payload logs (payload_log_count = "
+            "0): it stores 8-byte keys with 8-byte values only");
+}
+
+TEST_F(PayloadLogsTest, AppendAfterCloseIsInvalidArgument) {
+  Put("k", "v");
+  logs_->Close();
+  uint64_t ref = 0;
+  PayloadLogs::Ticket ticket;
+  const Status s = logs_->Append("key", Hash("key"), "value", &ref, &ticket);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(s.message(), "the DB is closed");
+}
+
+// ---- References that do not lead to an intact entry -----------------------
+
+TEST_F(PayloadLogsTest, ReferencesOutsideAnyEntryDangle) {
+  const uint64_t ref = Put("key", "value");
+  Ref r = Ref::Decode(ref);
+  std::vector<uint64_t> bad;
+  bad.push_back(Ref{r.chunk, r.epoch + 1, r.offset}.Encode());  // other epoch
+  bad.push_back(Ref{r.chunk + 1, r.epoch, r.offset}.Encode());  // no chunk
+  bad.push_back(Ref{r.chunk, r.epoch, 8}.Encode());             // in the header
+  bad.push_back(Ref{r.chunk, r.epoch, 128u << 10}.Encode());    // past the end
+  for (const uint64_t b : bad) {
+    std::string k;
+    std::string v;
+    EXPECT_FALSE(logs_->IsLive(b)) << Ref::Decode(b).offset;
+    EXPECT_FALSE(logs_->ReadEntry(b, &k, &v));
+    EXPECT_EQ(logs_->ReadValue(b, "key", &v), RefMatch::kDangling);
+    EXPECT_EQ(logs_->RefHasKey(b, "key"), RefMatch::kDangling);
+    EXPECT_FALSE(logs_->EntryIsIntact(b, Hash("key")));
+    logs_->PrefetchEntry(b);  // a hint: must not fault
+  }
+}
+
+TEST_F(PayloadLogsTest, TornEntryIsNotIntact) {
+  const std::string value(100, 'v');
+  const uint64_t ref = Put("key", value);
+  char* entry = ChunkBytes(0) + Ref::Decode(ref).offset;
+  entry[8 + 3 + 50] ^= 1;  // a value byte the crash did not persist
+  EXPECT_FALSE(logs_->EntryIsIntact(ref, Hash("key")));
+  entry[8 + 3 + 50] ^= 1;
+  EXPECT_TRUE(logs_->EntryIsIntact(ref, Hash("key")));
+  entry[8 + 1] ^= 1;  // a key byte: the key no longer hashes to the slot's
+  EXPECT_FALSE(logs_->EntryIsIntact(ref, Hash("key")));
+  entry[8 + 1] ^= 1;
+  std::memset(entry, 0, 8);  // a header that never reached the media
+  EXPECT_FALSE(logs_->EntryIsIntact(ref, Hash("key")));
+  std::string v;
+  EXPECT_EQ(logs_->ReadValue(ref, "key", &v), RefMatch::kDangling)
+      << "its epoch bits no longer match the chunk's";
+}
+
+// ---- Chunks -----------------------------------------------------------------
+
+TEST_F(PayloadLogsTest, FullChunkIsFollowedByANewOne) {
+  std::vector<uint64_t> refs;
+  for (int i = 0; i < 40; ++i)
+    refs.push_back(Put("key" + std::to_string(i), Big(i)));
+  EXPECT_EQ(logs_->chunks(), 2u);
+  EXPECT_EQ(Ref::Decode(refs.front()).chunk, 0u);
+  EXPECT_EQ(Ref::Decode(refs.back()).chunk, 1u);
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(Value(refs[i]), Big(i)) << i;
+}
+
+// A clean close records where appends resume; the next open goes on in the
+// same chunk, and clears the mark before anything is appended.
+TEST_F(PayloadLogsTest, CleanCloseResumesAppendsInTheSameChunk) {
+  const uint64_t a = Put("a", "1");
+  logs_->Close();
+  ASSERT_OK(Reopen());
+  const uint64_t b = Put("b", "2");
+  EXPECT_EQ(Ref::Decode(b).chunk, Ref::Decode(a).chunk);
+  EXPECT_EQ(Ref::Decode(b).offset, Ref::Decode(a).offset + 16);
+  EXPECT_EQ(logs_->chunks(), 1u);
+  EXPECT_EQ(Header(0)->resume, 0u) << "FinishOpen clears the mark";
+  EXPECT_EQ(Value(a), "1");
+}
+
+// After a crash nothing resumes: the newest chunk counts as full.
+TEST_F(PayloadLogsTest, ReopenWithoutCloseStartsANewChunk) {
+  const uint64_t a = Put("a", "1");
+  ASSERT_OK(Reopen());
+  const uint64_t b = Put("b", "2");
+  EXPECT_EQ(Ref::Decode(b).chunk, Ref::Decode(a).chunk + 1);
+  EXPECT_EQ(Value(a), "1") << "the old chunk's entries stay readable";
+}
+
+TEST_F(PayloadLogsTest, ResumeOffsetOutOfRangeIsCorruption) {
+  Put("a", "1");
+  logs_->Close();
+  PayloadChunkHeader* header = Header(0);
+  for (const uint64_t resume :
+       {uint64_t{8}, uint64_t{100}, uint64_t{(128u << 10) + 8}}) {
+    header->resume = resume;
+    const Status s = Reopen();
+    ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_EQ(s.message(), "payload chunk 0: resume offset " +
+                               std::to_string(resume) + " out of range");
+  }
+}
+
+TEST_F(PayloadLogsTest, DamagedChunkStateWordIsCorruptionAndReportedByVerify) {
+  Put("a", "1");
+  PayloadChunkHeader* header = Header(0);
+  const uint64_t offset = ChunkOffset(0);
+  const uint64_t good = header->state;
+  const uint64_t damaged[] = {
+      good | 0x10,                     // bits 1..7 are zero
+      good & 0xFFFFFFFF,               // epoch 0
+      uint64_t{1} << 32 | 2 << 8 | 1,  // in use by log 2 of 2
+  };
+  for (const uint64_t word : damaged) {
+    header->state = word;
+    std::string report;
+    EXPECT_EQ(logs_->Verify(&report), 1u);
+    EXPECT_EQ(report, "payload chunk 0 @" + std::to_string(offset) +
+                          ": bad state word " + std::to_string(word) + "\n");
+    const Status s = Reopen();
+    ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_EQ(s.message(), "payload chunk 0 @" + std::to_string(offset) +
+                               ": bad state word " + std::to_string(word));
+    header->state = good;
+    ASSERT_OK(Reopen());
+  }
+}
+
+// ---- Compaction
+// --------------------------------------------------------------- A log
+// compacts on a rotation once it has 4 sealed chunks, examining the oldest
+// first. One log here: appends go to the calling thread's log.
+
+TEST_F(PayloadLogsTest, ChunkOfGarbageIsFreedAndItsReferencesDangle) {
+  // Eight keys overwritten again and again: every chunk but the newest
+  // versions is garbage.
+  std::vector<uint64_t> first_chunk;
+  for (int i = 0; i < 32 * 4 + 1; ++i) {
+    const uint64_t ref = Put("key" + std::to_string(i % 8), Big(i));
+    if (Ref::Decode(ref).chunk == 0) first_chunk.push_back(ref);
+  }
+  ASSERT_FALSE(first_chunk.empty());
+  EXPECT_EQ(logs_->chunks(), 5u);
+  EXPECT_EQ(logs_->gc_runs(), 1u);
+  EXPECT_EQ(logs_->gc_moved(), 0u);
+  EXPECT_EQ(logs_->chunk_frees_started(), 1u);
+  for (const uint64_t ref : first_chunk) {
+    EXPECT_FALSE(logs_->IsLive(ref));
+    std::string v;
+    EXPECT_EQ(logs_->ReadValue(ref, "key0", &v), RefMatch::kDangling);
+  }
+  for (const auto& [key, ref] : host_.newest) EXPECT_TRUE(logs_->IsLive(ref));
+  // The freed chunk is taken again, under its new epoch, when the head
+  // (31 entries left) is full.
+  for (int i = 0; i < 31; ++i) Put("key" + std::to_string(i % 8), Big(i));
+  const Ref next = Ref::Decode(Put("key0", Big(0)));
+  EXPECT_EQ(next.chunk, 0u);
+  EXPECT_EQ(next.epoch, 2u);
+  EXPECT_EQ(next.offset, 64u);
+  EXPECT_EQ(logs_->chunks(), 5u) << "a new chunk instead of the free one";
+}
+
+TEST_F(PayloadLogsTest, LiveEntriesAreRelocatedBeforeTheirChunkIsFreed) {
+  // Chunk 0: ten keys that stay current, then garbage.
+  std::map<std::string, std::string> pinned;
+  for (int i = 0; i < 10; ++i) {
+    const std::string key = "pinned" + std::to_string(i);
+    pinned[key] = Big(100 + i);
+    Put(key, pinned[key]);
+  }
+  for (int i = 0; i < 32 * 4 - 10 + 1; ++i)
+    Put("key" + std::to_string(i % 8), Big(i));
+  EXPECT_EQ(logs_->gc_runs(), 1u);
+  EXPECT_EQ(logs_->gc_moved(), 10u);
+  EXPECT_EQ(host_.relocations, 10);
+  for (const auto& [key, value] : pinned) {
+    const uint64_t ref = host_.newest[key];
+    EXPECT_NE(Ref::Decode(ref).chunk, 0u) << key << " was not moved";
+    std::string v;
+    ASSERT_EQ(logs_->ReadValue(ref, key, &v), RefMatch::kYes) << key;
+    EXPECT_EQ(v, value) << key;
+    EXPECT_TRUE(logs_->EntryIsIntact(ref, Hash(key)));
+  }
+}
+
+TEST_F(PayloadLogsTest, MostlyLiveChunkIsKept) {
+  std::vector<uint64_t> refs;
+  for (int i = 0; i < 32 * 4 + 1; ++i)
+    refs.push_back(Put("unique" + std::to_string(i), Big(i)));
+  EXPECT_EQ(logs_->gc_runs(), 0u);
+  EXPECT_EQ(logs_->gc_skipped(), 1u);
+  EXPECT_EQ(logs_->gc_moved(), 0u);
+  EXPECT_EQ(logs_->chunk_frees_started(), 0u);
+  for (const uint64_t ref : refs) ASSERT_TRUE(logs_->IsLive(ref));
+}
+
+// An entry whose newer versions a crash could still lose must survive.
+TEST_F(PayloadLogsTest, BlockedEntryKeepsItsChunk) {
+  host_.blocked["key3"] = true;
+  std::vector<uint64_t> refs;
+  for (int i = 0; i < 32 * 4 + 1; ++i)
+    refs.push_back(Put("key" + std::to_string(i % 8), Big(i)));
+  EXPECT_EQ(logs_->gc_runs(), 0u);
+  EXPECT_EQ(logs_->gc_skipped(), 1u);
+  EXPECT_TRUE(logs_->IsLive(refs[3])) << "key3's oldest version was dropped";
+}
+
+TEST_F(PayloadLogsTest, RefusedRelocationKeepsTheChunk) {
+  Put("pinned", Big(1));
+  host_.refuse_relocation["pinned"] = true;
+  const uint64_t pinned = host_.newest["pinned"];
+  for (int i = 0; i < 32 * 4; ++i) Put("key" + std::to_string(i % 8), Big(i));
+  EXPECT_EQ(logs_->gc_runs(), 0u);
+  EXPECT_EQ(logs_->gc_skipped(), 1u);
+  EXPECT_TRUE(logs_->IsLive(pinned));
+  EXPECT_EQ(Value(pinned), Big(1));
+}
+
+}  // namespace
+}  // namespace plush::payload
