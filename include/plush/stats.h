@@ -49,6 +49,18 @@ struct PLUSH_EXPORT Stats {
   // How the pool places keys (creation parameter): "hash" or "range"
   // (range: ordered iteration).
   std::string partitioning;
+  // The pool's other creation parameters (see Options), as recorded in its
+  // superblock: what applies, whatever Options the pool was opened with.
+  uint32_t dram_directory_bits = 0;
+  uint32_t fanout_bits = 0;
+  uint32_t first_level_fanout_bits = 0;
+  uint32_t preallocated_levels = 0;
+  uint32_t dram_filter_levels = 0;
+  uint32_t log_count = 0;
+  uint32_t log_chunk_size = 0;
+  uint32_t log_chunks_per_log = 0;
+  uint32_t payload_log_count = 0;
+  uint32_t payload_chunk_size = 0;
 
   // DRAM held by the engine (DRAM level, filters, metadata), in bytes.
   uint64_t dram_bytes = 0;

@@ -7,7 +7,10 @@ from conftest import key, value
 
 STATS_FIELDS = {
     "backend", "power_fail_durable", "guarantee", "granularity",
-    "format_version", "partitioning", "dram_bytes", "pool_bytes", "pool_used_bytes",
+    "format_version", "partitioning", "dram_directory_bits", "fanout_bits",
+    "first_level_fanout_bits", "preallocated_levels", "dram_filter_levels",
+    "log_count", "log_chunk_size", "log_chunks_per_log", "payload_log_count",
+    "payload_chunk_size", "dram_bytes", "pool_bytes", "pool_used_bytes",
     "levels", "records_per_level", "migrations", "log_compactions",
     "log_forced_migrations", "payload_chunks", "payload_bytes",
     "payload_gc_runs", "payload_gc_moved", "payload_gc_skipped",
@@ -61,6 +64,56 @@ def test_unlogged_writes_persist_after_checkpoint(pool_path):
     with plush.open(pool_path) as db:
         assert all(db[key(i)] == value(i) for i in range(2000))
         assert db.verify() is not None
+
+
+@pytest.mark.parametrize("leave", ["close", "with"])
+def test_unlogged_writes_survive_a_clean_close(pool_path, leave):
+    # Regression: close() (and leaving a with block) dropped every unlogged
+    # write that no checkpoint had made durable (0 of 100 survived).
+    db = plush.open(pool_path, small=True)
+    with db:
+        for i in range(100):
+            db.put(key(i), value(i), log=False)
+        if leave == "close":
+            db.close()
+    with plush.open(pool_path) as db:
+        assert [db.get(key(i)) for i in range(100)] == [
+            value(i) for i in range(100)]
+
+
+def test_creation_parameters_of_an_existing_pool_are_not_ignored(pool_path):
+    with plush.open(pool_path, small=True) as db:
+        db[key(1)] = value(1)
+    with pytest.raises(plush.InvalidArgumentError,
+                       match="exists with log_count=.*asked for 7"):
+        plush.open(pool_path, log_count=7)
+    with pytest.raises(plush.InvalidArgumentError, match="hash-partitioned"):
+        plush.open(pool_path, partitioning="range")
+    # The refusals released the pool. small=True is a profile for creating
+    # pools: an existing one (here a default one) keeps its parameters.
+    with plush.open(pool_path, small=True) as db:
+        assert db[key(1)] == value(1)
+    default_path = pool_path.with_name("default.pool")
+    plush.open(default_path, dram_directory_bits=4).close()
+    with plush.open(default_path, small=True) as db:
+        assert db.stats()["dram_directory_bits"] == 4
+
+
+def test_backup_copies_an_open_pool(tmp_path, db):
+    for i in range(500):
+        db[key(i)] = value(i)
+    db.put(key(500), value(500), log=False)
+    copy = tmp_path / "copy.pool"
+    db.backup(copy)
+    db[key(501)] = value(501)  # after the backup: not in the copy
+    with pytest.raises(plush.InvalidArgumentError, match="exists"):
+        db.backup(str(copy))
+    with pytest.raises(TypeError, match="path must be str or os.PathLike"):
+        db.backup(42)
+    with plush.open(copy, create_if_missing=False) as backup:
+        assert all(backup[key(i)] == value(i) for i in range(501))
+        assert key(501) not in backup
+        backup.verify()
 
 
 @pytest.mark.parametrize("threads", [0, 1, 2])

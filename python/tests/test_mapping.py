@@ -56,14 +56,20 @@ def test_not_found_is_not_a_plush_error():
     assert not issubclass(KeyError, plush.Error)
 
 
-@pytest.mark.parametrize("bad", ["text", 42, None, bytearray(b"k0000001")])
+@pytest.mark.parametrize("bad", ["text", 42, None, 1.5])
 def test_keys_and_values_must_be_bytes(db, bad):
-    with pytest.raises(TypeError):
+    name = type(bad).__name__
+    with pytest.raises(TypeError, match=f"key must be bytes, not {name}$"):
         db[bad] = value(1)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=f"value must be bytes, not {name}$"):
         db[key(1)] = bad
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=f"^get\\(\\): key must be bytes"):
         db.get(bad)
+
+
+def test_any_contiguous_buffer_is_a_key_or_value(db):
+    db[bytearray(b"k0000001")] = memoryview(b"v0000001")
+    assert db[memoryview(bytearray(b"k0000001"))] == b"v0000001"
 
 
 @pytest.mark.parametrize("k, v", [(b"", b""), (b"short", b"a longer value"),

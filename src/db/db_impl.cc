@@ -580,6 +580,17 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->granularity = m.GranularityName();
   stats->format_version = pool_->format_version();
   stats->partitioning = table_->hasher().range() ? "range" : "hash";
+  const pool::PoolParams& p = pool_->params();
+  stats->dram_directory_bits = p.dram_directory_bits;
+  stats->fanout_bits = p.fanout_bits;
+  stats->first_level_fanout_bits = p.first_level_fanout_bits;
+  stats->preallocated_levels = p.preallocated_levels;
+  stats->dram_filter_levels = p.dram_filter_levels;
+  stats->log_count = p.log_count;
+  stats->log_chunk_size = p.log_chunk_size;
+  stats->log_chunks_per_log = p.log_chunks_per_log;
+  stats->payload_log_count = p.payload_log_count;
+  stats->payload_chunk_size = p.payload_chunk_size;
   stats->dram_bytes = table_->dram_bytes() + sizeof(*this);
   stats->pool_bytes = m.size();
   stats->pool_used_bytes = pool_->allocator().used_bytes();

@@ -13,6 +13,16 @@ void Stats::ForEachField(StatsVisitor* v) const {
   v->Text("granularity", granularity);
   v->Count("format_version", format_version);
   v->Text("partitioning", partitioning);
+  v->Count("dram_directory_bits", dram_directory_bits);
+  v->Count("fanout_bits", fanout_bits);
+  v->Count("first_level_fanout_bits", first_level_fanout_bits);
+  v->Count("preallocated_levels", preallocated_levels);
+  v->Count("dram_filter_levels", dram_filter_levels);
+  v->Count("log_count", log_count);
+  v->Count("log_chunk_size", log_chunk_size);
+  v->Count("log_chunks_per_log", log_chunks_per_log);
+  v->Count("payload_log_count", payload_log_count);
+  v->Count("payload_chunk_size", payload_chunk_size);
   v->Count("dram_bytes", dram_bytes);
   v->Count("pool_bytes", pool_bytes);
   v->Count("pool_used_bytes", pool_used_bytes);

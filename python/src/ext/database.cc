@@ -7,10 +7,36 @@
 #include <mutex>
 
 #include "errors.h"
+#include "scan.h"
 
 namespace py = pybind11;
 
 namespace plush::python {
+namespace {
+
+// Stats fields into a dict, from the one list of fields (plush/stats.h).
+class StatsDict final : public StatsVisitor {
+ public:
+  void Text(std::string_view name, const std::string& value) override {
+    dict[py::str(std::string(name))] = value;
+  }
+  void Flag(std::string_view name, bool value) override {
+    dict[py::str(std::string(name))] = value;
+  }
+  void Count(std::string_view name, uint64_t value) override {
+    dict[py::str(std::string(name))] = value;
+  }
+  void Ratio(std::string_view name, double value) override {
+    dict[py::str(std::string(name))] = value;
+  }
+  void Counts(std::string_view name,
+              const std::vector<uint64_t>& values) override {
+    dict[py::str(std::string(name))] = values;
+  }
+  py::dict dict;
+};
+
+}  // namespace
 
 Database::Database(const std::string& path, const Options& options)
     : path_(path) {
@@ -23,12 +49,34 @@ Database::Database(const std::string& path, const Options& options)
   ThrowIfError(s);  // the engine's messages name the pool
 }
 
+// Live scans keep their DB alive (Scan::owner_), so none is left here.
+Database::~Database() = default;
+
 template <typename Fn>
 Status Database::Call(Fn&& fn) {
   py::gil_scoped_release release;
   std::shared_lock lock(mu_);
   if (db_ == nullptr) return Status::InvalidArgument("the DB is closed");
   return fn(db_.get());
+}
+
+void Database::WithIterator(Scan* scan,
+                            const std::function<Status(Iterator*)>& fn) {
+  // (Close() destroys the iterators and leaves the DB closed: a scan
+  // never finds its iterator gone while the DB is open.)
+  ThrowIfError(Call([&](DB* db) {
+    if (scan->it_ == nullptr) {
+      scan->it_ = db->NewIterator(ReadOptions());
+      std::lock_guard<std::mutex> lock(scans_mu_);
+      scans_.insert(scan);
+    }
+    return fn(scan->it_.get());
+  }));
+}
+
+void Database::Forget(Scan* scan) {
+  std::lock_guard<std::mutex> lock(scans_mu_);
+  scans_.erase(scan);
 }
 
 void Database::Put(std::string_view key, std::string_view value, bool log) {
@@ -45,10 +93,60 @@ std::optional<py::bytes> Database::Get(std::string_view key) {
   return py::bytes(value);
 }
 
+py::list Database::GetMany(const std::vector<std::string>& keys) {
+  std::vector<std::string> values;
+  std::vector<Status> statuses;
+  ThrowIfError(Call([&](DB* db) {
+    const std::vector<std::string_view> views(keys.begin(), keys.end());
+    statuses = db->MultiGet(ReadOptions(), views, &values);
+    return Status::OK();
+  }));
+  py::list out;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (statuses[i].IsNotFound()) {
+      out.append(py::none());
+      continue;
+    }
+    ThrowIfError(statuses[i]);
+    out.append(py::bytes(values[i]));
+  }
+  return out;
+}
+
 void Database::Delete(std::string_view key, bool log) {
   WriteOptions options;
   options.log = log;
   ThrowIfError(Call([&](DB* db) { return db->Delete(options, key); }));
+}
+
+void Database::Write(WriteBatch* batch, bool log) {
+  WriteOptions options;
+  options.log = log;
+  ThrowIfError(Call([&](DB* db) { return db->Write(options, batch); }));
+}
+
+py::bytes Database::SetDefault(std::string_view key, std::string_view value) {
+  std::string result;
+  ThrowIfError(Call([&](DB* db) {
+    return db->Update(WriteOptions(), key,
+                      [&](const std::string* current, std::string* next) {
+                        if (current != nullptr) {
+                          result = *current;
+                          return DB::UpdateAction::kKeep;
+                        }
+                        result.assign(value);
+                        next->assign(value);
+                        return DB::UpdateAction::kPut;
+                      });
+  }));
+  return py::bytes(result);
+}
+
+int64_t Database::Increment(std::string_view key, int64_t delta) {
+  int64_t result = 0;
+  ThrowIfError(Call(
+      [&](DB* db) { return db->Increment(WriteOptions(), key, delta, &result); }));
+  return result;
 }
 
 void Database::Checkpoint(unsigned threads) {
@@ -69,56 +167,16 @@ std::string Database::Verify() {
   return report;
 }
 
+void Database::Backup(const std::string& path) {
+  ThrowIfError(Call([&](DB* db) { return db->Backup(path); }));
+}
+
 py::dict Database::Stats() {
   plush::Stats s;
   ThrowIfError(Call([&](DB* db) { return db->GetStats(&s); }));
-  py::dict d;
-  d["backend"] = s.backend;
-  d["power_fail_durable"] = s.power_fail_durable;
-  d["guarantee"] = s.guarantee;
-  d["granularity"] = s.granularity;
-  d["partitioning"] = s.partitioning;
-  d["format_version"] = s.format_version;
-  d["dram_bytes"] = s.dram_bytes;
-  d["pool_bytes"] = s.pool_bytes;
-  d["pool_used_bytes"] = s.pool_used_bytes;
-  d["levels"] = s.levels;
-  d["records_per_level"] = s.records_per_level;
-  d["migrations"] = s.migrations;
-  d["log_compactions"] = s.log_compactions;
-  d["log_forced_migrations"] = s.log_forced_migrations;
-  d["payload_chunks"] = s.payload_chunks;
-  d["payload_bytes"] = s.payload_bytes;
-  d["payload_gc_runs"] = s.payload_gc_runs;
-  d["payload_gc_moved"] = s.payload_gc_moved;
-  d["payload_gc_skipped"] = s.payload_gc_skipped;
-  d["persist_calls"] = s.persist_calls;
-  d["flushed_lines"] = s.flushed_lines;
-  d["user_bytes_written"] = s.user_bytes_written;
-  d["media_bytes_written"] = s.media_bytes_written;
-  d["media_write_amp"] = s.media_write_amp;
-  d["recovery_seconds"] = s.recovery_seconds;
-  d["recovered_log_entries"] = s.recovered_log_entries;
-  return d;
-}
-
-void Database::ReadRecords(const std::string* start, bool after_start,
-                           size_t max, std::vector<Record>* out) {
-  ThrowIfError(Call([&](DB* db) {
-    // The engine iterator lives only for this call: an iterator must not
-    // outlive its DB, and Python may close the DB between two batches.
-    std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
-    if (start == nullptr) {
-      it->SeekToFirst();
-    } else {
-      it->Seek(*start);
-      if (after_start && it->Valid() && it->key() == *start) it->Next();
-    }
-    for (; it->Valid() && out->size() < max; it->Next()) {
-      out->emplace_back(it->key(), it->value());
-    }
-    return it->status();
-  }));
+  StatsDict fields;
+  s.ForEachField(&fields);
+  return fields.dict;
 }
 
 void Database::Close() {
@@ -126,6 +184,12 @@ void Database::Close() {
   {
     py::gil_scoped_release release;
     std::unique_lock lock(mu_);
+    {
+      // An engine iterator must not outlive its DB.
+      std::lock_guard<std::mutex> scans_lock(scans_mu_);
+      for (Scan* scan : scans_) scan->it_.reset();
+      scans_.clear();
+    }
     if (db_ != nullptr) s = db_->Close();
     // Free the DRAM level now, not when Python collects the object.
     db_.reset();

@@ -7,8 +7,11 @@
 
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -18,6 +21,8 @@
 #include "plush/db.h"
 
 namespace plush::python {
+
+class Scan;
 
 // Every engine call runs with the GIL released, so that Python threads
 // using one DB scale, and under a shared lock that close() takes
@@ -30,29 +35,38 @@ class Database {
 
   // Opens the pool at `path`; raises on failure.
   Database(const std::string& path, const Options& options);
+  ~Database();
 
   void Put(std::string_view key, std::string_view value, bool log);
   // The value of `key`, or nullopt if it does not exist.
   std::optional<pybind11::bytes> Get(std::string_view key);
+  // Get of every key: a list with a bytes value or None per key.
+  pybind11::list GetMany(const std::vector<std::string>& keys);
   void Delete(std::string_view key, bool log);
+  void Write(WriteBatch* batch, bool log);
+  // The key's value; if it had none, stores `value` first (atomically).
+  pybind11::bytes SetDefault(std::string_view key, std::string_view value);
+  int64_t Increment(std::string_view key, int64_t delta);
   void Checkpoint(unsigned threads);
   void Sync();
   // The verification report; raises CorruptionError (with the report) if
   // the pool has problems.
   std::string Verify();
+  void Backup(const std::string& path);
   // Every Stats field, by name.
   pybind11::dict Stats();
-  // Appends to *out up to `max` records in key order, starting at the first
-  // key >= *start (or > *start if `after_start`), or at the first key if
-  // `start` is null. Raises NotSupportedError on hash-partitioned pools.
-  void ReadRecords(const std::string* start, bool after_start, size_t max,
-                   std::vector<Record>* out);
-  // Closes the pool and frees the engine; idempotent. Later calls raise
-  // InvalidArgumentError.
+  // Closes the pool and frees the engine, after the iterators of every
+  // scan still alive; idempotent. Later calls raise InvalidArgumentError.
   void Close();
 
   bool closed();
   const std::string& path() const { return path_; }
+
+  // For Scan: runs fn(iterator) under the shared lock, the scan's engine
+  // iterator made at its first use (and destroyed by Close()).
+  void WithIterator(Scan* scan, const std::function<Status(Iterator*)>& fn);
+  // For Scan's destructor.
+  void Forget(Scan* scan);
 
  private:
   // Runs fn(db) with the GIL released and Close() held off; returns
@@ -63,6 +77,8 @@ class Database {
   const std::string path_;
   std::shared_mutex mu_;
   std::unique_ptr<DB> db_;  // null once closed; guarded by mu_
+  std::mutex scans_mu_;
+  std::set<Scan*> scans_;  // with an engine iterator; guarded by scans_mu_
 };
 
 }  // namespace plush::python

@@ -3,16 +3,22 @@
 // plush._plush: the bindings. The public package, plush, re-exports them
 // next to the exception classes; see python/src/plush/_plush.pyi for the
 // documented signatures.
+//
+// Every argument arrives as a plain object and is converted by args.h, so
+// that a wrong type or value raises a one-line TypeError or ValueError
+// naming the method and the argument.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <pybind11/stl/filesystem.h>
 
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "args.h"
+#include "batch.h"
 #include "database.h"
 #include "options.h"
 #include "plush/db.h"
@@ -24,96 +30,205 @@ namespace plush::python {
 namespace {
 
 // Raises KeyError(key), the mapping protocol's answer for a missing key.
-[[noreturn]] void ThrowKeyError(const py::bytes& key) {
-  PyErr_SetObject(PyExc_KeyError, key.ptr());
+[[noreturn]] void ThrowKeyError(const std::string& key) {
+  PyErr_SetObject(PyExc_KeyError, py::bytes(key).ptr());
   throw py::error_already_set();
 }
 
-std::unique_ptr<Scan> MakeScan(Database& db, std::optional<py::bytes> start,
+Database& Self(py::handle self) { return self.cast<Database&>(); }
+
+std::unique_ptr<Scan> MakeScan(py::object self, std::optional<std::string> start,
                                std::optional<uint64_t> limit,
                                Scan::Yield yield) {
-  std::optional<std::string> start_key;
-  if (start) start_key = std::string(*start);
-  return std::make_unique<Scan>(&db, std::move(start_key), limit, yield);
+  Database* db = &Self(self);
+  return std::make_unique<Scan>(std::move(self), db, std::move(start), limit,
+                                yield);
 }
 
-// The binding of a method that scans the whole DB.
+// The binding of a method that walks the whole DB.
 auto ScanAll(Scan::Yield yield) {
-  return [yield](Database& db) {
-    return MakeScan(db, std::nullopt, std::nullopt, yield);
+  return [yield](py::object self) {
+    return MakeScan(std::move(self), std::nullopt, std::nullopt, yield);
   };
 }
 
-// Scans hold a pointer to their DB: keep the DB alive while one exists.
-constexpr auto kScanKeepsDbAlive = py::keep_alive<0, 1>();
+// (key, value) pairs from a mapping (its items()) or an iterable of pairs.
+std::vector<std::pair<std::string, std::string>> Pairs(py::handle source,
+                                                       const char* where) {
+  py::object items = py::reinterpret_borrow<py::object>(source);
+  if (py::hasattr(source, "items")) items = source.attr("items")();
+  std::vector<std::pair<std::string, std::string>> pairs;
+  py::iterator it;
+  try {
+    it = py::iter(items);
+  } catch (const py::error_already_set&) {
+    throw py::type_error(std::string(where) +
+                         "(): expected a mapping or an iterable of (key, "
+                         "value) pairs");
+  }
+  for (py::handle pair : it) {
+    if (!py::isinstance<py::sequence>(pair) || py::len(pair) != 2) {
+      throw py::type_error(std::string(where) +
+                           "(): every item must be a (key, value) pair");
+    }
+    pairs.emplace_back(BytesArg(pair[py::int_(0)], where, "key"),
+                       BytesArg(pair[py::int_(1)], where, "value"));
+  }
+  return pairs;
+}
 
-void DefineModule(py::module_& m) {
-  m.doc() = "Bindings of the Plush key-value store; use the plush package.";
-  m.attr("FORMAT_VERSION") = kFormatVersion;
-  m.attr("MAX_KEY_SIZE") = kMaxKeySize;
-  m.attr("MAX_VALUE_SIZE") = kMaxValueSize;
+void DefineBatch(py::module_& m) {
+  py::class_<Batch>(m, "WriteBatch")
+      .def("put",
+           [](Batch& b, py::object key, py::object value) {
+             b.Put(BytesArg(key, "WriteBatch.put", "key"),
+                   BytesArg(value, "WriteBatch.put", "value"));
+           },
+           py::arg("key"), py::arg("value"))
+      .def("delete",
+           [](Batch& b, py::object key) {
+             b.Delete(BytesArg(key, "WriteBatch.delete", "key"));
+           },
+           py::arg("key"))
+      .def("__len__", &Batch::Count)
+      .def("commit", &Batch::Commit)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](Batch& b, py::object type, py::args) {
+        if (type.is_none()) {
+          b.Commit();
+        } else {
+          b.Discard();  // the block failed: none of its writes
+        }
+        return false;  // never swallow the exception of the block
+      });
+}
 
-  py::class_<Scan>(m, "Scan")
-      .def("__iter__", [](py::object self) { return self; })
-      .def("__next__", &Scan::Next);
-
+void DefineDB(py::module_& m) {
   py::class_<Database>(m, "DB")
       .def(
           "put",
-          [](Database& db, const py::bytes& key, const py::bytes& value,
-             bool log) { db.Put(key, value, log); },
+          [](Database& db, py::object key, py::object value, py::object log) {
+            db.Put(BytesArg(key, "put", "key"), BytesArg(value, "put", "value"),
+                   BoolArg(log, "put", "log"));
+          },
           py::arg("key"), py::arg("value"), py::kw_only(),
           py::arg("log") = true)
       .def("__setitem__",
-           [](Database& db, const py::bytes& key, const py::bytes& value) {
-             db.Put(key, value, /*log=*/true);
+           [](Database& db, py::object key, py::object value) {
+             db.Put(BytesArg(key, "__setitem__", "key"),
+                    BytesArg(value, "__setitem__", "value"), /*log=*/true);
            })
       .def(
           "get",
-          [](Database& db, const py::bytes& key, py::object default_value) {
-            std::optional<py::bytes> value = db.Get(key);
+          [](Database& db, py::object key, py::object default_value) {
+            std::optional<py::bytes> value = db.Get(BytesArg(key, "get", "key"));
             return value ? py::object(*value) : default_value;
           },
           py::arg("key"), py::arg("default") = py::none())
+      .def(
+          "get_many",
+          [](Database& db, py::object keys) {
+            std::vector<std::string> bytes;
+            for (py::handle key : py::iter(keys))
+              bytes.push_back(BytesArg(key, "get_many", "every key"));
+            return db.GetMany(bytes);
+          },
+          py::arg("keys"))
       .def("__getitem__",
-           [](Database& db, const py::bytes& key) {
-             std::optional<py::bytes> value = db.Get(key);
-             if (!value) ThrowKeyError(key);
+           [](Database& db, py::object key) {
+             const std::string k = BytesArg(key, "__getitem__", "key");
+             std::optional<py::bytes> value = db.Get(k);
+             if (!value) ThrowKeyError(k);
              return *value;
            })
       .def("__contains__",
-           [](Database& db, const py::bytes& key) {
-             return db.Get(key).has_value();
+           [](Database& db, py::object key) {
+             return db.Get(BytesArg(key, "__contains__", "key")).has_value();
            })
       .def(
           "delete",
-          [](Database& db, const py::bytes& key, bool log) {
-            db.Delete(key, log);
+          [](Database& db, py::object key, py::object log) {
+            db.Delete(BytesArg(key, "delete", "key"),
+                      BoolArg(log, "delete", "log"));
           },
           py::arg("key"), py::kw_only(), py::arg("log") = true)
       .def("__delitem__",
-           [](Database& db, const py::bytes& key) {
+           [](Database& db, py::object key) {
+             const std::string k = BytesArg(key, "__delitem__", "key");
              // The engine deletes missing keys silently; the mapping
              // protocol wants KeyError. Not atomic with the delete.
-             if (!db.Get(key)) ThrowKeyError(key);
-             db.Delete(key, /*log=*/true);
+             if (!db.Get(k)) ThrowKeyError(k);
+             db.Delete(k, /*log=*/true);
            })
-      .def("checkpoint", &Database::Checkpoint, py::arg("threads") = 1)
+      .def(
+          "write_batch",
+          [](py::object self, py::object log) {
+            Database* db = &Self(self);
+            return std::make_unique<Batch>(std::move(self), db,
+                                           BoolArg(log, "write_batch", "log"));
+          },
+          py::kw_only(), py::arg("log") = true)
+      .def(
+          "update",
+          [](Database& db, py::object other, py::object log) {
+            WriteBatch batch;
+            for (const auto& [key, value] : Pairs(other, "update"))
+              batch.Put(key, value);
+            db.Write(&batch, BoolArg(log, "update", "log"));
+          },
+          py::arg("other"), py::kw_only(), py::arg("log") = true)
+      .def(
+          "increment",
+          [](Database& db, py::object key, py::object delta) {
+            return db.Increment(BytesArg(key, "increment", "key"),
+                                IntArg(delta, "increment", "delta"));
+          },
+          py::arg("key"), py::arg("delta") = 1)
+      .def(
+          "setdefault",
+          [](Database& db, py::object key, py::object default_value) {
+            return db.SetDefault(
+                BytesArg(key, "setdefault", "key"),
+                BytesArg(default_value, "setdefault", "default"));
+          },
+          py::arg("key"), py::arg("default"))
+      .def(
+          "checkpoint",
+          [](Database& db, py::object threads) {
+            db.Checkpoint(static_cast<unsigned>(
+                CountArg(threads, "checkpoint", "threads", 1024)));
+          },
+          py::arg("threads") = 1)
       .def("sync", &Database::Sync)
       .def("verify", &Database::Verify)
       .def("stats", &Database::Stats)
       .def(
-          "scan",
-          [](Database& db, std::optional<py::bytes> start,
-             std::optional<uint64_t> limit) {
-            return MakeScan(db, std::move(start), limit, Scan::Yield::kItems);
+          "backup",
+          [](Database& db, py::object path) {
+            if (!py::isinstance<py::str>(path) &&
+                !py::hasattr(path, "__fspath__")) {
+              throw py::type_error(
+                  std::string("backup(): path must be str or os.PathLike, "
+                              "not ") +
+                  Py_TYPE(path.ptr())->tp_name);
+            }
+            db.Backup(py::str(py::module_::import("os").attr("fspath")(path)));
           },
-          py::arg("start") = py::none(), py::arg("limit") = py::none(),
-          kScanKeepsDbAlive)
-      .def("items", ScanAll(Scan::Yield::kItems), kScanKeepsDbAlive)
-      .def("keys", ScanAll(Scan::Yield::kKeys), kScanKeepsDbAlive)
-      .def("values", ScanAll(Scan::Yield::kValues), kScanKeepsDbAlive)
-      .def("__iter__", ScanAll(Scan::Yield::kKeys), kScanKeepsDbAlive)
+          py::arg("path"))
+      .def(
+          "scan",
+          [](py::object self, py::object start, py::object limit) {
+            std::optional<std::string> start_key;
+            if (!start.is_none()) start_key = BytesArg(start, "scan", "start");
+            return MakeScan(std::move(self), std::move(start_key),
+                            OptionalCountArg(limit, "scan", "limit"),
+                            Scan::Yield::kItems);
+          },
+          py::arg("start") = py::none(), py::arg("limit") = py::none())
+      .def("items", ScanAll(Scan::Yield::kItems))
+      .def("keys", ScanAll(Scan::Yield::kKeys))
+      .def("values", ScanAll(Scan::Yield::kValues))
+      .def("__iter__", ScanAll(Scan::Yield::kKeys))
       .def("close", &Database::Close)
       .def_property_readonly("closed", &Database::closed)
       .def_property_readonly("path", &Database::path)
@@ -127,12 +242,41 @@ void DefineModule(py::module_& m) {
         return "<plush.DB " + std::string(py::repr(py::str(db.path()))) +
                (db.closed() ? " closed>" : ">");
       });
+}
+
+void DefineModule(py::module_& m) {
+  m.doc() = "Bindings of the Plush key-value store; use the plush package.";
+  m.attr("FORMAT_VERSION") = kFormatVersion;
+  m.attr("MAX_KEY_SIZE") = kMaxKeySize;
+  m.attr("MAX_VALUE_SIZE") = kMaxValueSize;
+  m.attr("MAX_BATCH_RECORDS") = kMaxBatchRecords;
+
+  py::class_<Scan>(m, "Scan")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", &Scan::Next);
+  DefineBatch(m);
+  DefineDB(m);
 
   m.def(
       "open",
-      [](const std::filesystem::path& path, const py::kwargs& options) {
-        return std::make_unique<Database>(path.string(),
-                                          OptionsFromKwargs(options));
+      [](py::object path, const py::kwargs& kwargs) {
+        if (!py::isinstance<py::str>(path) &&
+            !py::hasattr(path, "__fspath__")) {
+          throw py::type_error(
+              std::string("open(): path must be str or os.PathLike, not ") +
+              Py_TYPE(path.ptr())->tp_name);
+        }
+        const std::string p =
+            py::str(py::module_::import("os").attr("fspath")(path));
+        const Options options = OptionsFromKwargs(kwargs);
+        auto db = std::make_unique<Database>(p, options);
+        try {
+          CheckCreationParameters(kwargs, options, db->Stats(), p);
+        } catch (...) {
+          db->Close();
+          throw;
+        }
+        return db;
       },
       py::arg("path"));
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "errors.h"
 #include "plush/status.h"
@@ -89,7 +90,46 @@ void Apply(const std::string& name, py::handle value, SetFn set) {
   }
 }
 
+// The creation parameters, as named in Stats, with their value in Options
+// as Stats spells it.
+std::vector<std::pair<std::string, std::string>> CreationParameters(
+    const Options& o) {
+  return {
+      {"partitioning", o.partitioning == Partitioning::kRange ? "range" : "hash"},
+      {"dram_directory_bits", std::to_string(o.dram_directory_bits)},
+      {"fanout_bits", std::to_string(o.fanout_bits)},
+      {"first_level_fanout_bits", std::to_string(o.first_level_fanout_bits)},
+      {"preallocated_levels", std::to_string(o.preallocated_levels)},
+      {"dram_filter_levels", std::to_string(o.dram_filter_levels)},
+      {"log_count", std::to_string(o.log_count)},
+      {"log_chunk_size", std::to_string(o.log_chunk_size)},
+      {"log_chunks_per_log", std::to_string(o.log_chunks_per_log)},
+      {"payload_log_count", std::to_string(o.payload_log_count)},
+      {"payload_chunk_size", std::to_string(o.payload_chunk_size)},
+  };
+}
+
 }  // namespace
+
+void CheckCreationParameters(const py::kwargs& kwargs, const Options& options,
+                             const py::dict& stats, const std::string& path) {
+  for (const auto& [name, wanted] : CreationParameters(options)) {
+    // Only what the caller named: small=True picks the parameters of a pool
+    // being created, and an existing pool keeps its own (documented).
+    if (!kwargs.contains(name.c_str())) continue;
+    // A pool without payload logs records no payload chunk size.
+    if (name == "payload_chunk_size" &&
+        py::int_(stats["payload_log_count"]).cast<uint64_t>() == 0) {
+      continue;
+    }
+    const std::string actual = py::str(stats[name.c_str()]);
+    if (actual == wanted) continue;
+    ThrowIfError(Status::InvalidArgument(
+        "pool '" + path + "' exists with " + name + "=" + actual +
+        "; open() was asked for " + wanted +
+        " (creation parameters apply only when a pool is created)"));
+  }
+}
 
 Options OptionsFromKwargs(const py::kwargs& kwargs) {
   // The profile first, so that explicit arguments override its values.

@@ -8,6 +8,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 #include "plush/options.h"
 
 namespace plush::python {
@@ -19,6 +21,16 @@ namespace plush::python {
 // 'cache-line' | 'page'. Raises TypeError for an unknown name or a value of
 // the wrong type and InvalidArgumentError for an unknown spelling.
 Options OptionsFromKwargs(const pybind11::kwargs& kwargs);
+
+// Raises InvalidArgumentError if a keyword argument names a creation
+// parameter that differs from the one the pool has (its stats): such
+// arguments apply only when a pool is created, and would otherwise be
+// ignored without a word. (small=True is a profile for creating a pool,
+// not a request about an existing one: it is not checked.)
+void CheckCreationParameters(const pybind11::kwargs& kwargs,
+                             const Options& options,
+                             const pybind11::dict& stats,
+                             const std::string& path);
 
 }  // namespace plush::python
 

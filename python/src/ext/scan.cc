@@ -11,18 +11,21 @@ namespace py = pybind11;
 namespace plush::python {
 namespace {
 
-// Records per batch: amortizes the GIL hand-off and the Seek() while
-// bounding the memory a batch of large values takes.
+// Records per batch: amortizes the GIL hand-off while bounding the memory
+// a batch of large values takes.
 constexpr size_t kBatchSize = 256;
 
 }  // namespace
 
-Scan::Scan(Database* db, std::optional<std::string> start,
+Scan::Scan(py::object owner, Database* db, std::optional<std::string> start,
            std::optional<uint64_t> limit, Yield yield)
-    : db_(db),
+    : owner_(std::move(owner)),
+      db_(db),
       yield_(yield),
       start_(std::move(start)),
       remaining_(limit.value_or(std::numeric_limits<uint64_t>::max())) {}
+
+Scan::~Scan() { db_->Forget(this); }
 
 py::object Scan::Next() {
   // Python's own generators refuse re-entry the same way; without this,
@@ -51,15 +54,29 @@ py::object Scan::Next() {
 }
 
 void Scan::Fetch() {
-  size_t want = static_cast<size_t>(std::min<uint64_t>(kBatchSize, remaining_));
+  const size_t want =
+      static_cast<size_t>(std::min<uint64_t>(kBatchSize, remaining_));
   batch_.clear();
   next_ = 0;
-  db_->ReadRecords(start_ ? &*start_ : nullptr, after_start_, want, &batch_);
-  exhausted_ = batch_.size() < want;
-  if (!batch_.empty()) {
-    start_ = batch_.back().first;
-    after_start_ = true;
-  }
+  db_->WithIterator(this, [&](Iterator* it) {
+    if (!positioned_) {
+      if (start_) {
+        it->Seek(*start_);
+      } else {
+        it->SeekToFirst();
+      }
+      positioned_ = true;
+    } else if (it->Valid()) {
+      it->Next();  // past the last record of the previous batch
+    }
+    for (; it->Valid(); it->Next()) {
+      batch_.emplace_back(it->key(), it->value());
+      if (batch_.size() == want) break;
+    }
+    // Stopped on a record: it is the last of this batch.
+    exhausted_ = !it->Valid();
+    return it->status();
+  });
 }
 
 }  // namespace plush::python

@@ -22,7 +22,15 @@ from plush._errors import (
     NoSpaceError,
     NotSupportedError,
 )
-from plush._plush import DB, FORMAT_VERSION, MAX_KEY_SIZE, MAX_VALUE_SIZE, open
+from plush._plush import (
+    DB,
+    FORMAT_VERSION,
+    MAX_BATCH_RECORDS,
+    MAX_KEY_SIZE,
+    MAX_VALUE_SIZE,
+    WriteBatch,
+    open,
+)
 
 try:
     __version__ = version("plush")
@@ -32,6 +40,7 @@ except PackageNotFoundError:  # imported from a build tree, not installed
 __all__ = [
     "DB",
     "FORMAT_VERSION",
+    "MAX_BATCH_RECORDS",
     "MAX_KEY_SIZE",
     "MAX_VALUE_SIZE",
     "BusyError",
@@ -41,5 +50,6 @@ __all__ = [
     "InvalidArgumentError",
     "NoSpaceError",
     "NotSupportedError",
+    "WriteBatch",
     "open",
 ]

@@ -1,19 +1,29 @@
 """Type stubs and documentation of the compiled bindings, plush._plush."""
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Literal, TypeVar
 
 FORMAT_VERSION: int
 MAX_KEY_SIZE: int
 MAX_VALUE_SIZE: int
+# Most operations in one write batch; a pool's own limit may be lower (its
+# recovery-log chunk must hold a logged batch): InvalidArgumentError says so.
+MAX_BATCH_RECORDS: int
+
+Key = bytes | bytearray | memoryview
+"""Keys and values: bytes or any object with a contiguous buffer."""
 
 _T = TypeVar("_T")
 
 class Scan(Iterator[_T]):
-    """Records in ascending key order, read in batches.
+    """Records read in batches through one engine iterator.
 
-    Each batch sees the writes completed before it was read.
+    Range pools: ascending key order. Hash pools: every live record once,
+    in unspecified order. Each partition of the pool (DRAM entry with what
+    lies below it) is a snapshot taken when the scan reaches it; a record
+    written during the scan appears if its partition is read after the
+    write. close() ends every scan of the DB (InvalidArgumentError).
     """
 
     def __iter__(self) -> Scan[_T]: ...
@@ -43,6 +53,32 @@ class DB:
     def __delitem__(self, key: bytes) -> None:
         """Remove key; KeyError if it does not exist."""
     def __contains__(self, key: bytes) -> bool: ...
+    def get_many(self, keys: Iterable[Key]) -> list[bytes | None]:
+        """The value of every key (None where missing), in order; the
+        lookups run in lockstep so that their cache misses overlap."""
+    def write_batch(self, *, log: bool = True) -> WriteBatch:
+        """A batch of writes applied atomically and with one persistence
+        barrier: commits when its with block ends, discards on an
+        exception."""
+    def update(
+        self,
+        other: Mapping[Key, Key] | Iterable[tuple[Key, Key]],
+        *,
+        log: bool = True,
+    ) -> None:
+        """Put every pair, as one atomic batch."""
+    def increment(self, key: Key, delta: int = 1) -> int:
+        """Add delta to the 8-byte little-endian signed integer at key (a
+        missing key counts as 0), atomically; return the new value.
+        InvalidArgumentError if the value is not 8 bytes long or the sum
+        overflows."""
+    def setdefault(self, key: Key, default: Key) -> bytes:
+        """The value of key; if it has none, store default first
+        (atomically) and return it."""
+    def backup(self, path: str | os.PathLike[str]) -> None:
+        """Write a consistent copy of the open pool to path (a new file:
+        InvalidArgumentError if it exists); writers pause meanwhile,
+        readers do not."""
     def checkpoint(self, threads: int = 1) -> None:
         """Make every write issued so far durable, logged or not.
         threads=0 uses one thread per core."""
@@ -56,8 +92,9 @@ class DB:
     def scan(
         self, start: bytes | None = None, limit: int | None = None
     ) -> Scan[tuple[bytes, bytes]]:
-        """(key, value) pairs in key order from the first key >= start.
-        Range-partitioned pools only: NotSupportedError otherwise."""
+        """(key, value) pairs: in key order from the first key >= start on
+        a range pool; every record (start must be None: NotSupportedError)
+        on a hash pool. limit caps the number of records."""
     def items(self) -> Scan[tuple[bytes, bytes]]: ...
     def keys(self) -> Scan[bytes]: ...
     def values(self) -> Scan[bytes]: ...
@@ -65,6 +102,19 @@ class DB:
     def close(self) -> None:
         """Release the pool, its lock and its memory. Idempotent."""
     def __enter__(self) -> DB: ...
+    def __exit__(self, *exc_info: object) -> Literal[False]: ...
+
+class WriteBatch:
+    """From DB.write_batch(): puts and deletes applied by commit() (or at
+    the end of a with block) atomically: after a crash, all or none."""
+
+    def put(self, key: Key, value: Key) -> None: ...
+    def delete(self, key: Key) -> None: ...
+    def __len__(self) -> int: ...
+    def commit(self) -> None:
+        """Apply and empty the batch; on an error nothing was applied and
+        the batch keeps its operations."""
+    def __enter__(self) -> WriteBatch: ...
     def __exit__(self, *exc_info: object) -> Literal[False]: ...
 
 def open(
@@ -94,6 +144,8 @@ def open(
 
     The keyword arguments are the fields of plush::Options; small=True
     starts from Options::SmallProfile(). Creation parameters (partitioning
-    and the sizes of levels and logs) are fixed when the pool is created.
+    and the sizes of levels and logs) are fixed when the pool is created;
+    naming other values for an existing pool raises InvalidArgumentError
+    (small=True does not count: an existing pool keeps its parameters).
     Raises BusyError if the pool is open elsewhere.
     """
