@@ -69,12 +69,18 @@ RunResult RunBenchmark(const BenchConfig& config) {
                                &result);
   if (!status.ok()) control.Fail(status, "reading engine stats");
 
-  if (config.verify && !control.stopped()) {
-    result.verified_records = VerifyPhase(context, run.inserted);
+  return VerifyAndClose(context, run.inserted, std::move(result));
+}
+
+RunResult VerifyAndClose(const PhaseContext& context,
+                         const std::vector<uint64_t>& inserted,
+                         RunResult result) {
+  if (context.config.verify && !context.control.stopped()) {
+    result.verified_records = VerifyPhase(context, inserted);
   }
-  status = engine->Close();
-  if (!status.ok()) control.Fail(status, "closing the engine");
-  return Finish(control, std::move(result));
+  const Status status = context.engine.Close();
+  if (!status.ok()) context.control.Fail(status, "closing the engine");
+  return Finish(context.control, std::move(result));
 }
 
 }  // namespace plush::bench

@@ -5,9 +5,12 @@
 #ifndef PLUSH_TOOLS_BENCH_BENCHMARK_H_
 #define PLUSH_TOOLS_BENCH_BENCHMARK_H_
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "bench_config.h"
+#include "phases.h"
 #include "pool_location.h"
 #include "run_control.h"
 #include "run_result.h"
@@ -23,6 +26,13 @@ RunResult RunBenchmark(const BenchConfig& config);
 std::unique_ptr<PoolLocation> LocatePool(const BenchConfig& config,
                                          RunControl& control,
                                          RunResult* result);
+
+// The end of every run: reads back every record (unless config.verify is
+// off or the run stopped; `inserted` as for VerifyPhase), closes the engine
+// and returns `result` with the run's outcome.
+RunResult VerifyAndClose(const PhaseContext& context,
+                         const std::vector<uint64_t>& inserted,
+                         RunResult result);
 
 // Recovery mode (config.recovery): a forked child loads a fresh store, runs
 // the mix and is SIGKILLed config.kill_after seconds after its load; then

@@ -11,32 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "command_line.h"
 #include "key_space.h"
 #include "plush/db.h"
 
 namespace plush::bench {
 namespace {
-
-// An option whose value is one of the names in `choices`, stored as the
-// matching enumerator.
-template <typename T>
-CLI::Option* AddChoice(CLI::App& app, const std::string& flag,
-                       const std::string& help,
-                       const std::map<std::string, T>& choices, T* out) {
-  std::vector<std::string> names;
-  std::string current;
-  for (const auto& [name, value] : choices) {
-    names.push_back(name);
-    if (value == *out) current = name;
-  }
-  return app
-      .add_option_function<std::string>(
-          flag,
-          [choices, out](const std::string& name) { *out = choices.at(name); },
-          help)
-      ->check(CLI::IsMember(names))
-      ->default_str(current);
-}
 
 // Resolves defaults that depend on other flags and checks what CLI11's
 // validators cannot. Returns an error message, or empty.
@@ -148,12 +128,12 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
       ->group("Operation mix")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
 
-  AddChoice<DistributionKind>(app, "--distribution",
-                              "Which loaded records operations touch",
-                              {{"uniform", DistributionKind::kUniform},
-                               {"zipfian", DistributionKind::kZipfian},
-                               {"selfsimilar", DistributionKind::kSelfSimilar}},
-                              &c.distribution);
+  tools::AddChoice<DistributionKind>(
+      &app, "--distribution", "Which loaded records operations touch",
+      {{"uniform", DistributionKind::kUniform},
+       {"zipfian", DistributionKind::kZipfian},
+       {"selfsimilar", DistributionKind::kSelfSimilar}},
+      &c.distribution);
   CLI::Option* skew = app.add_option(
       "--skew", c.skew,
       "Zipfian theta (default 0.99) or self-similar h (default 0.2)");
@@ -224,13 +204,10 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
                   "Model PMem's media write amplification");
   plush->add_flag("--unlogged", c.engine.plush_unlogged,
                   "Writes skip the recovery log (WriteOptions::log = false)");
-  AddChoice<Backend>(*plush, "--backend", "Where the pool lives",
-                     {{"auto", Backend::kAuto},
-                      {"file", Backend::kFile},
-                      {"pmem", Backend::kPmem}},
-                     &plush_options.backend);
-  AddChoice<Partitioning>(
-      *plush, "--partitioning", "Key partitioning of a new pool (range: scans)",
+  tools::AddChoice(plush, "--backend", "Where the pool lives",
+                   tools::BackendChoices(), &plush_options.backend);
+  tools::AddChoice<Partitioning>(
+      plush, "--partitioning", "Key partitioning of a new pool (range: scans)",
       {{"hash", Partitioning::kHash}, {"range", Partitioning::kRange}},
       &plush_options.partitioning);
 
@@ -242,11 +219,8 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
                       c.engine.rocksdb_write_buffer_mb,
                       "RocksDB memtable size (MiB)");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : kUsageExitCode;
+  if (auto exit_code = tools::Parse(&app, argc, argv, kUsageExitCode)) {
+    return exit_code;
   }
   c.verify = !skip_verify;
   const std::string error =

@@ -125,12 +125,7 @@ RunResult RunRecoveryBenchmark(const BenchConfig& config) {
   // must have survived it.
   const PhaseContext context{config,  *engine, keys,
                              control, nullptr, config.progress};
-  if (config.verify && !control.stopped()) {
-    result.verified_records = VerifyPhase(context, {});
-  }
-  status = engine->Close();
-  if (!status.ok()) control.Fail(status, "closing the engine");
-  return Finish(control, std::move(result));
+  return VerifyAndClose(context, {}, std::move(result));
 }
 
 }  // namespace plush::bench

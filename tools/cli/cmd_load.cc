@@ -17,10 +17,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <thread>
 
 #include "command.h"
+#include "command_line.h"
 #include "display.h"
 #include "json_records.h"
 #include "line_workers.h"
@@ -177,14 +177,11 @@ void AddLoadCommand(CLI::App* app, int* exit_code) {
   cmd->add_option("FILE", args->file, "Input file, or - for standard input")
       ->required();
   AddEncodingFlags(cmd, &args->encoding);
-  const std::map<std::string, Format> formats = {{"tsv", Format::kTsv},
-                                                 {"jsonl", Format::kJsonl}};
-  cmd->add_option("--format", args->format,
-                  "tsv: key<TAB>value lines; jsonl: {\"key\": ..., "
-                  "\"value\": ...} lines (what `plush dump` prints)")
-      ->transform(
-          CLI::CheckedTransformer(formats, CLI::ignore_case).description(""))
-      ->type_name("tsv|jsonl");
+  tools::AddChoice<Format>(cmd, "--format",
+                           "tsv: key<TAB>value lines; jsonl: {\"key\": ..., "
+                           "\"value\": ...} lines (what `plush dump` prints)",
+                           {{"tsv", Format::kTsv}, {"jsonl", Format::kJsonl}},
+                           &args->format);
   cmd->add_option("--threads", args->threads, "Writer threads")
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();

@@ -3,7 +3,8 @@
 #include "command.h"
 
 #include <iostream>
-#include <map>
+
+#include "command_line.h"
 
 namespace plush::cli {
 
@@ -15,15 +16,10 @@ int ExitWith(const Status& status) {
 
 void AddPoolArgs(CLI::App* cmd, PoolArgs* args) {
   cmd->add_option("POOL", args->path, "Path of the pool file")->required();
-  const std::map<std::string, Backend> backends = {{"auto", Backend::kAuto},
-                                                   {"file", Backend::kFile},
-                                                   {"pmem", Backend::kPmem}};
-  cmd->add_option("--backend", args->backend,
-                  "auto: pmem if the file can be mapped with MAP_SYNC, "
-                  "else file")
-      ->transform(
-          CLI::CheckedTransformer(backends, CLI::ignore_case).description(""))
-      ->type_name("auto|file|pmem");
+  tools::AddChoice(cmd, "--backend",
+                   "auto: pmem if the file can be mapped with MAP_SYNC, else "
+                   "file",
+                   tools::BackendChoices(), &args->backend);
 }
 
 void AddEncodingFlags(CLI::App* cmd, Encoding* encoding) {

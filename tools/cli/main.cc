@@ -8,6 +8,7 @@
 #include <string>
 
 #include "command.h"
+#include "command_line.h"
 
 int main(int argc, char** argv) {
   CLI::App app("Create, inspect and edit Plush key-value pools.", "plush");
@@ -27,13 +28,10 @@ int main(int argc, char** argv) {
     add(&app, &exit_code);
   }
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help and --version end parsing with a "success" error.
-    int code = app.exit(e);
-    return code == 0 ? 0
-                     : static_cast<int>(plush::Status::Code::kInvalidArgument);
+  if (auto code = plush::tools::Parse(
+          &app, argc, argv,
+          static_cast<int>(plush::Status::Code::kInvalidArgument))) {
+    return *code;
   }
   // Output is buffered: a full disk or closed pipe shows up only here.
   std::cout.flush();
