@@ -1,0 +1,70 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The command layer: runs one request (an argument list, the command name
+// first) against the pool and writes its reply. It knows nothing of
+// sockets, so that the tests can drive it directly; connection.h feeds it.
+//
+// Every command that is not in the table, and every option a command does
+// not support, answers an error: nothing is ignored silently.
+
+#ifndef PLUSH_TOOLS_SERVER_COMMAND_H_
+#define PLUSH_TOOLS_SERVER_COMMAND_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "group_commit.h"
+#include "reply_writer.h"
+#include "server_context.h"
+
+namespace plush::server {
+
+struct CommandCall {
+  ServerContext& server;
+  Session& session;
+  std::span<const std::string_view> args;
+  ReplyWriter& reply;
+  // Puts of a command (SET, MSET) that go through the group commit: the
+  // command leaves them here and writes no reply; the caller submits them
+  // to server.group_commit and answers +OK, or the error, when they are
+  // committed. They point into args.
+  std::vector<KeyValue>& puts;
+};
+
+// Runs call.args: authentication, lookup, arity, then the command.
+void Execute(CommandCall& call);
+
+// What COMMAND reports of each command.
+struct CommandSpec {
+  enum Flag : uint32_t {
+    kWrite = 1,     // changes the pool
+    kReadOnly = 2,  // reads the pool
+    kAdmin = 4,     // SAVE, SHUTDOWN
+    kNoAuth = 8,    // allowed before AUTH (AUTH, HELLO, QUIT)
+    kFast = 16,     // O(1) (Redis's meaning)
+  };
+  std::string_view name;  // lower case
+  // Redis's convention, the name included: N exactly N arguments, -N at
+  // least N.
+  int arity;
+  uint32_t flags;
+  // Positions of the keys among the arguments: first, last (-1: the last
+  // argument), step; 0 0 0 for none.
+  int first_key, last_key, key_step;
+  void (*run)(CommandCall& call);
+};
+
+// Every command this server knows, in alphabetical order.
+std::span<const CommandSpec> AllCommands();
+
+// The command called `name` (any case), or null.
+const CommandSpec* FindCommand(std::string_view name);
+
+// The reply to a command whose puts were committed with `status`.
+void ReplyToPuts(ReplyWriter& reply, const Status& status);
+
+}  // namespace plush::server
+
+#endif  // PLUSH_TOOLS_SERVER_COMMAND_H_

@@ -1,0 +1,71 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The commands (one function each, grouped by family in commands_*.cc)
+// and what they share. Internal to the command layer: command_table.cc
+// lists them, Execute() runs them after the arity check, so each may rely
+// on its arity.
+
+#ifndef PLUSH_TOOLS_SERVER_COMMAND_HANDLERS_H_
+#define PLUSH_TOOLS_SERVER_COMMAND_HANDLERS_H_
+
+#include <cstddef>
+#include <string_view>
+
+#include "command.h"
+#include "plush/status.h"
+#include "reply_writer.h"
+
+namespace plush::server {
+
+// Error lines that several commands answer, in Redis's words.
+inline constexpr std::string_view kSyntaxError = "ERR syntax error";
+inline constexpr std::string_view kNotAnInteger =
+    "ERR value is not an integer or out of range";
+
+// The largest reply a command builds (MGET, SCAN): one that would be
+// larger answers an error, or stops early where the command can resume.
+inline constexpr size_t kMaxReplyBytes = 64 << 20;
+
+// An engine error as an error reply: "ERR NoSpace: <message>".
+void ReplyError(ReplyWriter& reply, const Status& status);
+
+// True iff `arg` is `keyword` (lower case) in any case.
+bool IsKeyword(std::string_view arg, std::string_view keyword);
+
+// commands_strings.cc
+void RunGet(CommandCall& call);
+void RunSet(CommandCall& call);
+void RunSetNx(CommandCall& call);
+void RunGetSet(CommandCall& call);
+void RunMGet(CommandCall& call);
+void RunMSet(CommandCall& call);
+void RunStrLen(CommandCall& call);
+void RunIncr(CommandCall& call);
+void RunDecr(CommandCall& call);
+void RunIncrBy(CommandCall& call);
+void RunDecrBy(CommandCall& call);
+
+// commands_keys.cc
+void RunDel(CommandCall& call);
+void RunExists(CommandCall& call);
+void RunScan(CommandCall& call);
+void RunDbSize(CommandCall& call);
+
+// commands_connection.cc
+void RunPing(CommandCall& call);
+void RunEcho(CommandCall& call);
+void RunQuit(CommandCall& call);
+void RunAuth(CommandCall& call);
+void RunHello(CommandCall& call);
+void RunSelect(CommandCall& call);
+void RunClient(CommandCall& call);
+
+// commands_server.cc
+void RunInfo(CommandCall& call);
+void RunSave(CommandCall& call);
+void RunShutdown(CommandCall& call);
+void RunCommand(CommandCall& call);
+
+}  // namespace plush::server
+
+#endif  // PLUSH_TOOLS_SERVER_COMMAND_HANDLERS_H_

@@ -1,0 +1,25 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// What the commands share (command_handlers.h).
+
+#include <cctype>
+
+#include "command_handlers.h"
+
+namespace plush::server {
+
+void ReplyError(ReplyWriter& reply, const Status& status) {
+  reply.Error("ERR " + status.ToString());
+}
+
+bool IsKeyword(std::string_view arg, std::string_view keyword) {
+  if (arg.size() != keyword.size()) return false;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(arg[i])) != keyword[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace plush::server

@@ -1,0 +1,127 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The table of commands, and Execute(): what every request goes through
+// before its command runs.
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+
+#include "command.h"
+#include "command_handlers.h"
+
+namespace plush::server {
+namespace {
+
+using F = CommandSpec::Flag;
+
+// Alphabetical: FindCommand searches it by bisection.
+constexpr std::array kCommands = {
+    CommandSpec{"auth", -2, F::kNoAuth | F::kFast, 0, 0, 0, RunAuth},
+    CommandSpec{"client", -2, 0, 0, 0, 0, RunClient},
+    CommandSpec{"command", -1, 0, 0, 0, 0, RunCommand},
+    CommandSpec{"dbsize", 1, F::kReadOnly, 0, 0, 0, RunDbSize},
+    CommandSpec{"decr", 2, F::kWrite | F::kFast, 1, 1, 1, RunDecr},
+    CommandSpec{"decrby", 3, F::kWrite | F::kFast, 1, 1, 1, RunDecrBy},
+    CommandSpec{"del", -2, F::kWrite, 1, -1, 1, RunDel},
+    CommandSpec{"echo", 2, F::kFast, 0, 0, 0, RunEcho},
+    CommandSpec{"exists", -2, F::kReadOnly | F::kFast, 1, -1, 1, RunExists},
+    CommandSpec{"get", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunGet},
+    CommandSpec{"getset", 3, F::kWrite | F::kFast, 1, 1, 1, RunGetSet},
+    CommandSpec{"hello", -1, F::kNoAuth | F::kFast, 0, 0, 0, RunHello},
+    CommandSpec{"incr", 2, F::kWrite | F::kFast, 1, 1, 1, RunIncr},
+    CommandSpec{"incrby", 3, F::kWrite | F::kFast, 1, 1, 1, RunIncrBy},
+    CommandSpec{"info", -1, 0, 0, 0, 0, RunInfo},
+    CommandSpec{"mget", -2, F::kReadOnly | F::kFast, 1, -1, 1, RunMGet},
+    CommandSpec{"mset", -3, F::kWrite, 1, -1, 2, RunMSet},
+    CommandSpec{"ping", -1, F::kFast, 0, 0, 0, RunPing},
+    CommandSpec{"quit", -1, F::kNoAuth | F::kFast, 0, 0, 0, RunQuit},
+    CommandSpec{"save", 1, F::kAdmin, 0, 0, 0, RunSave},
+    CommandSpec{"scan", -2, F::kReadOnly, 0, 0, 0, RunScan},
+    CommandSpec{"select", 2, F::kFast, 0, 0, 0, RunSelect},
+    CommandSpec{"set", -3, F::kWrite, 1, 1, 1, RunSet},
+    CommandSpec{"setnx", 3, F::kWrite | F::kFast, 1, 1, 1, RunSetNx},
+    CommandSpec{"shutdown", -1, F::kAdmin, 0, 0, 0, RunShutdown},
+    CommandSpec{"strlen", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunStrLen},
+};
+
+static_assert(std::is_sorted(kCommands.begin(), kCommands.end(),
+                             [](const CommandSpec& a, const CommandSpec& b) {
+                               return a.name < b.name;
+                             }));
+
+}  // namespace
+
+const CommandSpec* FindCommand(std::string_view name) {
+  constexpr size_t kLongestName = 16;
+  if (name.size() > kLongestName) return nullptr;
+  char lower[kLongestName];
+  for (size_t i = 0; i < name.size(); ++i) {
+    lower[i] =
+        static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  }
+  const std::string_view key(lower, name.size());
+  auto it = std::lower_bound(kCommands.begin(), kCommands.end(), key,
+                             [](const CommandSpec& spec, std::string_view n) {
+                               return spec.name < n;
+                             });
+  return it != kCommands.end() && it->name == key ? &*it : nullptr;
+}
+
+namespace {
+
+// Redis's "ERR unknown command 'x', with args beginning with: 'a' 'b' ".
+std::string UnknownCommandError(std::span<const std::string_view> args) {
+  constexpr size_t kQuoted = 128;  // of each argument, as Redis does
+  std::string line = "ERR unknown command '";
+  line.append(args[0].substr(0, kQuoted));
+  line += "', with args beginning with: ";
+  for (size_t i = 1; i < args.size() && line.size() < 1024; ++i) {
+    line += '\'';
+    line.append(args[i].substr(0, kQuoted));
+    line += "' ";
+  }
+  return line;
+}
+
+bool ArityMatches(const CommandSpec& spec, size_t arguments) {
+  return spec.arity >= 0 ? arguments == static_cast<size_t>(spec.arity)
+                         : arguments >= static_cast<size_t>(-spec.arity);
+}
+
+}  // namespace
+
+std::span<const CommandSpec> AllCommands() { return kCommands; }
+
+void ReplyToPuts(ReplyWriter& reply, const Status& status) {
+  if (status.ok()) {
+    reply.Ok();
+  } else {
+    ReplyError(reply, status);
+  }
+}
+
+void Execute(CommandCall& call) {
+  call.server.commands_processed.fetch_add(1, std::memory_order_relaxed);
+  const CommandSpec* spec = FindCommand(call.args[0]);
+  // Before AUTH, nothing but AUTH, HELLO and QUIT: not even whether a
+  // command exists.
+  if (!call.session.authenticated &&
+      (spec == nullptr || (spec->flags & F::kNoAuth) == 0)) {
+    call.reply.Error("NOAUTH Authentication required.");
+    return;
+  }
+  if (spec == nullptr) {
+    call.reply.Error(UnknownCommandError(call.args));
+    return;
+  }
+  if (!ArityMatches(*spec, call.args.size())) {
+    call.reply.Error("ERR wrong number of arguments for '" +
+                     std::string(spec->name) + "' command");
+    return;
+  }
+  spec->run(call);
+}
+
+}  // namespace plush::server

@@ -1,0 +1,247 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The string commands: GET, SET, SETNX, GETSET, MGET, MSET, STRLEN and the
+// INCR family.
+//
+// Plain puts (SET without options, MSET) go through the group commit.
+// Writes that depend on the current value (SET NX/XX/GET, SETNX, GETSET,
+// INCR...) run as DB::Update, atomically under the key's lock, each with
+// its own persistence barrier: a WriteBatch cannot hold a condition.
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command_handlers.h"
+#include "redis_integer.h"
+
+namespace plush::server {
+namespace {
+
+// SET's conditions, and what it answers.
+struct SetMode {
+  bool only_if_absent = false;   // NX
+  bool only_if_present = false;  // XX
+  bool reply_old_value = false;  // GET
+};
+
+// A SET with a condition or GET: one DB::Update. On success *stored says
+// whether the value was written, *old holds the value before (nullopt if
+// the key was absent; filled only with mode.reply_old_value).
+Status ConditionalSet(DB* db, std::string_view key, std::string_view value,
+                      const SetMode& mode, bool* stored,
+                      std::optional<std::string>* old) {
+  // The function may run more than once; only its last run counts.
+  return db->Update(
+      WriteOptions(), key, [&](const std::string* current, std::string* next) {
+        if (mode.reply_old_value) {
+          *old = current == nullptr ? std::nullopt
+                                    : std::optional<std::string>(*current);
+        }
+        *stored =
+            current == nullptr ? !mode.only_if_present : !mode.only_if_absent;
+        if (!*stored) return DB::UpdateAction::kKeep;
+        next->assign(value);
+        return DB::UpdateAction::kPut;
+      });
+}
+
+void ReplyOptionalValue(ReplyWriter& reply,
+                        const std::optional<std::string>& value) {
+  if (value) {
+    reply.Bulk(*value);
+  } else {
+    reply.Null();
+  }
+}
+
+// INCRBY: the key's value read and written as a decimal integer (Redis's
+// representation, so that GET shows it), atomically under the key's lock.
+void Increment(CommandCall& call, std::string_view key, int64_t delta) {
+  enum class Outcome { kDone, kNotAnInteger, kOverflow } outcome{};
+  int64_t result = 0;
+  Status s = call.server.db->Update(
+      WriteOptions(), key, [&](const std::string* current, std::string* next) {
+        std::optional<int64_t> value = 0;
+        if (current != nullptr) value = ParseInteger(*current);
+        if (!value) {
+          outcome = Outcome::kNotAnInteger;
+          return DB::UpdateAction::kKeep;
+        }
+        std::optional<int64_t> sum = CheckedAdd(*value, delta);
+        if (!sum) {
+          outcome = Outcome::kOverflow;
+          return DB::UpdateAction::kKeep;
+        }
+        outcome = Outcome::kDone;
+        result = *sum;
+        *next = std::to_string(result);
+        return DB::UpdateAction::kPut;
+      });
+  if (!s.ok()) {
+    ReplyError(call.reply, s);
+  } else if (outcome == Outcome::kNotAnInteger) {
+    call.reply.Error(kNotAnInteger);
+  } else if (outcome == Outcome::kOverflow) {
+    call.reply.Error("ERR increment or decrement would overflow");
+  } else {
+    call.reply.Integer(result);
+  }
+}
+
+}  // namespace
+
+void RunGet(CommandCall& call) {
+  std::string value;
+  Status s = call.server.db->Get(ReadOptions(), call.args[1], &value);
+  if (s.ok()) {
+    call.reply.Bulk(value);
+  } else if (s.IsNotFound()) {
+    call.reply.Null();
+  } else {
+    ReplyError(call.reply, s);
+  }
+}
+
+// SET key value [NX|XX] [GET]; the expiry options answer an error.
+void RunSet(CommandCall& call) {
+  SetMode mode;
+  for (size_t i = 3; i < call.args.size(); ++i) {
+    const std::string_view option = call.args[i];
+    if (IsKeyword(option, "nx") && !mode.only_if_present) {
+      mode.only_if_absent = true;
+    } else if (IsKeyword(option, "xx") && !mode.only_if_absent) {
+      mode.only_if_present = true;
+    } else if (IsKeyword(option, "get")) {
+      mode.reply_old_value = true;
+    } else if (IsKeyword(option, "ex") || IsKeyword(option, "px") ||
+               IsKeyword(option, "exat") || IsKeyword(option, "pxat") ||
+               IsKeyword(option, "keepttl")) {
+      call.reply.Error(
+          "ERR plush-server keeps no expiry times: EX, PX, EXAT, PXAT and "
+          "KEEPTTL are not supported");
+      return;
+    } else {
+      call.reply.Error(kSyntaxError);
+      return;
+    }
+  }
+  const std::string_view key = call.args[1];
+  const std::string_view value = call.args[2];
+  if (!mode.only_if_absent && !mode.only_if_present && !mode.reply_old_value) {
+    call.puts.push_back({key, value});  // +OK once group-committed
+    return;
+  }
+  bool stored = false;
+  std::optional<std::string> old;
+  Status s = ConditionalSet(call.server.db, key, value, mode, &stored, &old);
+  if (!s.ok()) {
+    ReplyError(call.reply, s);
+  } else if (mode.reply_old_value) {
+    ReplyOptionalValue(call.reply, old);
+  } else if (stored) {
+    call.reply.Ok();
+  } else {
+    call.reply.Null();
+  }
+}
+
+void RunSetNx(CommandCall& call) {
+  bool stored = false;
+  std::optional<std::string> old;
+  Status s = ConditionalSet(call.server.db, call.args[1], call.args[2],
+                            {.only_if_absent = true}, &stored, &old);
+  if (s.ok()) {
+    call.reply.Integer(stored ? 1 : 0);
+  } else {
+    ReplyError(call.reply, s);
+  }
+}
+
+void RunGetSet(CommandCall& call) {
+  bool stored = false;
+  std::optional<std::string> old;
+  Status s = ConditionalSet(call.server.db, call.args[1], call.args[2],
+                            {.reply_old_value = true}, &stored, &old);
+  if (s.ok()) {
+    ReplyOptionalValue(call.reply, old);
+  } else {
+    ReplyError(call.reply, s);
+  }
+}
+
+void RunMGet(CommandCall& call) {
+  const std::vector<std::string_view> keys(call.args.begin() + 1,
+                                           call.args.end());
+  std::vector<std::string> values;
+  const std::vector<Status> statuses =
+      call.server.db->MultiGet(ReadOptions(), keys, &values);
+  const size_t start = call.reply.size();
+  call.reply.ArrayHeader(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (statuses[i].ok()) {
+      call.reply.Bulk(values[i]);
+    } else if (statuses[i].IsNotFound()) {
+      call.reply.Null();
+    } else {
+      call.reply.Truncate(start);
+      ReplyError(call.reply, statuses[i]);
+      return;
+    }
+    if (call.reply.size() - start > kMaxReplyBytes) {
+      call.reply.Truncate(start);
+      call.reply.Error("ERR the reply would exceed " +
+                       std::to_string(kMaxReplyBytes) +
+                       " bytes: ask for fewer keys at a time");
+      return;
+    }
+  }
+}
+
+// MSET key value [key value ...]: one WriteBatch, so all or nothing.
+void RunMSet(CommandCall& call) {
+  if (call.args.size() % 2 == 0) {
+    call.reply.Error("ERR wrong number of arguments for 'mset' command");
+    return;
+  }
+  for (size_t i = 1; i < call.args.size(); i += 2) {
+    call.puts.push_back({call.args[i], call.args[i + 1]});
+  }
+}
+
+void RunStrLen(CommandCall& call) {
+  std::string value;
+  Status s = call.server.db->Get(ReadOptions(), call.args[1], &value);
+  if (s.ok() || s.IsNotFound()) {
+    call.reply.Integer(static_cast<int64_t>(value.size()));
+  } else {
+    ReplyError(call.reply, s);
+  }
+}
+
+void RunIncr(CommandCall& call) { Increment(call, call.args[1], 1); }
+
+void RunDecr(CommandCall& call) { Increment(call, call.args[1], -1); }
+
+void RunIncrBy(CommandCall& call) {
+  const std::optional<int64_t> delta = ParseInteger(call.args[2]);
+  if (!delta) {
+    call.reply.Error(kNotAnInteger);
+    return;
+  }
+  Increment(call, call.args[1], *delta);
+}
+
+void RunDecrBy(CommandCall& call) {
+  const std::optional<int64_t> delta = ParseInteger(call.args[2]);
+  if (!delta) {
+    call.reply.Error(kNotAnInteger);
+  } else if (*delta == std::numeric_limits<int64_t>::min()) {
+    call.reply.Error("ERR decrement would overflow");  // -delta would
+  } else {
+    Increment(call, call.args[1], -*delta);
+  }
+}
+
+}  // namespace plush::server

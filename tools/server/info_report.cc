@@ -1,0 +1,124 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "info_report.h"
+
+#include <unistd.h>
+
+#include <numeric>
+#include <sstream>
+
+#include "command_handlers.h"
+
+namespace plush::server {
+namespace {
+
+bool Wants(std::span<const std::string_view> sections, std::string_view name) {
+  if (sections.empty()) return true;
+  for (std::string_view s : sections) {
+    if (IsKeyword(s, name) || IsKeyword(s, "all") || IsKeyword(s, "default") ||
+        IsKeyword(s, "everything")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void ServerSection(const ServerContext& server, std::ostream& out) {
+  const auto uptime = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::steady_clock::now() - server.started)
+                          .count();
+  out << "# Server\r\n"
+      << "plush_version:" << PLUSH_VERSION << "\r\n"
+      << "redis_mode:standalone\r\n"
+      << "multiplexing_api:asio\r\n"
+      << "process_id:" << getpid() << "\r\n"
+      << "tcp_port:" << server.config.port << "\r\n"
+      << "io_threads:" << server.config.threads << "\r\n"
+      << "uptime_in_seconds:" << uptime << "\r\n"
+      << "uptime_in_days:" << uptime / 86400 << "\r\n";
+}
+
+void ClientsSection(const ServerContext& server, std::ostream& out) {
+  out << "# Clients\r\n"
+      << "connected_clients:" << server.connected_clients.load() << "\r\n"
+      << "maxclients:" << server.config.maxclients << "\r\n";
+}
+
+void PersistenceSection(const ServerContext& server, const Stats& stats,
+                        std::ostream& out) {
+  out << "# Persistence\r\n"
+      << "loading:0\r\n"
+      // A write is answered once durable within this guarantee.
+      << "plush_backend:" << stats.backend << "\r\n"
+      << "plush_power_fail_durable:" << (stats.power_fail_durable ? 1 : 0)
+      << "\r\n"
+      << "plush_guarantee:" << stats.guarantee << "\r\n"
+      << "rdb_last_save_time:" << server.last_save_time.load() << "\r\n";
+}
+
+// Redis's counters, then every field of the pool's Stats as "plush_<name>".
+Status StatsSection(ServerContext& server, std::ostream& out) {
+  std::string fields;
+  Status s = server.db->GetProperty("plush.stats", &fields);
+  if (!s.ok()) return s;
+  const GroupCommit::Counters commits = server.group_commit.counters();
+  out << "# Stats\r\n"
+      << "total_connections_received:" << server.total_connections.load()
+      << "\r\n"
+      << "total_commands_processed:" << server.commands_processed.load()
+      << "\r\n"
+      << "rejected_connections:" << server.rejected_connections.load() << "\r\n"
+      << "plush_group_commits:" << commits.groups << "\r\n"
+      << "plush_group_committed_requests:" << commits.requests << "\r\n";
+  // "name: value" lines.
+  std::istringstream lines(fields);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t colon = line.find(": ");
+    if (colon == std::string::npos) continue;
+    out << "plush_" << line.substr(0, colon) << ':' << line.substr(colon + 2)
+        << "\r\n";
+  }
+  return Status::OK();
+}
+
+// Redis's one line per database. Plush keeps no key count: "keys" is the
+// number of stored record versions (Stats::records_per_level), which
+// counts overwritten and deleted keys until migrations merge them away,
+// so an upper bound; DBSIZE counts exactly.
+void KeyspaceSection(const Stats& stats, std::ostream& out) {
+  const uint64_t versions =
+      std::accumulate(stats.records_per_level.begin(),
+                      stats.records_per_level.end(), uint64_t{0});
+  out << "# Keyspace\r\n";
+  if (versions > 0)
+    out << "db0:keys=" << versions << ",expires=0,avg_ttl=0\r\n";
+}
+
+}  // namespace
+
+Status InfoReport(ServerContext& server,
+                  std::span<const std::string_view> sections,
+                  std::string* text) {
+  Stats stats;
+  Status s = server.db->GetStats(&stats);
+  if (!s.ok()) return s;
+  std::ostringstream out;
+  // Sections are separated by an empty line.
+  auto section = [&](std::string_view name) {
+    if (!Wants(sections, name)) return false;
+    if (out.tellp() > 0) out << "\r\n";
+    return true;
+  };
+  if (section("server")) ServerSection(server, out);
+  if (section("clients")) ClientsSection(server, out);
+  if (section("persistence")) PersistenceSection(server, stats, out);
+  if (section("stats")) {
+    s = StatsSection(server, out);
+    if (!s.ok()) return s;
+  }
+  if (section("keyspace")) KeyspaceSection(stats, out);
+  *text = out.str();
+  return Status::OK();
+}
+
+}  // namespace plush::server

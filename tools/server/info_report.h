@@ -1,0 +1,28 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The text of INFO: Redis's sections (server, clients, persistence, stats,
+// keyspace) as "name:value" lines, with the pool's figures from
+// DB::GetStats / GetProperty("plush.stats") under "plush_" names.
+
+#ifndef PLUSH_TOOLS_SERVER_INFO_REPORT_H_
+#define PLUSH_TOOLS_SERVER_INFO_REPORT_H_
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "plush/status.h"
+#include "server_context.h"
+
+namespace plush::server {
+
+// The INFO text of the sections named in `sections` (any case; none,
+// "default", "all" or "everything" mean all of them; unknown names add
+// nothing, as in Redis). Fails only if the pool's figures cannot be read.
+Status InfoReport(ServerContext& server,
+                  std::span<const std::string_view> sections,
+                  std::string* text);
+
+}  // namespace plush::server
+
+#endif  // PLUSH_TOOLS_SERVER_INFO_REPORT_H_

@@ -1,0 +1,139 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// plush-server: serves one Plush pool over the Redis protocol. Run
+// `plush-server --help` for the options; docs/api.md lists the commands.
+
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "cli/command.h"  // the CLI's PoolArgs and --backend
+#include "password.h"
+#include "server.h"
+#include "server_config.h"
+
+namespace {
+
+// File descriptors the server needs besides its clients' (the pool, the
+// listening socket, the event loop's own).
+constexpr rlim_t kReservedDescriptors = 32;
+
+int Fail(const plush::Status& status) {
+  std::cerr << "plush-server: " << status.ToString() << '\n';
+  return static_cast<int>(status.code());
+}
+
+// Raises the file descriptor limit to what --maxclients needs, as far as
+// the hard limit allows, and lowers maxclients to what it allows.
+void FitDescriptorLimit(uint32_t* maxclients) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = *maxclients + kReservedDescriptors;
+  if (limit.rlim_cur < wanted) {
+    limit.rlim_cur = std::min(wanted, limit.rlim_max);
+    setrlimit(RLIMIT_NOFILE, &limit);
+    getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  if (limit.rlim_cur < wanted) {
+    const auto fitting =
+        static_cast<uint32_t>(limit.rlim_cur > kReservedDescriptors
+                                  ? limit.rlim_cur - kReservedDescriptors
+                                  : 1);
+    std::cerr << "plush-server: --maxclients " << *maxclients
+              << " exceeds the file descriptor limit; serving at most "
+              << fitting << " clients\n";
+    *maxclients = fitting;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app(
+      "Serve a Plush pool over the Redis protocol (RESP2; RESP3 after "
+      "HELLO 3). A write is answered once it is durable within the back "
+      "end's guarantee.",
+      "plush-server");
+  app.set_version_flag("--version",
+                       std::string(PLUSH_VERSION) + " (pool format " +
+                           std::to_string(plush::kFormatVersion) + ")");
+  // The CLI's pool options (--backend). It names the pool with a
+  // positional POOL, the server with --pool.
+  plush::cli::PoolArgs pool;
+  plush::cli::AddPoolArgs(&app, &pool);
+  app.remove_option(app.get_option("POOL"));
+  app.add_option("--pool", pool.path, "Path of the pool file")->required();
+  bool create = false;
+  app.add_flag("--create", create,
+               "Create the pool, with the default options, if it does not "
+               "exist (`plush create` makes pools with other options)");
+
+  plush::server::ServerConfig config;
+  std::string password_file;
+  app.add_option("--bind", config.bind,
+                 "Address to listen on (default loopback only)")
+      ->capture_default_str();
+  app.add_option("--port", config.port, "TCP port (0: any free one)")
+      ->capture_default_str();
+  app.add_option("--threads", config.threads,
+                 "Event-loop threads (default: one per core)");
+  app.add_option("--requirepass-file", password_file,
+                 "File holding the password clients must AUTH with")
+      ->check(CLI::ExistingFile);
+  app.add_option("--maxclients", config.maxclients,
+                 "Clients served at once; more are refused")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--idle-timeout", config.idle_timeout_seconds,
+                 "Close clients idle for this many seconds (0: never)")
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // --help and --version: 0
+    return code == 0 ? 0
+                     : static_cast<int>(plush::Status::Code::kInvalidArgument);
+  }
+
+  if (!password_file.empty()) {
+    std::string password;
+    plush::Status s = plush::server::ReadPasswordFile(password_file, &password);
+    if (!s.ok()) return Fail(s);
+    config.password = std::move(password);
+  }
+  if (config.threads == 0) {
+    config.threads = std::max(1u, std::thread::hardware_concurrency());
+  }
+  FitDescriptorLimit(&config.maxclients);
+  // A client that leaves while its reply is sent must not end the server.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  plush::Options options = plush::cli::ExistingPoolOptions(pool);
+  options.create_if_missing = create;
+  std::unique_ptr<plush::DB> db;
+  plush::Status s = plush::DB::Open(options, pool.path, &db);
+  if (!s.ok()) return Fail(s);
+  plush::Stats stats;
+  s = db->GetStats(&stats);
+
+  plush::server::Server server(db.get(), config);
+  if (s.ok()) s = server.Listen();
+  if (!s.ok()) {
+    // Nothing was served: the error to report is the one above.
+    static_cast<void>(db->Close());
+    return Fail(s);
+  }
+  std::cerr << "plush-server: serving " << pool.path << " on " << config.bind
+            << ':' << server.port() << " (" << stats.backend
+            << " back end: " << stats.guarantee << ")\n";
+  server.Run();
+  // Every client is gone: no write is in flight.
+  s = db->Close();
+  if (!s.ok()) return Fail(s);
+  std::cerr << "plush-server: closed " << pool.path << '\n';
+  return 0;
+}

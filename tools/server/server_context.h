@@ -1,0 +1,53 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// ServerContext: the state that the commands of every connection share:
+// the pool, the group commit, the configuration and the counters that
+// INFO reports. Session: what the commands know about one connection.
+
+#ifndef PLUSH_TOOLS_SERVER_SERVER_CONTEXT_H_
+#define PLUSH_TOOLS_SERVER_SERVER_CONTEXT_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "group_commit.h"
+#include "plush/db.h"
+#include "server_config.h"
+
+namespace plush::server {
+
+struct ServerContext {
+  ServerContext(DB* pool, ServerConfig server_config)
+      : db(pool), config(std::move(server_config)), group_commit(pool) {}
+
+  DB* const db;
+  const ServerConfig config;
+  GroupCommit group_commit;
+  const std::chrono::steady_clock::time_point started =
+      std::chrono::steady_clock::now();
+  // Asks the server to stop (SHUTDOWN); set by the server. Thread-safe.
+  std::function<void()> request_shutdown;
+
+  std::atomic<uint64_t> connected_clients{0};
+  std::atomic<uint64_t> total_connections{0};
+  std::atomic<uint64_t> rejected_connections{0};  // over --maxclients
+  std::atomic<uint64_t> commands_processed{0};
+  std::atomic<uint64_t> next_client_id{1};
+  // Unix time of the last successful SAVE (0: none yet).
+  std::atomic<int64_t> last_save_time{0};
+};
+
+struct Session {
+  uint64_t id = 0;
+  bool authenticated = false;
+  std::string name;  // CLIENT SETNAME
+  // Close the connection once the replies so far are sent (QUIT).
+  bool close_after_reply = false;
+};
+
+}  // namespace plush::server
+
+#endif  // PLUSH_TOOLS_SERVER_SERVER_CONTEXT_H_

@@ -1,0 +1,395 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The command layer against a small pool, without sockets: each test runs
+// commands as a connection does (puts through the group commit) and
+// checks the exact bytes of the replies, errors included.
+
+#include "command.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "plush/db.h"
+
+namespace plush::server {
+namespace {
+
+using namespace std::string_literals;
+
+// A RESP header line, e.g. Header(':', 42) is ":42\r\n". (Built by
+// appending: GCC 12 warns falsely about "literal" + std::string.)
+std::string Header(char type, size_t n) {
+  std::string line(1, type);
+  line += std::to_string(n);
+  line += "\r\n";
+  return line;
+}
+
+class CommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override { OpenPool(Partitioning::kHash, std::nullopt); }
+  void TearDown() override { Close(); }
+
+  void OpenPool(Partitioning partitioning,
+                std::optional<std::string> password) {
+    Close();
+    path_ = testing::TempDir() + "/plush_server_command_test_" +
+            std::to_string(getpid()) + ".pool";
+    std::filesystem::remove(path_);
+    Options options = Options::SmallProfile();
+    options.partitioning = partitioning;
+    ASSERT_TRUE(DB::Open(options, path_, &db_).ok());
+    ServerConfig config;
+    config.threads = 1;
+    config.password = std::move(password);
+    context_ = std::make_unique<ServerContext>(db_.get(), config);
+    context_->request_shutdown = [this] { ++shutdowns_; };
+    session_ = Session();
+    session_.authenticated = !config.password;
+    reply_.set_protocol(2);
+  }
+
+  void Close() {
+    context_.reset();
+    if (db_ != nullptr) {
+      EXPECT_TRUE(db_->Close().ok());
+      db_.reset();
+      std::filesystem::remove(path_);
+    }
+  }
+
+  // Runs one command as a connection would and returns its reply.
+  std::string Run(const std::vector<std::string>& args) {
+    out_.clear();
+    const std::vector<std::string_view> views(args.begin(), args.end());
+    std::vector<KeyValue> puts;
+    CommandCall call{*context_, session_, views, reply_, puts};
+    Execute(call);
+    if (!puts.empty()) {
+      EXPECT_EQ(out_, "") << "a command with puts replies after the commit";
+      struct Waiter final : GroupCommit::Waiter {
+        void Committed(const Status& s) override { status = s; }
+        Status status = Status::Corruption("not committed");
+      } waiter;
+      context_->group_commit.Submit(puts, &waiter);
+      ReplyToPuts(reply_, waiter.status);
+    }
+    return out_;
+  }
+
+  // Every key that a full SCAN iteration with `options` returns, checking
+  // that none comes twice.
+  std::set<std::string> ScanAll(const std::vector<std::string>& options) {
+    std::set<std::string> keys;
+    std::string cursor = "0";
+    do {
+      std::vector<std::string> args = {"SCAN", cursor};
+      args.insert(args.end(), options.begin(), options.end());
+      const std::string reply = Run(args);
+      // *2 $<n> <cursor> *<count> ($<n> <key>)*, each followed by CRLF.
+      size_t p = reply.find("\r\n", reply.find('$')) + 2;
+      size_t q = reply.find("\r\n", p);
+      cursor = reply.substr(p, q - p);
+      p = q + 3;
+      q = reply.find("\r\n", p);
+      const int count = std::stoi(reply.substr(p, q - p));
+      p = q + 2;
+      for (int i = 0; i < count; ++i) {
+        q = reply.find("\r\n", p);
+        const size_t length = std::stoul(reply.substr(p + 1, q - p - 1));
+        const std::string key = reply.substr(q + 2, length);
+        EXPECT_TRUE(keys.insert(key).second) << "returned twice: " << key;
+        p = q + 2 + length + 2;
+      }
+    } while (cursor != "0");
+    return keys;
+  }
+
+  std::string path_;
+  std::unique_ptr<DB> db_;
+  std::unique_ptr<ServerContext> context_;
+  Session session_;
+  std::string out_;
+  ReplyWriter reply_{&out_};
+  int shutdowns_ = 0;
+};
+
+TEST_F(CommandTest, PingEchoSelect) {
+  EXPECT_EQ(Run({"PING"}), "+PONG\r\n");
+  EXPECT_EQ(Run({"ping", "hi"}), "$2\r\nhi\r\n");
+  EXPECT_EQ(Run({"PING", "a", "b"}),
+            "-ERR wrong number of arguments for 'ping' command\r\n");
+  EXPECT_EQ(Run({"ECHO", "x\r\ny"}), "$4\r\nx\r\ny\r\n");
+  EXPECT_EQ(Run({"SELECT", "0"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SELECT", "1"}), "-ERR DB index is out of range\r\n");
+  EXPECT_EQ(Run({"SELECT", "x"}),
+            "-ERR value is not an integer or out of range\r\n");
+}
+
+TEST_F(CommandTest, UnknownCommandsAndWrongArity) {
+  EXPECT_EQ(Run({"FROB", "a", "b"}),
+            "-ERR unknown command 'FROB', with args beginning with: 'a' 'b' "
+            "\r\n");
+  EXPECT_EQ(Run({"get"}),
+            "-ERR wrong number of arguments for 'get' command\r\n");
+  EXPECT_EQ(Run({"GET", "a", "b"}),
+            "-ERR wrong number of arguments for 'get' command\r\n");
+  // Echoed arguments cannot break the reply's line.
+  EXPECT_EQ(Run({"x\r\n+OK"}),
+            "-ERR unknown command 'x  +OK', with args beginning with: \r\n");
+  EXPECT_EQ(Run({"KEYS", "*"}),
+            "-ERR unknown command 'KEYS', with args beginning with: '*' \r\n");
+}
+
+TEST_F(CommandTest, SetAndGet) {
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+  EXPECT_EQ(Run({"SET", "k", "v1"}), "+OK\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "$2\r\nv1\r\n");
+  const std::string binary = "\0\r\n\xff"s;
+  EXPECT_EQ(Run({"SET", binary, binary}), "+OK\r\n");
+  EXPECT_EQ(Run({"GET", binary}), "$4\r\n" + binary + "\r\n");
+  EXPECT_EQ(Run({"SET", "empty", ""}), "+OK\r\n");
+  EXPECT_EQ(Run({"GET", "empty"}), "$0\r\n\r\n");
+  EXPECT_EQ(Run({"STRLEN", binary}), ":4\r\n");
+  EXPECT_EQ(Run({"STRLEN", "missing"}), ":0\r\n");
+}
+
+TEST_F(CommandTest, SetOptions) {
+  EXPECT_EQ(Run({"SET", "k", "a", "XX"}), "$-1\r\n");
+  EXPECT_EQ(Run({"SET", "k", "a", "nx"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SET", "k", "b", "NX"}), "$-1\r\n");
+  EXPECT_EQ(Run({"SET", "k", "c", "XX", "GET"}), "$1\r\na\r\n");
+  EXPECT_EQ(Run({"SET", "new", "c", "GET"}), "$-1\r\n");
+  EXPECT_EQ(Run({"GET", "new"}), "$1\r\nc\r\n");
+  EXPECT_EQ(Run({"SET", "k", "d", "NX", "XX"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(Run({"SET", "k", "d", "sometimes"}), "-ERR syntax error\r\n");
+  for (const char* expiry : {"EX", "px", "EXAT", "PXAT", "KEEPTTL"}) {
+    EXPECT_EQ(Run({"SET", "k", "d", expiry, "10"}),
+              "-ERR plush-server keeps no expiry times: EX, PX, EXAT, PXAT "
+              "and KEEPTTL are not supported\r\n");
+  }
+  EXPECT_EQ(Run({"GET", "k"}), "$1\r\nc\r\n");
+}
+
+TEST_F(CommandTest, SetNxAndGetSet) {
+  EXPECT_EQ(Run({"SETNX", "k", "a"}), ":1\r\n");
+  EXPECT_EQ(Run({"SETNX", "k", "b"}), ":0\r\n");
+  EXPECT_EQ(Run({"GETSET", "k", "c"}), "$1\r\na\r\n");
+  EXPECT_EQ(Run({"GETSET", "other", "c"}), "$-1\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "$1\r\nc\r\n");
+}
+
+TEST_F(CommandTest, KeysOverTheLimitAreErrors) {
+  const std::string key(kMaxKeySize + 1, 'k');
+  const std::string error =
+      "-ERR InvalidArgument: key of 1025 bytes exceeds the limit of 1024\r\n";
+  EXPECT_EQ(Run({"GET", key}), error);
+  EXPECT_EQ(Run({"SETNX", key, "v"}), error);
+  EXPECT_EQ(Run({"SET", key, "v"}),
+            "-ERR InvalidArgument: batch operation 0: key of 1025 bytes "
+            "exceeds the limit of 1024\r\n");
+  EXPECT_EQ(Run({"SET", std::string(kMaxKeySize, 'k'), "v"}), "+OK\r\n");
+}
+
+TEST_F(CommandTest, MSetAndMGet) {
+  EXPECT_EQ(Run({"MSET", "a", "1", "b", "2", "a", "3"}), "+OK\r\n");
+  EXPECT_EQ(Run({"MGET", "a", "missing", "b"}),
+            "*3\r\n$1\r\n3\r\n$-1\r\n$1\r\n2\r\n");
+  EXPECT_EQ(Run({"MSET", "a", "1", "b"}),
+            "-ERR wrong number of arguments for 'mset' command\r\n");
+  EXPECT_EQ(Run({"MSET", "a"}),
+            "-ERR wrong number of arguments for 'mset' command\r\n");
+}
+
+TEST_F(CommandTest, Increments) {
+  EXPECT_EQ(Run({"INCR", "n"}), ":1\r\n");
+  EXPECT_EQ(Run({"INCRBY", "n", "41"}), ":42\r\n");
+  EXPECT_EQ(Run({"DECR", "n"}), ":41\r\n");
+  EXPECT_EQ(Run({"DECRBY", "n", "-9"}), ":50\r\n");
+  EXPECT_EQ(Run({"GET", "n"}), "$2\r\n50\r\n");  // a decimal string
+  EXPECT_EQ(Run({"SET", "n", "9223372036854775806"}), "+OK\r\n");
+  EXPECT_EQ(Run({"INCR", "n"}), ":9223372036854775807\r\n");
+  EXPECT_EQ(Run({"INCR", "n"}),
+            "-ERR increment or decrement would overflow\r\n");
+  EXPECT_EQ(Run({"DECRBY", "n", "-9223372036854775808"}),
+            "-ERR decrement would overflow\r\n");
+  EXPECT_EQ(Run({"INCRBY", "n", "1.5"}),
+            "-ERR value is not an integer or out of range\r\n");
+  for (const char* stored : {"abc", " 1", "01", "", "1.0"}) {
+    EXPECT_EQ(Run({"SET", "s", stored}), "+OK\r\n");
+    EXPECT_EQ(Run({"INCR", "s"}),
+              "-ERR value is not an integer or out of range\r\n")
+        << stored;
+  }
+  EXPECT_EQ(Run({"GET", "n"}), "$19\r\n9223372036854775807\r\n");
+}
+
+TEST_F(CommandTest, DelAndExists) {
+  Run({"MSET", "a", "1", "b", "2"});
+  EXPECT_EQ(Run({"EXISTS", "a", "b", "a", "c"}), ":3\r\n");
+  EXPECT_EQ(Run({"DEL", "a", "c", "a"}), ":1\r\n");
+  EXPECT_EQ(Run({"EXISTS", "a"}), ":0\r\n");
+  EXPECT_EQ(Run({"GET", "a"}), "$-1\r\n");
+}
+
+TEST_F(CommandTest, ScanVisitsEveryKeyOnce) {
+  for (Partitioning partitioning :
+       {Partitioning::kHash, Partitioning::kRange}) {
+    OpenPool(partitioning, std::nullopt);
+    std::set<std::string> written;
+    for (int i = 0; i < 300; ++i) {
+      const std::string key = "key" + std::to_string(i);
+      ASSERT_EQ(Run({"SET", key, "v"}), "+OK\r\n");
+      written.insert(key);
+    }
+    Run({"DEL", "key7"});
+    written.erase("key7");
+    EXPECT_EQ(ScanAll({}), written);
+    EXPECT_EQ(ScanAll({"COUNT", "1000"}), written);
+    EXPECT_EQ(
+        ScanAll({"MATCH", "key1?", "COUNT", "3"}),
+        (std::set<std::string>{"key10", "key11", "key12", "key13", "key14",
+                               "key15", "key16", "key17", "key18", "key19"}));
+    EXPECT_EQ(ScanAll({"TYPE", "string", "MATCH", "key299"}),
+              (std::set<std::string>{"key299"}));
+    EXPECT_EQ(ScanAll({"TYPE", "hash"}), std::set<std::string>{});
+    EXPECT_EQ(Run({"DBSIZE"}), ":299\r\n");
+  }
+}
+
+TEST_F(CommandTest, ScanErrors) {
+  EXPECT_EQ(Run({"SCAN", "x"}), "-ERR invalid cursor\r\n");
+  EXPECT_EQ(Run({"SCAN", "-1"}), "-ERR invalid cursor\r\n");
+  EXPECT_EQ(Run({"SCAN", "0", "COUNT", "0"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(Run({"SCAN", "0", "COUNT", "x"}),
+            "-ERR value is not an integer or out of range\r\n");
+  EXPECT_EQ(Run({"SCAN", "0", "MATCH"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(Run({"SCAN", "0", "SORT", "x"}), "-ERR syntax error\r\n");
+  // Past the last partition: an empty, complete iteration.
+  EXPECT_EQ(Run({"SCAN", "1000000"}), "*2\r\n$1\r\n0\r\n*0\r\n");
+}
+
+TEST_F(CommandTest, ClientNames) {
+  EXPECT_EQ(Run({"CLIENT", "GETNAME"}), "$-1\r\n");
+  EXPECT_EQ(Run({"CLIENT", "SETNAME", "worker-1"}), "+OK\r\n");
+  EXPECT_EQ(Run({"CLIENT", "GETNAME"}), "$8\r\nworker-1\r\n");
+  EXPECT_EQ(Run({"CLIENT", "SETNAME", "a b"}),
+            "-ERR Client names cannot contain spaces, newlines or special "
+            "characters.\r\n");
+  EXPECT_EQ(Run({"CLIENT", "SETNAME"}),
+            "-ERR wrong number of arguments for 'client|setname' command\r\n");
+  EXPECT_EQ(Run({"CLIENT", "KILL", "x"}),
+            "-ERR unknown subcommand 'KILL'. Try CLIENT HELP.\r\n");
+  EXPECT_EQ(Run({"CLIENT", "ID"}), Header(':', session_.id));
+}
+
+TEST_F(CommandTest, HelloSwitchesToResp3) {
+  EXPECT_EQ(Run({"HELLO", "4"}), "-NOPROTO unsupported protocol version\r\n");
+  EXPECT_EQ(Run({"HELLO", "x"}),
+            "-ERR Protocol version is not an integer or out of range\r\n");
+  EXPECT_EQ(Run({"HELLO", "3", "FOO"}),
+            "-ERR Syntax error in HELLO option 'FOO'\r\n");
+  const std::string hello = Run({"HELLO", "3", "SETNAME", "me"});
+  EXPECT_EQ(hello.substr(0, 4), "%7\r\n");
+  EXPECT_NE(hello.find("$5\r\nproto\r\n:3\r\n"), std::string::npos);
+  EXPECT_EQ(Run({"GET", "missing"}), "_\r\n");
+  EXPECT_EQ(Run({"CLIENT", "GETNAME"}), "$2\r\nme\r\n");
+  EXPECT_EQ(Run({"HELLO", "2"}).substr(0, 5), "*14\r\n");
+  EXPECT_EQ(Run({"GET", "missing"}), "$-1\r\n");
+}
+
+TEST_F(CommandTest, Authentication) {
+  OpenPool(Partitioning::kHash, "s3cret");
+  const std::string noauth = "-NOAUTH Authentication required.\r\n";
+  EXPECT_EQ(Run({"GET", "k"}), noauth);
+  EXPECT_EQ(Run({"FROB"}), noauth);  // not even whether it exists
+  EXPECT_EQ(Run({"HELLO", "3"}),
+            "-NOAUTH HELLO must be called with the client already "
+            "authenticated, otherwise the HELLO <proto> AUTH <user> <pass> "
+            "option can be used to authenticate the client and select the "
+            "RESP protocol version at the same time\r\n");
+  const std::string wrongpass =
+      "-WRONGPASS invalid username-password pair or user is disabled.\r\n";
+  EXPECT_EQ(Run({"AUTH", "wrong"}), wrongpass);
+  EXPECT_EQ(Run({"AUTH", "s3cre"}), wrongpass);
+  EXPECT_EQ(Run({"AUTH", "s3cret!"}), wrongpass);
+  EXPECT_EQ(Run({"AUTH", "admin", "s3cret"}), wrongpass);
+  EXPECT_EQ(Run({"AUTH", "a", "b", "c"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), noauth);
+  EXPECT_EQ(Run({"AUTH", "s3cret"}), "+OK\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+  EXPECT_EQ(Run({"AUTH", "wrong"}), wrongpass);
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");  // still authenticated
+
+  session_ = Session();
+  EXPECT_EQ(Run({"HELLO", "3", "AUTH", "default", "nope"}), wrongpass);
+  EXPECT_EQ(Run({"HELLO", "3", "AUTH", "default", "s3cret"}).substr(0, 4),
+            "%7\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "_\r\n");
+  session_ = Session();
+  EXPECT_EQ(Run({"QUIT"}), "+OK\r\n");
+  EXPECT_TRUE(session_.close_after_reply);
+}
+
+TEST_F(CommandTest, AuthWithoutAPassword) {
+  const std::string error =
+      "-ERR AUTH <password> called without any password configured for the "
+      "default user. Are you sure your configuration is correct?\r\n";
+  EXPECT_EQ(Run({"AUTH", "x"}), error);
+  EXPECT_EQ(Run({"HELLO", "2", "AUTH", "default", "x"}), error);
+}
+
+TEST_F(CommandTest, CommandDescribesTheTable) {
+  EXPECT_EQ(Run({"COMMAND", "COUNT"}), Header(':', AllCommands().size()));
+  EXPECT_EQ(Run({"COMMAND", "INFO", "get", "nosuch"}),
+            "*2\r\n*10\r\n$3\r\nget\r\n:2\r\n*2\r\n+readonly\r\n+fast\r\n"
+            ":1\r\n:1\r\n:1\r\n*0\r\n*0\r\n*0\r\n*0\r\n$-1\r\n");
+  EXPECT_EQ(Run({"COMMAND"}).substr(0, 5), Header('*', AllCommands().size()));
+  EXPECT_EQ(Run({"COMMAND", "DOCS"}),
+            "-ERR unknown subcommand 'DOCS'. Try COMMAND HELP.\r\n");
+}
+
+TEST_F(CommandTest, InfoReportsThePool) {
+  Run({"SET", "k", "v"});
+  const std::string info = Run({"INFO"});
+  for (const char* line :
+       {"# Server\r\n", "# Clients\r\n", "# Persistence\r\n", "# Stats\r\n",
+        "# Keyspace\r\n", "plush_backend:file\r\n",
+        "plush_power_fail_durable:0\r\n", "plush_group_commits:1\r\n",
+        "plush_partitioning:hash\r\n", "db0:keys=1,expires=0,avg_ttl=0\r\n"}) {
+    EXPECT_NE(info.find(line), std::string::npos) << line;
+  }
+  const std::string clients = Run({"info", "CLIENTS"});
+  EXPECT_NE(clients.find("maxclients:10000"), std::string::npos);
+  EXPECT_EQ(clients.find("# Server"), std::string::npos);
+  EXPECT_EQ(Run({"INFO", "nosuchsection"}), "$0\r\n\r\n");
+}
+
+TEST_F(CommandTest, SaveAndShutdown) {
+  EXPECT_EQ(Run({"SAVE"}), "+OK\r\n");
+  EXPECT_EQ(Run({"INFO", "persistence"}).find("rdb_last_save_time:0\r\n"),
+            std::string::npos);
+  EXPECT_EQ(Run({"SHUTDOWN", "NOW"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(shutdowns_, 0);
+  EXPECT_EQ(Run({"SHUTDOWN", "NOSAVE"}), "");  // Redis answers nothing
+  EXPECT_EQ(shutdowns_, 1);
+  EXPECT_TRUE(session_.close_after_reply);
+}
+
+TEST_F(CommandTest, EngineErrorsAreAnswered) {
+  ASSERT_TRUE(db_->Close().ok());
+  const std::string closed = Run({"GET", "k"});
+  EXPECT_EQ(closed.substr(0, 21), "-ERR InvalidArgument:") << closed;
+  EXPECT_EQ(Run({"SET", "k", "v"}).substr(0, 21), "-ERR InvalidArgument:");
+  EXPECT_EQ(Run({"INCR", "k"}).substr(0, 21), "-ERR InvalidArgument:");
+}
+
+}  // namespace
+}  // namespace plush::server
