@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of the plush CLI: every subcommand, the exit codes, the
-# hex/base64 encodings, load of TSV and JSON lines, and Busy while another
-# process holds the pool.
+# hex/base64 encodings, load of TSV and JSON lines in batches, and Busy
+# while another process holds the pool; then kill -9 during loads
+# (test_cli_kill.sh).
 #
 # Usage: scripts/test_cli.sh [BUILD_DIR]    (default: build/release)
 # Tests the binary BUILD_DIR/tools/cli/plush; exits non-zero on failure.
@@ -173,6 +174,42 @@ expect_err 'line 1'
 expect 5 "$plush" load "$hash" "$tmp/no-such-file.tsv"
 expect 2 "$plush" load --format xml "$hash" "$tmp/records.tsv"
 
+# --batch: every N records are one logged WriteBatch. A bad line stops the
+# load before the batch that holds it; with one thread, the batches before
+# it are in the pool and counted, the rest is not.
+batched=$tmp/batched.pool
+expect 0 "$plush" create --small "$batched"
+for i in $(seq 1 40); do
+  if ((i == 25)); then echo 'no tab here'; else printf 'b%07d\tv%07d\n' "$i" "$i"; fi
+done >"$tmp/bad25.tsv"
+for mode in "" --unlogged; do
+  expect 2 "$plush" load "$batched" "$tmp/bad25.tsv" --batch 10 --threads 1 $mode
+  expect_err 'bad25.tsv: line 25: expected key<TAB>value'
+  expect_err 'loaded 20 records'
+  expect 0 "$plush" get "$batched" b0000020
+  expect 1 "$plush" get "$batched" b0000021 # same batch as line 25
+  expect 1 "$plush" get "$batched" b0000031
+done
+# Blank lines hold no record and count in no batch.
+printf 'c1\t1\n\nc2\t2\n\r\nc3\t3\n\n' >"$tmp/blank.tsv"
+expect 0 "$plush" load "$batched" "$tmp/blank.tsv" --batch 2 --threads 1
+expect_err 'loaded 3 records'
+expect 0 "$plush" get "$batched" c3
+expect_out 3
+# Batches larger than the pool takes at once are the engine's to refuse;
+# the message names the lines of the batch.
+expect 2 "$plush" load "$batched" "$tmp/records.tsv" --batch 200
+expect_err 'records.tsv: lines 1-200: batch of 200 operations exceeds the 167 that a recovery-log chunk of this pool holds'
+expect_err 'loaded 0 records'
+expect 2 "$plush" load "$range" "$tmp/records.jsonl" --format jsonl --batch 33
+expect_err 'lines 1-33: batch puts more than 32 operations into one DRAM directory entry'
+expect 2 "$plush" load "$batched" "$tmp/records.tsv" --batch 0
+expect_err 'batch: Value 0 not in range 1 to 65536'
+expect 2 "$plush" load "$batched" "$tmp/records.tsv" --batch 65537
+expect 0 "$plush" load "$batched" "$tmp/records.tsv" --unlogged --batch 1
+expect_err 'loaded 3000 records'
+expect 0 "$plush" verify "$batched"
+
 # ---- scan and dump --------------------------------------------------------
 # A hash pool iterates in no particular order, and cannot start at a key.
 expect 7 "$plush" scan "$hash" --start k0000001
@@ -242,6 +279,9 @@ holder_rc=$?
 holder=
 ((holder_rc == 0)) && ok || fail "the holding load exited $holder_rc"
 expect 0 "$plush" get "$hash" k0000001
+
+# ---- kill -9 during a load --------------------------------------------------
+"$(dirname "$0")/test_cli_kill.sh" "$build" && ok || fail "test_cli_kill.sh"
 
 echo "test_cli: $passed passed, $failed failed"
 ((failed == 0))

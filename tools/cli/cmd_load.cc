@@ -1,10 +1,17 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// plush load POOL FILE [--format tsv|jsonl] [--threads N]
+// plush load POOL FILE [--format tsv|jsonl] [--batch N] [--threads N]
+//                      [--unlogged]
 //
-// Bulk load: unlogged writes (WriteOptions::log = false) from several
-// threads, then one Checkpoint() that makes them all durable. Much faster
-// than logged puts; a crash during the load loses what it had written.
+// One thread reads the file and hands chunks of lines to --threads
+// workers, which parse them and write every --batch records (in file order
+// within a chunk) as one WriteBatch:
+//  * by default logged: each batch is durable when DB::Write returns, and a
+//    crash leaves whole batches only;
+//  * with --unlogged: the batches skip the log and one Checkpoint() at the
+//    end makes them durable; a crash before it may lose any record of the
+//    load.
+// Either way the count reported as loaded is of durable records only.
 
 #include <unistd.h>
 
@@ -30,67 +37,108 @@ namespace {
 
 enum class Format { kTsv, kJsonl };
 
-// Lines handed to a worker at a time: large enough to make queueing cheap,
-// small enough to spread a small file over every thread.
-constexpr size_t kChunkLines = 1024;
+// The default --batch: the largest batch that every pool takes whatever
+// its keys (a DRAM directory entry holds at least 32 records, a log chunk
+// at least 167), and as fast as any larger one (DB::Write's barrier is
+// amortized long before: plush-bench --batch, tools/cli/README.md).
+constexpr unsigned kDefaultBatch = 32;
+
+// Records handed to a worker at a time (rounded to whole batches): enough
+// to make queueing cheap, few enough to spread a small file over every
+// thread.
+constexpr size_t kChunkRecords = 1024;
 
 struct LoadArgs {
   PoolArgs pool;
   Encoding encoding = Encoding::kText;
   std::string file;
   Format format = Format::kTsv;
+  unsigned batch = kDefaultBatch;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  bool unlogged = false;
 };
 
-// Splits a line into its (still encoded) key and value.
-Status SplitLine(Format format, std::string_view line, std::string* key,
-                 std::string* value) {
-  if (format == Format::kJsonl) return ParseJsonRecord(line, key, value);
-  size_t tab = line.find('\t');
-  if (tab == std::string_view::npos) {
-    return Status::InvalidArgument("expected key<TAB>value");
-  }
-  key->assign(line.substr(0, tab));
-  value->assign(line.substr(tab + 1));
-  return Status::OK();
-}
+// Blank lines hold no record; they are skipped.
+bool IsBlank(std::string_view line) { return line.empty() || line == "\r"; }
 
-// Parses, decodes and writes one line; blank lines are skipped.
-Status LoadLine(DB* db, const LoadArgs& args, std::string_view line,
-                uint64_t* records) {
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  if (line.empty()) return Status::OK();
+// Parses and decodes a line that is not blank.
+Status ParseLine(const LoadArgs& args, std::string_view line, std::string* key,
+                 std::string* value) {
+  if (line.back() == '\r') line.remove_suffix(1);
   std::string key_text;
   std::string value_text;
-  std::string key;
-  std::string value;
-  Status s = SplitLine(args.format, line, &key_text, &value_text);
-  if (s.ok()) s = Decode(args.encoding, key_text, &key).WithContext("key");
-  if (s.ok()) {
-    s = Decode(args.encoding, value_text, &value).WithContext("value");
+  Status s;
+  if (args.format == Format::kJsonl) {
+    s = ParseJsonRecord(line, &key_text, &value_text);
+  } else if (size_t tab = line.find('\t'); tab != std::string_view::npos) {
+    key_text.assign(line.substr(0, tab));
+    value_text.assign(line.substr(tab + 1));
+  } else {
+    s = Status::InvalidArgument("expected key<TAB>value");
   }
-  WriteOptions unlogged;
-  unlogged.log = false;
-  if (s.ok()) s = db->Put(unlogged, key, value);
-  if (s.ok()) ++*records;
+  if (s.ok()) s = Decode(args.encoding, key_text, key).WithContext("key");
+  if (s.ok()) {
+    s = Decode(args.encoding, value_text, value).WithContext("value");
+  }
   return s;
 }
 
-// Feeds the lines of `in` to the workers until the end or until a worker
-// fails. Returns IOError if reading failed.
-Status FeedLines(std::istream& in, LineWorkers* workers,
+// Writes a chunk's records, lines `first_line` on, in batches of
+// args.batch, and adds the records written to *written. A bad line stops
+// the chunk before the batch that holds it.
+Status WriteChunk(DB* db, const LoadArgs& args, uint64_t first_line,
+                  const std::vector<std::string>& lines, uint64_t* written) {
+  WriteOptions options;
+  options.log = !args.unlogged;
+  WriteBatch batch;
+  uint64_t batch_first_line = 0;
+  uint64_t last_line = 0;
+  auto write_batch = [&] {
+    Status s = db->Write(options, &batch)
+                   .WithContext("lines " + std::to_string(batch_first_line) +
+                                "-" + std::to_string(last_line));
+    if (s.ok()) *written += batch.Count();
+    batch.Clear();
+    return s;
+  };
+  std::string key;
+  std::string value;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (IsBlank(lines[i])) continue;
+    last_line = first_line + i;
+    Status s = ParseLine(args, lines[i], &key, &value);
+    if (!s.ok()) return s.WithContext("line " + std::to_string(last_line));
+    if (batch.Count() == 0) batch_first_line = last_line;
+    batch.Put(key, value);
+    if (batch.Count() == args.batch) {
+      s = write_batch();
+      if (!s.ok()) return s;
+    }
+  }
+  return batch.Count() == 0 ? Status::OK() : write_batch();
+}
+
+// Feeds the lines of `in` to the workers, `chunk_records` records at a
+// time, until the end or until a worker fails. Returns IOError if reading
+// failed.
+Status FeedLines(std::istream& in, size_t chunk_records, LineWorkers* workers,
                  std::atomic<uint64_t>* bytes_read) {
   std::vector<std::string> chunk;
+  size_t records = 0;
   uint64_t first_line = 1;
   uint64_t line_number = 0;
+  uint64_t bytes = 0;
   std::string line;
   while (std::getline(in, line)) {
     ++line_number;
-    bytes_read->fetch_add(line.size() + 1, std::memory_order_relaxed);
+    bytes += line.size() + 1;
+    bytes_read->store(bytes, std::memory_order_relaxed);
+    if (!IsBlank(line)) ++records;
     chunk.push_back(std::move(line));
-    if (chunk.size() == kChunkLines) {
+    if (records == chunk_records) {
       if (!workers->Add(first_line, std::move(chunk))) return Status::OK();
       chunk.clear();
+      records = 0;
       first_line = line_number + 1;
     }
   }
@@ -102,8 +150,8 @@ Status Load(DB* db, const LoadArgs& args, std::istream& in,
             uint64_t total_bytes) {
   auto start = std::chrono::steady_clock::now();
   std::atomic<uint64_t> bytes_read{0};
-  // Per worker: records written, and published for the progress line.
-  std::vector<uint64_t> loaded(args.threads);
+  // Records written by each worker, also published for the progress line.
+  std::vector<uint64_t> written(args.threads);
   tools::ProgressCounters progress(args.threads);
   Status s;
   {
@@ -117,31 +165,32 @@ Status Load(DB* db, const LoadArgs& args, std::istream& in,
     LineWorkers workers(
         args.threads, [&](unsigned worker, uint64_t first_line,
                           const std::vector<std::string>& lines) {
-          for (size_t i = 0; i < lines.size(); ++i) {
-            Status line = LoadLine(db, args, lines[i], &loaded[worker]);
-            if (!line.ok()) {
-              return line.WithContext("line " + std::to_string(first_line + i));
-            }
-          }
-          progress.Publish(worker, loaded[worker]);
-          return Status::OK();
+          Status chunk =
+              WriteChunk(db, args, first_line, lines, &written[worker]);
+          progress.Publish(worker, written[worker]);
+          return chunk;
         });
-    Status read = FeedLines(in, &workers, &bytes_read);
+    const size_t chunk_records =
+        args.batch * std::max<size_t>(1, kChunkRecords / args.batch);
+    Status read = FeedLines(in, chunk_records, &workers, &bytes_read);
     // A worker's error explains more than the read error it may have caused.
     s = workers.Finish();
     if (s.ok()) s = read;
     s = s.WithContext(args.file);
-    // Checkpoint after an error too: every record counted below is durable.
-    Status checkpoint = db->Checkpoint(args.threads);
-    if (s.ok()) s = checkpoint;
   }
+  uint64_t loaded = 0;
+  for (uint64_t n : written) loaded += n;
+  // After an error too: the checkpoint makes unlogged batches durable (only
+  // then do they count as loaded), and spares every later open replaying
+  // logged ones from the recovery log.
+  Status checkpoint = db->Checkpoint(args.threads);
+  if (!checkpoint.ok() && args.unlogged) loaded = 0;
+  if (s.ok()) s = checkpoint;
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  uint64_t records = 0;
-  for (uint64_t n : loaded) records += n;
   std::fprintf(stderr, "loaded %llu records in %.2f s\n",
-               static_cast<unsigned long long>(records), seconds);
+               static_cast<unsigned long long>(loaded), seconds);
   return s;
 }
 
@@ -171,8 +220,8 @@ void AddLoadCommand(CLI::App* app, int* exit_code) {
   auto args = std::make_shared<LoadArgs>();
   CLI::App* cmd = app->add_subcommand(
       "load",
-      "Bulk-load records from a file (unlogged writes from several threads, "
-      "then one checkpoint)");
+      "Bulk-load records from a file, in logged batches of --batch records "
+      "(durable as written; a crash leaves whole batches), or --unlogged");
   AddPoolArgs(cmd, &args->pool);
   cmd->add_option("FILE", args->file, "Input file, or - for standard input")
       ->required();
@@ -182,9 +231,19 @@ void AddLoadCommand(CLI::App* app, int* exit_code) {
                            "\"value\": ...} lines (what `plush dump` prints)",
                            {{"tsv", Format::kTsv}, {"jsonl", Format::kJsonl}},
                            &args->format);
-  cmd->add_option("--threads", args->threads, "Writer threads")
+  cmd->add_option("--batch", args->batch,
+                  "Records per WriteBatch (DB::Write): atomic across "
+                  "crashes unless --unlogged")
+      ->check(CLI::Range(1u, static_cast<unsigned>(kMaxBatchRecords)))
+      ->capture_default_str();
+  cmd->add_option("--threads", args->threads,
+                  "Writer threads (1: batches reach the pool in file order)")
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
+  cmd->add_flag("--unlogged", args->unlogged,
+                "Write the batches unlogged (no log writes) and make them "
+                "durable with the final checkpoint; a crash before it may "
+                "lose any record of the load");
   cmd->callback([args, exit_code] { *exit_code = RunLoad(*args); });
 }
 

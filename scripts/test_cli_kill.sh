@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# kill -9 during `plush load --batch N`: after the crash the pool opens, its
+# records form whole batches of the input (the records of a batch are all
+# there or all absent; with one loader thread, the batches there are the
+# first K of the file), every value is right, verify passes, and loading
+# the file again completes it.
+#
+# Usage: scripts/test_cli_kill.sh [BUILD_DIR]    (default: build/release)
+# Called by scripts/test_cli.sh; exits non-zero on failure.
+set -uo pipefail
+
+build=${1:-build/release}
+plush=$build/tools/cli/plush
+if [[ ! -x $plush ]]; then
+  echo "test_cli_kill: $plush is not built" >&2
+  exit 1
+fi
+
+tmp=$(mktemp -d)
+loader=
+cleanup() {
+  [[ -n $loader ]] && kill -9 "$loader" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL: $*" >&2
+}
+
+# Record i (from 0) is line i + 1 of the file, key k<i> with value v<i>: the
+# key tells which batch of N a record belongs to, [b * N, (b + 1) * N).
+records=1000000
+python3 -c '
+import sys
+n = int(sys.argv[1])
+sys.stdout.write("".join(f"k{i:09d}\tv{i:09d}\n" for i in range(n)))
+' "$records" >"$tmp/records.tsv"
+
+# check_batches N THREADS: reads `plush dump` of a pool on stdin, checks the
+# values and that the records form whole batches of N (with one thread, the
+# first K batches of the file); prints how many records there are.
+check_batches() {
+  python3 -c '
+import json, sys
+batch, threads, total = (int(a) for a in sys.argv[1:4])
+present = set()
+for line in sys.stdin:
+    record = json.loads(line)
+    i, value = int(record["key"][1:]), record["value"]
+    if value != f"v{i:09d}":
+        sys.exit(f"record {i} has the value {value!r}")
+    present.add(i)
+counts = {}
+for i in present:
+    counts[i // batch] = counts.get(i // batch, 0) + 1
+for b, count in sorted(counts.items()):
+    size = min(batch, total - b * batch)
+    if count != size:
+        sys.exit(f"batch {b} (records {b * batch} to {b * batch + size - 1}) "
+                 f"has {count} of its {size} records")
+if threads == 1 and sorted(counts) != list(range(len(counts))):
+    missing = min(set(range(max(counts) + 1)) - set(counts))
+    sys.exit(f"one loader thread, but batch {missing} is missing and "
+             f"batch {max(counts)} is there")
+print(len(present))
+' "$1" "$2" "$records"
+}
+
+# crash_load N THREADS [--unlogged]: loads the file into a new pool, kills
+# the load with SIGKILL at a random moment, and checks the pool: whole
+# batches of N, or with --unlogged (which promises nothing about a load cut
+# short) only that it opens, holds right values and verifies. Moves the
+# moment and tries again while the kill lands before the first batch or
+# after the last.
+crash_load() {
+  local batch=$1 threads=$2 mode=${3:-} pool=$tmp/kill-$1-$2.pool
+  local whole=$batch delay_ms=$((100 + RANDOM % 700)) attempt rc present
+  [[ $mode == --unlogged ]] && whole=1
+  local what="batch $batch, $threads thread(s)${mode:+, $mode}"
+  for attempt in 1 2 3 4 5 6; do
+    rm -f "$pool"
+    "$plush" create --small "$pool" >/dev/null || return 1
+    "$plush" load "$pool" "$tmp/records.tsv" --batch "$batch" \
+      --threads "$threads" $mode 2>"$tmp/load.err" &
+    loader=$!
+    sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
+    kill -9 "$loader" 2>/dev/null
+    { wait "$loader"; } 2>/dev/null # no "Killed" from the shell
+    rc=$?
+    loader=
+    if ((rc != 137 && rc != 0)); then
+      fail "$what: the load failed on its own (exit $rc): $(<"$tmp/load.err")"
+      return 1
+    fi
+    if ! "$plush" dump "$pool" >"$tmp/dump.jsonl" 2>"$tmp/err"; then
+      fail "$what: the pool does not open after kill -9: $(<"$tmp/err")"
+      return 1
+    fi
+    if ! present=$(check_batches "$whole" "$threads" <"$tmp/dump.jsonl"); then
+      fail "$what, killed after $delay_ms ms: not whole batches"
+      return 1
+    fi
+    if ((present > 0 && present < records)); then
+      echo "test_cli_kill: $what: killed after $delay_ms ms with $present" \
+        "of $records records in the pool"
+      ok
+      "$plush" verify "$pool" >"$tmp/out" 2>&1 && ok || fail "$what: verify after kill -9: $(<"$tmp/out")"
+      return 0
+    fi
+    if ((present == 0)); then
+      delay_ms=$((delay_ms * 2))
+    else
+      delay_ms=$((delay_ms / 2))
+    fi
+  done
+  fail "$what: no kill landed during the load"
+  return 1
+}
+
+crash_load 32 1 # the default batch
+crash_load 7 2  # two loader threads: whole batches, in any order
+crash_load 32 2 --unlogged
+# A batch that does not divide a chunk; then loading again completes the
+# pool.
+if crash_load 24 1; then
+  if "$plush" load "$tmp/kill-24-1.pool" "$tmp/records.tsv" 2>"$tmp/err"; then
+    present=$("$plush" dump "$tmp/kill-24-1.pool" | check_batches 24 1)
+    ((present == records)) && ok || fail "after loading again: $present records"
+  else
+    fail "loading again after kill -9: $(<"$tmp/err")"
+  fi
+fi
+
+echo "test_cli_kill: $passed passed, $failed failed"
+((failed == 0))
