@@ -36,6 +36,12 @@ struct CommandCall {
 // Runs call.args: authentication, lookup, arity, then the command.
 void Execute(CommandCall& call);
 
+// True iff `args` is a command that only puts — SET key value, or MSET
+// with whole pairs — from a session that may run it: Execute() then adds
+// its puts to call.puts and writes no reply. A connection may run several
+// in a row and commit their puts together (a pipeline of SETs).
+bool IsPlainPut(const Session& session, std::span<const std::string_view> args);
+
 // What COMMAND reports of each command.
 struct CommandSpec {
   enum Flag : uint32_t {

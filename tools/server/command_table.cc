@@ -94,6 +94,13 @@ bool ArityMatches(const CommandSpec& spec, size_t arguments) {
 
 std::span<const CommandSpec> AllCommands() { return kCommands; }
 
+bool IsPlainPut(const Session& session,
+                std::span<const std::string_view> args) {
+  if (!session.authenticated) return false;
+  if (IsKeyword(args[0], "set")) return args.size() == 3;
+  return IsKeyword(args[0], "mset") && args.size() >= 3 && args.size() % 2 == 1;
+}
+
 void ReplyToPuts(ReplyWriter& reply, const Status& status) {
   if (status.ok()) {
     reply.Ok();

@@ -10,6 +10,9 @@ namespace {
 // Replies are sent once this many bytes are waiting (or when the buffered
 // requests are done).
 constexpr size_t kFlushBytes = 256 << 10;
+// A pipeline's puts are committed at the latest once this many are
+// waiting (so that a submission stays far below a batch's limits).
+constexpr size_t kMaxPipelinedPuts = 1024;
 // An output buffer that grew beyond this is given back after a write.
 constexpr size_t kIdleOutputBytes = 1 << 20;
 
@@ -66,32 +69,12 @@ void Connection::CloseIfIdle(Clock::duration timeout) {
 }
 
 void Connection::Process() {
-  while (!closed_ && !session_.close_after_reply &&
-         output_.size() < kFlushBytes) {
-    const RequestParser::Outcome outcome = parser_.Next();
-    if (outcome == RequestParser::Outcome::kNeedMore) break;
-    if (outcome == RequestParser::Outcome::kRejected) {
-      reply_.Error(parser_.error());
-      continue;
-    }
-    if (outcome == RequestParser::Outcome::kProtocolError) {
-      reply_.Error(parser_.error());
-      session_.close_after_reply = true;
-      break;
-    }
-    const bool was_authenticated = session_.authenticated;
-    CommandCall call{server_, session_, parser_.args(), reply_, puts_};
-    Execute(call);
-    if (session_.authenticated && !was_authenticated) {
-      parser_.set_limits(RequestLimits());
-    }
-    if (!puts_.empty()) {
-      committing_ = shared_from_this();
-      server_.group_commit.Submit(puts_, this);
-      return;  // Committed() resumes
-    }
+  for (;;) {
+    RunBuffered();
+    if (closed_) return;
+    if (puts_.empty()) break;
+    if (!CommitPuts()) return;  // Committed() resumes
   }
-  if (closed_) return;
   Touch();
   if (output_.empty() && !session_.close_after_reply) {
     Read();
@@ -100,12 +83,74 @@ void Connection::Process() {
   }
 }
 
-void Connection::Committed(const Status& status) {
-  asio::post(socket_.get_executor(), [self = std::move(committing_), status] {
-    self->puts_.clear();
-    ReplyToPuts(self->reply_, status);
+void Connection::RunBuffered() {
+  using Outcome = RequestParser::Outcome;
+  while (!closed_ && !session_.close_after_reply &&
+         output_.size() < kFlushBytes) {
+    const Outcome outcome =
+        held_ ? *std::exchange(held_, std::nullopt) : parser_.Next();
+    if (outcome == Outcome::kNeedMore) return;
+    const bool plain_put = outcome == Outcome::kRequest &&
+                           IsPlainPut(session_, parser_.args()) &&
+                           puts_.size() < kMaxPipelinedPuts;
+    if (!plain_put && !puts_.empty()) {
+      held_ = outcome;  // its reply follows theirs
+      return;
+    }
+    if (outcome == Outcome::kRejected) {
+      reply_.Error(parser_.error());
+    } else if (outcome == Outcome::kProtocolError) {
+      reply_.Error(parser_.error());
+      session_.close_after_reply = true;
+    } else {
+      Run(parser_.args());
+    }
+  }
+}
+
+void Connection::Run(std::span<const std::string_view> args) {
+  const bool was_authenticated = session_.authenticated;
+  const size_t puts_before = puts_.size();
+  CommandCall call{server_, session_, args, reply_, puts_};
+  Execute(call);
+  if (puts_.size() > puts_before) command_ends_.push_back(puts_.size());
+  if (session_.authenticated && !was_authenticated) {
+    parser_.set_limits(RequestLimits());
+  }
+}
+
+bool Connection::CommitPuts() {
+  committing_ = shared_from_this();
+  commit_state_.store(CommitState::kSubmitting);
+  server_.group_commit.Submit(puts_, command_ends_, this);
+  CommitState expected = CommitState::kSubmitting;
+  if (commit_state_.compare_exchange_strong(expected, CommitState::kWaiting)) {
+    return false;
+  }
+  // This thread led the group that held the puts: answer them right away
+  // instead of through the event loop.
+  committing_.reset();
+  AnswerPuts();
+  return true;
+}
+
+void Connection::Committed(std::vector<Status> statuses) {
+  statuses_ = std::move(statuses);
+  CommitState expected = CommitState::kSubmitting;
+  if (commit_state_.compare_exchange_strong(expected, CommitState::kDone)) {
+    return;  // still in Submit(): CommitPuts() goes on
+  }
+  asio::post(socket_.get_executor(), [self = std::move(committing_)] {
+    self->AnswerPuts();
     self->Process();
   });
+}
+
+void Connection::AnswerPuts() {
+  for (const Status& status : statuses_) ReplyToPuts(reply_, status);
+  statuses_.clear();
+  puts_.clear();
+  command_ends_.clear();
 }
 
 void Connection::Read() {

@@ -8,9 +8,10 @@
 // wait to be sent). The replies of one round are capped at kFlushBytes
 // before they are sent, so large replies do not pile up.
 //
-// A command whose puts go through the group commit suspends the
-// connection until they are durable: only then is the write answered, and
-// only then does the next request run (it may read what was written).
+// Plain puts (SET key value, MSET) are answered only when durable, through
+// the group commit: the connection runs the puts it finds in a row in its
+// buffer, submits them together, and waits; the next request (which may
+// read what they wrote) runs once they are committed and answered.
 //
 // Every handler of a connection runs on its strand; Close() may be called
 // from any thread.
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,12 +58,21 @@ class Connection final : public std::enable_shared_from_this<Connection>,
   void CloseIfIdle(Clock::duration timeout);
 
  private:
-  // Runs the buffered requests; ends by reading, writing, or waiting for
-  // a group commit.
+  // Runs the buffered requests and commits their puts; ends by reading,
+  // writing, or waiting for a group commit.
   void Process();
+  // Runs buffered requests until one has to wait for the puts before it,
+  // the buffer is used up, or the replies fill kFlushBytes.
+  void RunBuffered();
+  // Executes one request; a plain put's puts join puts_.
+  void Run(std::span<const std::string_view> args);
+  // Submits puts_ to the group commit. True if they were committed (and
+  // answered) before Submit returned; false if Committed() will resume.
+  bool CommitPuts();
+  void AnswerPuts();
   void Read();
   void Flush();
-  void Committed(const Status& status) override;  // any thread
+  void Committed(std::vector<Status> statuses) override;  // any thread
   void Shutdown();
   void Touch() {
     last_progress_.store(Clock::now().time_since_epoch().count());
@@ -74,9 +85,19 @@ class Connection final : public std::enable_shared_from_this<Connection>,
   std::string output_;
   ReplyWriter reply_;
   Session session_;
+  // The puts of the plain-put commands run since the last commit, and
+  // where each command's puts end.
   std::vector<KeyValue> puts_;
+  std::vector<size_t> command_ends_;
+  // A parsed outcome that waits for the puts before it to be answered.
+  std::optional<RequestParser::Outcome> held_;
   // Keeps the connection alive while the group commit holds it.
   std::shared_ptr<Connection> committing_;
+  // Who goes on after a commit: CommitPuts() if Committed() came while it
+  // was still in Submit() (kDone), else Committed() (kWaiting).
+  enum class CommitState { kSubmitting, kWaiting, kDone };
+  std::atomic<CommitState> commit_state_{CommitState::kDone};
+  std::vector<Status> statuses_;  // of the last commit
   bool closed_ = false;
   std::atomic<Clock::rep> last_progress_;
 };

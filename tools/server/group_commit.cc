@@ -6,9 +6,13 @@ namespace plush::server {
 namespace {
 
 // A group stops growing at this many bytes of keys and values (its first
-// request may exceed it alone): larger groups would add more to the
+// submission may exceed it alone): larger groups would add more to the
 // waiting time of their first writer than they save. LevelDB's figure.
 constexpr size_t kMaxGroupBytes = 1 << 20;
+
+void AddPuts(std::span<const KeyValue> puts, WriteBatch* batch) {
+  for (const KeyValue& kv : puts) batch->Put(kv.key, kv.value);
+}
 
 size_t Bytes(std::span<const KeyValue> puts) {
   size_t bytes = 0;
@@ -18,11 +22,12 @@ size_t Bytes(std::span<const KeyValue> puts) {
 
 }  // namespace
 
-void GroupCommit::Submit(std::span<const KeyValue> puts, Waiter* waiter) {
-  std::vector<Request> group;
+void GroupCommit::Submit(std::span<const KeyValue> puts,
+                         std::span<const size_t> command_ends, Waiter* waiter) {
+  std::vector<Submission> group;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back({puts, waiter});
+    queue_.push_back({puts, command_ends, waiter});
     if (leader_active_) return;  // the leader will take it
     leader_active_ = true;
     group = TakeGroup();
@@ -38,12 +43,12 @@ void GroupCommit::Submit(std::span<const KeyValue> puts, Waiter* waiter) {
   }
 }
 
-std::vector<GroupCommit::Request> GroupCommit::TakeGroup() {
-  std::vector<Request> group;
+std::vector<GroupCommit::Submission> GroupCommit::TakeGroup() {
+  std::vector<Submission> group;
   size_t records = 0;
   size_t bytes = 0;
   while (!queue_.empty()) {
-    const Request& next = queue_.front();
+    const Submission& next = queue_.front();
     const size_t next_bytes = Bytes(next.puts);
     if (!group.empty() && (records + next.puts.size() > kMaxBatchRecords ||
                            bytes + next_bytes > kMaxGroupBytes)) {
@@ -57,26 +62,37 @@ std::vector<GroupCommit::Request> GroupCommit::TakeGroup() {
   return group;
 }
 
-void GroupCommit::Commit(const std::vector<Request>& group) {
-  Status s = Write(group);
-  groups_.fetch_add(1, std::memory_order_relaxed);
-  if (s.IsInvalidArgument() && group.size() > 1) {
-    for (const Request& request : group) {
-      groups_.fetch_add(1, std::memory_order_relaxed);
-      request.waiter->Committed(Write({&request, 1}));
-    }
-  } else {
-    for (const Request& request : group) request.waiter->Committed(s);
+void GroupCommit::Commit(const std::vector<Submission>& group) {
+  WriteBatch batch;
+  size_t commands = 0;
+  for (const Submission& s : group) {
+    AddPuts(s.puts, &batch);
+    commands += s.command_ends.size();
   }
-  requests_.fetch_add(group.size(), std::memory_order_relaxed);
+  const Status status = Write(&batch);
+  commands_.fetch_add(commands, std::memory_order_relaxed);
+  const bool split = status.IsInvalidArgument() && commands > 1;
+  for (const Submission& s : group) {
+    std::vector<Status> statuses;
+    statuses.reserve(s.command_ends.size());
+    size_t begin = 0;
+    for (size_t end : s.command_ends) {
+      if (split) {
+        WriteBatch alone;
+        AddPuts(s.puts.subspan(begin, end - begin), &alone);
+        statuses.push_back(Write(&alone));
+      } else {
+        statuses.push_back(status);
+      }
+      begin = end;
+    }
+    s.waiter->Committed(std::move(statuses));
+  }
 }
 
-Status GroupCommit::Write(std::span<const Request> requests) {
-  WriteBatch batch;
-  for (const Request& request : requests) {
-    for (const KeyValue& kv : request.puts) batch.Put(kv.key, kv.value);
-  }
-  return db_->Write(WriteOptions(), &batch);
+Status GroupCommit::Write(WriteBatch* batch) {
+  groups_.fetch_add(1, std::memory_order_relaxed);
+  return db_->Write(WriteOptions(), batch);
 }
 
 }  // namespace plush::server

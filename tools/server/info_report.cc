@@ -69,7 +69,7 @@ Status StatsSection(ServerContext& server, std::ostream& out) {
       << "\r\n"
       << "rejected_connections:" << server.rejected_connections.load() << "\r\n"
       << "plush_group_commits:" << commits.groups << "\r\n"
-      << "plush_group_committed_requests:" << commits.requests << "\r\n";
+      << "plush_group_committed_commands:" << commits.commands << "\r\n";
   // "name: value" lines.
   std::istringstream lines(fields);
   for (std::string line; std::getline(lines, line);) {

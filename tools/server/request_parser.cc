@@ -24,6 +24,7 @@ constexpr size_t kMaxHeaderLine = 32;
 RequestParser::RequestParser(const RequestLimits& limits) : limits_(limits) {}
 
 std::span<char> RequestParser::ReadSpace() {
+  inline_args_.clear();
   if (begin_ > 0) {  // drop what was consumed
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     pos_ -= begin_;
@@ -173,10 +174,14 @@ RequestParser::Outcome RequestParser::ParseInline() {
   std::string_view line(start, static_cast<size_t>(newline - start));
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   pos_ += static_cast<size_t>(newline - start) + 1;
-  if (!SplitInlineArgs(line, &inline_args_)) {
+  std::vector<std::string> split;
+  if (!SplitInlineArgs(line, &split)) {
     return ProtocolError("unbalanced quotes in request");
   }
-  args_.assign(inline_args_.begin(), inline_args_.end());
+  args_.clear();
+  for (std::string& arg : split) {
+    args_.push_back(inline_args_.emplace_back(std::move(arg)));
+  }
   return Outcome::kRequest;  // an empty line gives no arguments
 }
 

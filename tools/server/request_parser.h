@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
@@ -78,8 +79,10 @@ class RequestParser {
   // returns kProtocolError again.
   Outcome Next();
 
-  // The request of the last kRequest: its command name first. Valid until
-  // the next call of Next() or ReadSpace().
+  // The request of the last kRequest: its command name first. The span is
+  // valid until the next call of Next(), the bytes it points to until the
+  // next ReadSpace() (so the arguments of several requests may be used
+  // together).
   std::span<const std::string_view> args() const { return args_; }
   // The error line (without the leading '-') of the last kRejected or
   // kProtocolError, e.g. "ERR Protocol error: invalid bulk length".
@@ -123,7 +126,8 @@ class RequestParser {
   std::vector<std::pair<size_t, size_t>> spans_;
 
   std::vector<std::string_view> args_;
-  std::vector<std::string> inline_args_;  // what args_ points to, inline
+  // What args_ points to for inline requests (until ReadSpace()).
+  std::deque<std::string> inline_args_;
   std::string error_;
 };
 

@@ -74,12 +74,17 @@ class CommandTest : public ::testing::Test {
     Execute(call);
     if (!puts.empty()) {
       EXPECT_EQ(out_, "") << "a command with puts replies after the commit";
+      EXPECT_TRUE(IsPlainPut(session_, views));
       struct Waiter final : GroupCommit::Waiter {
-        void Committed(const Status& s) override { status = s; }
-        Status status = Status::Corruption("not committed");
+        void Committed(std::vector<Status> s) override { statuses = s; }
+        std::vector<Status> statuses;
       } waiter;
-      context_->group_commit.Submit(puts, &waiter);
-      ReplyToPuts(reply_, waiter.status);
+      const size_t ends[] = {puts.size()};
+      context_->group_commit.Submit(puts, ends, &waiter);
+      EXPECT_EQ(waiter.statuses.size(), 1u);
+      for (const Status& s : waiter.statuses) ReplyToPuts(reply_, s);
+    } else {
+      EXPECT_FALSE(IsPlainPut(session_, views));
     }
     return out_;
   }

@@ -20,12 +20,12 @@ namespace {
 // (on the leader's thread, while it leads).
 class RecordingWaiter final : public GroupCommit::Waiter {
  public:
-  void Committed(const Status& s) override {
-    status = s;
+  void Committed(std::vector<Status> s) override {
+    statuses = std::move(s);
     if (then) then();
     calls.fetch_add(1);  // last: a waiting thread may then destroy this
   }
-  Status status = Status::Corruption("not committed");
+  std::vector<Status> statuses;
   std::atomic<int> calls{0};
   std::function<void()> then;
 };
@@ -68,50 +68,61 @@ class GroupCommitTest : public ::testing::Test {
   std::unique_ptr<DB> db_;
 };
 
-TEST_F(GroupCommitTest, ALoneRequestIsCommittedBeforeSubmitReturns) {
+TEST_F(GroupCommitTest, ALoneSubmissionIsCommittedBeforeSubmitReturns) {
   GroupCommit commit(db_.get());
   RecordingWaiter waiter;
+  // Two commands: an MSET of two keys, then a SET.
   const std::vector<KeyValue> puts = {{"a", "1"}, {"b", "2"}, {"a", "3"}};
-  commit.Submit(puts, &waiter);
-  EXPECT_EQ(waiter.calls.load(), 1);
-  EXPECT_TRUE(waiter.status.ok()) << waiter.status.ToString();
+  const std::vector<size_t> ends = {2, 3};
+  commit.Submit(puts, ends, &waiter);
+  ASSERT_EQ(waiter.calls.load(), 1);
+  ASSERT_EQ(waiter.statuses.size(), 2u);
+  EXPECT_TRUE(waiter.statuses[0].ok());
+  EXPECT_TRUE(waiter.statuses[1].ok());
   EXPECT_EQ(Get("a"), "3");  // the later put of a key wins
   EXPECT_EQ(Get("b"), "2");
   EXPECT_EQ(commit.counters().groups, 1u);
-  EXPECT_EQ(commit.counters().requests, 1u);
+  EXPECT_EQ(commit.counters().commands, 2u);
 }
 
-// Requests submitted while a commit runs form the next group; one bad
-// request in it fails alone.
-TEST_F(GroupCommitTest, AFailingRequestDoesNotFailItsGroup) {
+// Submissions made while a commit runs form the next group; a failing
+// command in it fails alone, all of its puts and none of the others'.
+TEST_F(GroupCommitTest, AFailingCommandDoesNotFailItsGroup) {
   GroupCommit commit(db_.get());
-  RecordingWaiter first, good1, bad, good2;
+  RecordingWaiter first, other, mixed;
   const std::vector<KeyValue> first_puts = {{"first", "1"}};
-  const std::vector<KeyValue> good1_puts = {{"g1", "1"}};
+  const std::vector<size_t> first_ends = {1};
+  const std::vector<KeyValue> other_puts = {{"other", "1"}};
+  const std::vector<size_t> other_ends = {1};
   const std::string too_long(kMaxKeySize + 1, 'k');
-  const std::vector<KeyValue> bad_puts = {{"ok", "1"}, {too_long, "1"}};
-  const std::vector<KeyValue> good2_puts = {{"g2", "1"}};
+  // A SET, an MSET whose second key is too long, a SET.
+  const std::vector<KeyValue> mixed_puts = {
+      {"before", "1"}, {"ok", "1"}, {too_long, "1"}, {"after", "1"}};
+  const std::vector<size_t> mixed_ends = {1, 3, 4};
   first.then = [&] {  // the leader is busy: these queue
-    commit.Submit(good1_puts, &good1);
-    commit.Submit(bad_puts, &bad);
-    commit.Submit(good2_puts, &good2);
-    EXPECT_EQ(good1.calls.load(), 0);
+    commit.Submit(other_puts, other_ends, &other);
+    commit.Submit(mixed_puts, mixed_ends, &mixed);
+    EXPECT_EQ(other.calls.load(), 0);
   };
-  commit.Submit(first_puts, &first);
-  for (RecordingWaiter* w : {&first, &good1, &bad, &good2}) {
+  commit.Submit(first_puts, first_ends, &first);
+  for (RecordingWaiter* w : {&first, &other, &mixed}) {
     EXPECT_EQ(w->calls.load(), 1);
   }
-  EXPECT_TRUE(good1.status.ok());
-  EXPECT_TRUE(good2.status.ok());
-  EXPECT_EQ(bad.status.ToString(),
+  ASSERT_EQ(other.statuses.size(), 1u);
+  EXPECT_TRUE(other.statuses[0].ok());
+  ASSERT_EQ(mixed.statuses.size(), 3u);
+  EXPECT_TRUE(mixed.statuses[0].ok());
+  EXPECT_EQ(mixed.statuses[1].ToString(),
             "InvalidArgument: batch operation 1: key of 1025 bytes exceeds "
             "the limit of 1024");
-  EXPECT_EQ(Get("g1"), "1");
-  EXPECT_EQ(Get("g2"), "1");
-  EXPECT_EQ(Get("ok"), "NotFound: key not found");  // its request: nothing
-  // first; the group of three (failed); each of the three on its own.
-  EXPECT_EQ(commit.counters().groups, 5u);
-  EXPECT_EQ(commit.counters().requests, 4u);
+  EXPECT_TRUE(mixed.statuses[2].ok());
+  EXPECT_EQ(Get("other"), "1");
+  EXPECT_EQ(Get("before"), "1");
+  EXPECT_EQ(Get("after"), "1");
+  EXPECT_EQ(Get("ok"), "NotFound: key not found");  // its command: nothing
+  // first; the group of four commands (failed); each of the four alone.
+  EXPECT_EQ(commit.counters().groups, 6u);
+  EXPECT_EQ(commit.counters().commands, 5u);
 }
 
 TEST_F(GroupCommitTest, ConcurrentClientsAreCommittedTogether) {
@@ -126,11 +137,14 @@ TEST_F(GroupCommitTest, ConcurrentClientsAreCommittedTogether) {
         const std::string key = KeyOf(t, i);
         const std::string value = ValueOf(key);
         const std::vector<KeyValue> puts = {{key, value}};
+        const size_t ends[] = {1};
         RecordingWaiter waiter;
-        commit.Submit(puts, &waiter);
+        commit.Submit(puts, ends, &waiter);
         // A follower's Submit returns at once; wait for the leader.
         while (waiter.calls.load() == 0) std::this_thread::yield();
-        if (!waiter.status.ok() || waiter.calls.load() != 1) failures++;
+        if (waiter.statuses.size() != 1 || !waiter.statuses[0].ok()) {
+          failures++;
+        }
       }
     });
   }
@@ -143,7 +157,7 @@ TEST_F(GroupCommitTest, ConcurrentClientsAreCommittedTogether) {
     }
   }
   const GroupCommit::Counters counters = commit.counters();
-  EXPECT_EQ(counters.requests, uint64_t{kThreads * kRequests});
+  EXPECT_EQ(counters.commands, uint64_t{kThreads * kRequests});
   EXPECT_GT(counters.groups, 0u);
 }
 
