@@ -1,45 +1,20 @@
-#!/usr/bin/env bash
 # kill -9 during `plush load --batch N`: after the crash the pool opens, its
 # records form whole batches of the input (the records of a batch are all
 # there or all absent; with one loader thread, the batches there are the
 # first K of the file), every value is right, verify passes, and loading
 # the file again completes it.
 #
-# Usage: scripts/test_cli_kill.sh [BUILD_DIR]    (default: build/release)
-# Called by scripts/test_cli.sh; exits non-zero on failure.
-set -uo pipefail
-
-build=${1:-build/release}
-plush=$build/tools/cli/plush
-if [[ ! -x $plush ]]; then
-  echo "test_cli_kill: $plush is not built" >&2
-  exit 1
-fi
-
-tmp=$(mktemp -d)
-loader=
-cleanup() {
-  [[ -n $loader ]] && kill -9 "$loader" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $*" >&2
-}
+# Sourced by scripts/test_cli.sh, whose $plush, $tmp, $holder (killed on
+# exit), ok and fail it uses.
 
 # Record i (from 0) is line i + 1 of the file, key k<i> with value v<i>: the
 # key tells which batch of N a record belongs to, [b * N, (b + 1) * N).
-records=1000000
+kill_records=1000000
 python3 -c '
 import sys
 n = int(sys.argv[1])
 sys.stdout.write("".join(f"k{i:09d}\tv{i:09d}\n" for i in range(n)))
-' "$records" >"$tmp/records.tsv"
+' "$kill_records" >"$tmp/kill.tsv"
 
 # check_batches N THREADS: reads `plush dump` of a pool on stdin, checks the
 # values and that the records form whole batches of N (with one thread, the
@@ -68,7 +43,7 @@ if threads == 1 and sorted(counts) != list(range(len(counts))):
     sys.exit(f"one loader thread, but batch {missing} is missing and "
              f"batch {max(counts)} is there")
 print(len(present))
-' "$1" "$2" "$records"
+' "$1" "$2" "$kill_records"
 }
 
 # crash_load N THREADS [--unlogged]: loads the file into a new pool, kills
@@ -85,14 +60,14 @@ crash_load() {
   for attempt in 1 2 3 4 5 6; do
     rm -f "$pool"
     "$plush" create --small "$pool" >/dev/null || return 1
-    "$plush" load "$pool" "$tmp/records.tsv" --batch "$batch" \
+    "$plush" load "$pool" "$tmp/kill.tsv" --batch "$batch" \
       --threads "$threads" $mode 2>"$tmp/load.err" &
-    loader=$!
+    holder=$!
     sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
-    kill -9 "$loader" 2>/dev/null
-    { wait "$loader"; } 2>/dev/null # no "Killed" from the shell
+    kill -9 "$holder" 2>/dev/null
+    { wait "$holder"; } 2>/dev/null # no "Killed" from the shell
     rc=$?
-    loader=
+    holder=
     if ((rc != 137 && rc != 0)); then
       fail "$what: the load failed on its own (exit $rc): $(<"$tmp/load.err")"
       return 1
@@ -105,9 +80,9 @@ crash_load() {
       fail "$what, killed after $delay_ms ms: not whole batches"
       return 1
     fi
-    if ((present > 0 && present < records)); then
+    if ((present > 0 && present < kill_records)); then
       echo "test_cli_kill: $what: killed after $delay_ms ms with $present" \
-        "of $records records in the pool"
+        "of $kill_records records in the pool"
       ok
       "$plush" verify "$pool" >"$tmp/out" 2>&1 && ok || fail "$what: verify after kill -9: $(<"$tmp/out")"
       return 0
@@ -128,13 +103,10 @@ crash_load 32 2 --unlogged
 # A batch that does not divide a chunk; then loading again completes the
 # pool.
 if crash_load 24 1; then
-  if "$plush" load "$tmp/kill-24-1.pool" "$tmp/records.tsv" 2>"$tmp/err"; then
+  if "$plush" load "$tmp/kill-24-1.pool" "$tmp/kill.tsv" 2>"$tmp/err"; then
     present=$("$plush" dump "$tmp/kill-24-1.pool" | check_batches 24 1)
-    ((present == records)) && ok || fail "after loading again: $present records"
+    ((present == kill_records)) && ok || fail "after loading again: $present records"
   else
     fail "loading again after kill -9: $(<"$tmp/err")"
   fi
 fi
-
-echo "test_cli_kill: $passed passed, $failed failed"
-((failed == 0))
