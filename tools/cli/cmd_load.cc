@@ -182,7 +182,7 @@ Status Load(DB* db, const LoadArgs& args, std::istream& in,
   for (uint64_t n : written) loaded += n;
   // After an error too: the checkpoint makes unlogged batches durable (only
   // then do they count as loaded), and spares every later open replaying
-  // logged ones from the recovery log.
+  // logged ones from the recovery log into the DRAM level.
   Status checkpoint = db->Checkpoint(args.threads);
   if (!checkpoint.ok() && args.unlogged) loaded = 0;
   if (s.ok()) s = checkpoint;
