@@ -233,7 +233,7 @@ class BatchCrashExplorer {
 // several logs' entries, and single writes between batches put a key's
 // versions in its own log and in others.
 Options ManyLogs() {
-  Options o = Options::SmallProfile();
+  Options o = SmallCrashPool();
   o.dram_directory_bits = 3;
   o.log_count = 4;
   return o;

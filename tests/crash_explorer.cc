@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "media/sim_media.h"
@@ -155,6 +156,7 @@ uint64_t CrashExplorer::CountPersistPoints(Stats* stats) {
   const uint64_t start = device->persist_points();
   for (const Op& op : workload_) {
     if (!Apply(db.get(), op).ok()) return 0;
+    std::this_thread::sleep_for(pause_);
   }
   const uint64_t points = device->persist_points() - start;
   if (stats != nullptr && !db->GetStats(stats).ok()) return 0;
@@ -163,8 +165,14 @@ uint64_t CrashExplorer::CountPersistPoints(Stats* stats) {
   return points;
 }
 
-Options TinyCrashPool() {
+Options SmallCrashPool() {
   Options o = Options::SmallProfile();
+  o.background_threads = 0;
+  return o;
+}
+
+Options TinyCrashPool() {
+  Options o = SmallCrashPool();
   o.log_count = 1;
   o.log_chunks_per_log = 2;
   return o;
@@ -268,6 +276,7 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
       return false;
     }
     ++acked;
+    std::this_thread::sleep_for(pause_);
   }
   db.reset();
   if (!device->crashed()) return false;  // the workload has fewer points

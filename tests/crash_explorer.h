@@ -26,6 +26,7 @@
 #ifndef PLUSH_TESTS_CRASH_EXPLORER_H_
 #define PLUSH_TESTS_CRASH_EXPLORER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,11 +74,16 @@ std::vector<Op> RandomVarlenWorkload(uint64_t n, uint64_t key_space,
                                      uint64_t seed, uint32_t max_value = 4096,
                                      bool checkpoints = true);
 
-// Pools for crash tests. TinyCrashPool: a tiny table (4 DRAM entries of 32
+// Pools for crash tests. Crash exploration replays one run persist point
+// by persist point, so their persist sequence must not depend on timing:
+// none has background threads (Options::background_threads), except where
+// a test sets them to crash them. SmallCrashPool: the small profile as it
+// is otherwise. TinyCrashPool: a tiny table (4 DRAM entries of 32
 // slots, fanout 2) and one recovery log of two 4 KiB chunks, so that a few
 // hundred operations cross migrations into several levels, recursive
 // migrations and recycled log chunks. TinyVarlenCrashPool: the same with
 // one payload log of the smallest chunks, so that payload GC runs.
+Options SmallCrashPool();
 Options TinyCrashPool();
 Options TinyVarlenCrashPool();
 // The largest value for varlen workloads on pool `o`: large enough to fill
@@ -137,6 +143,14 @@ class CrashExplorer {
   // how the explorer proves it can detect a lost write.
   void set_claim_in_flight_acked(bool on) { claim_in_flight_acked_ = on; }
 
+  // Sleeps this long after every operation, so that background threads
+  // (Options::background_threads) get to their work between operations
+  // and crashes hit them there too. Their timing then varies from run to
+  // run: use Sampled(), whose crash points a run may not reach.
+  void set_pause_after_each_op(std::chrono::microseconds pause) {
+    pause_ = pause;
+  }
+
  private:
   // Runs the workload with a crash armed at point k; returns false if the
   // workload ended before reaching it.
@@ -151,6 +165,7 @@ class CrashExplorer {
   // workload, and the 8-byte keys 0..n-1 below the largest 8-byte key id.
   std::vector<std::string> keys_to_check_;
   bool claim_in_flight_acked_ = false;
+  std::chrono::microseconds pause_{0};
 };
 
 }  // namespace plush::test

@@ -54,6 +54,26 @@ TEST(CrashTest, SampledPersistPointsWithFiltersInDram) {
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 }
 
+// Background threads migrate DRAM entries and recycle log chunks while the
+// workload runs (pauses between operations let them get there first):
+// crashes inside their persist sequences must leave what an inline
+// migration or rotation would.
+TEST(CrashTest, SampledPersistPointsWithBackgroundWork) {
+  Options o = TinyCrashPool();
+  o.background_threads = 1;
+  o.log_chunks_per_log = 3;  // recycling ahead leaves logs of two alone
+  CrashExplorer explorer(o, RandomWorkload(Soak() ? 3000 : 600, 60, 11));
+  explorer.set_pause_after_each_op(std::chrono::microseconds(50));
+  Stats run;
+  ASSERT_GT(explorer.CountPersistPoints(&run), 0u);
+  EXPECT_GT(run.dram_migrations_background, 0u);
+  EXPECT_GT(run.log_recycles_background, 0u);
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 1500 : 80, 12);
+  Report("sampled, background work", stats);
+  EXPECT_GT(stats.crash_states, 40u);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+}
+
 // The explorer must be able to fail: with an oracle that counts the
 // operation in flight at the crash as acknowledged, crashes that hit before
 // that operation's log entry is durable must be reported.

@@ -563,7 +563,7 @@ TEST(CrashUnloggedTest, VarlenSampledCrashesOfALargerWorkload) {
 TEST(CrashUnloggedTest, VarlenSampledCrashesWithTheSmallProfile) {
   const std::vector<UOp> w =
       MarkUnlogged(RandomVarlenWorkload(Soak() ? 8000 : 2000, 80, 41), 42);
-  UnloggedCrashRunner runner(Options::SmallProfile(), w);
+  UnloggedCrashRunner runner(SmallCrashPool(), w);
   const RunStats stats =
       runner.Sampled(Soak() ? 1000 : 60, Soak() ? 600 : 40, 43);
   Report("varlen sampled, small profile", w, stats);
@@ -574,7 +574,7 @@ TEST(CrashUnloggedTest, VarlenSampledCrashesWithTheSmallProfile) {
 // A range-partitioned pool: placement by key prefix must not change what
 // survives.
 TEST(CrashUnloggedTest, VarlenSampledCrashesOnARangePool) {
-  Options o = Options::SmallProfile();
+  Options o = SmallCrashPool();
   o.partitioning = Partitioning::kRange;
   const std::vector<UOp> w =
       MarkUnlogged(RandomVarlenWorkload(Soak() ? 8000 : 2000, 80, 48), 49);

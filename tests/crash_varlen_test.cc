@@ -124,7 +124,7 @@ TEST(CrashVarlenTest, SampledPersistPointsOfALargerWorkload) {
 
 // The small profile as it is (two payload logs) and values up to 4 KiB.
 TEST(CrashVarlenTest, SampledPersistPointsWithTheSmallProfile) {
-  CrashExplorer explorer(Options::SmallProfile(),
+  CrashExplorer explorer(SmallCrashPool(),
                          RandomVarlenWorkload(Soak() ? 8000 : 2000, 60, 14));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u);

@@ -59,6 +59,13 @@ struct PLUSH_EXPORT Options {
   // crash; 0 = one per hardware thread.
   unsigned recovery_threads = 0;
 
+  // Threads that migrate DRAM directory entries before they fill, and
+  // recycle recovery-log chunks before a log runs out, so that writers
+  // rarely do either while holding a lock (the insert tail of the paper's
+  // design). 0: writers do that work themselves when they meet it.
+  // Started by Open, stopped by Close.
+  unsigned background_threads = 1;
+
   // ---- Space ---------------------------------------------------------------
 
   // Bytes the pool file has when created; it grows on demand afterwards.

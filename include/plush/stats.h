@@ -79,6 +79,13 @@ struct PLUSH_EXPORT Stats {
   uint64_t migrations = 0;       // directory entries migrated to a lower level
   uint64_t log_compactions = 0;  // recovery-log chunks recycled
   uint64_t log_forced_migrations = 0;  // migrations done to free a log chunk
+  // DRAM entries migrated by the background threads before they filled
+  // (Options::background_threads), and by writers that found their entry
+  // full (the background threads had not got to it: a slow insert).
+  uint64_t dram_migrations_background = 0;
+  uint64_t dram_migrations_inline = 0;
+  // Recovery-log chunks recycled by the background threads ahead of need.
+  uint64_t log_recycles_background = 0;
 
   // Payload logs (records other than 8-byte keys with 8-byte values).
   uint64_t payload_chunks = 0;      // chunks holding payload entries

@@ -166,6 +166,7 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
   impl->pool_->UpgradeFormat();
   impl->logs_->ZeroInvalidSlots();
   impl->payload_->FinishOpen();
+  impl->background_->Start(impl->logs_.get());
   impl->opened_ = true;
   *db = std::move(impl);
   return Status::OK();
@@ -174,11 +175,14 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
 Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
   Status s = table::LeveledTable::Open(pool_.get(), &table_);
   if (!s.ok()) return s;
-  log_recycling_ =
-      std::make_unique<LogRecycling>(table_.get(), pool_->params().log_count);
+  background_ = std::make_unique<BackgroundWork>(table_.get(),
+                                                 options_.background_threads);
+  log_recycling_ = std::make_unique<LogRecycling>(
+      table_.get(), pool_->params().log_count, background_.get());
   logs_ = std::make_unique<log::RecoveryLogs>(
       pool_.get(), log_recycling_.get(), internal.replay_uncommitted_batches);
-  write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(), &closed_);
+  write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(),
+                                            background_.get(), &closed_);
   payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
   s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &payload_);
   if (!s.ok()) return s;
@@ -599,6 +603,9 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->migrations = table_->migrations();
   stats->log_compactions = logs_->compactions();
   stats->log_forced_migrations = logs_->forced_migrations();
+  stats->dram_migrations_background = background_->migrations();
+  stats->dram_migrations_inline = write_path_->inline_migrations();
+  stats->log_recycles_background = background_->recycles();
   stats->payload_chunks = payload_->chunks();
   stats->payload_bytes = payload_->chunks() * payload_->chunk_size();
   stats->payload_gc_runs = payload_->gc_runs();
@@ -640,19 +647,23 @@ Status DBImpl::GetProperty(std::string_view name, std::string* value) {
 //   1. closed_ is set: a write checks it under its DRAM entry's lock
 //      (WritePath), a read or scan at its start; every call that starts
 //      later fails with InvalidArgument.
-//   2. The recovery logs close: Close() waits for a rotation in progress,
+//   2. Background work stops: the migration or recycling in progress
+//      finishes, queued work is dropped (nothing acknowledged depends on
+//      it), and nothing runs on its own any more.
+//   3. The recovery logs close: Close() waits for a rotation in progress,
 //      and every later Rotate() fails — a writer whose log chunk was full
 //      when the DB closed cannot activate a chunk of a closed pool.
-//   3. Every DRAM entry's lock is taken in turn: a writer that was past
+//   4. Every DRAM entry's lock is taken in turn: a writer that was past
 //      its closed check has finished. Entries that hold unlogged records
 //      migrate now, so that a clean close keeps every write made before it.
-//   4. The payload logs close (appends in progress finish, new ones fail)
+//   5. The payload logs close (appends in progress finish, new ones fail)
 //      and record where each log resumes; the allocation mark is trimmed.
-//   5. The pool is synced and its lock released: another process may open
+//   6. The pool is synced and its lock released: another process may open
 //      it. Readers are never blocked: one that started before Close()
 //      finishes against memory that stays mapped until the DB is destroyed.
 Status DBImpl::Close() {
   if (closed_.exchange(true)) return Status::OK();
+  background_->Stop();
   logs_->Close();
   Status s;
   uint64_t lost_entries = 0;

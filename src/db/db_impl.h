@@ -5,6 +5,7 @@
 // recovery logs and the payload logs. Its own units do one job each:
 //
 //   write_path     listing 1: lock, migrate if full, log, insert
+//   background_work  migrations and log recycling ahead of need
 //   recovery       replaying the logs into the DRAM level (§5.4)
 //   log_recycling  what the recovery logs need to recycle chunks
 //   payload_gc     what payload compaction needs to relocate records
@@ -21,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "db/background_work.h"
 #include "db/log_recycling.h"
 #include "db/payload_gc.h"
 #include "db/unit_reader.h"
@@ -95,6 +97,7 @@ class DBImpl final : public DB {
   const Options options_;
   std::unique_ptr<pool::Pool> pool_;
   std::unique_ptr<table::LeveledTable> table_;
+  std::unique_ptr<BackgroundWork> background_;
   std::unique_ptr<LogRecycling> log_recycling_;
   std::unique_ptr<log::RecoveryLogs> logs_;
   std::unique_ptr<WritePath> write_path_;

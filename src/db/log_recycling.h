@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "db/background_work.h"
 #include "log/recovery_log.h"
 #include "table/leveled_table.h"
 
@@ -18,14 +19,18 @@ namespace plush {
 class LogRecycling final : public log::LogHost {
  public:
   // `log_count`: the number of recovery logs; DRAM entry d writes to log
-  // d % log_count.
-  LogRecycling(table::LeveledTable* table, unsigned log_count)
-      : table_(*table), log_count_(log_count) {}
+  // d % log_count. `background` recycles chunks ahead of need.
+  LogRecycling(table::LeveledTable* table, unsigned log_count,
+               BackgroundWork* background)
+      : table_(*table), log_count_(log_count), background_(*background) {}
 
   uint64_t DramEpochOf(const log::LogRecord& record) override;
   uint64_t MinDramEpoch(unsigned log) override;
   Status MigrateIfUnmigrated(const log::LogRecord& record) override;
   void WaitForAppends(unsigned log) override;
+  void ChunkHalfWritten(unsigned log) override {
+    background_.ScheduleRecycling(log);
+  }
 
  private:
   uint64_t DramIndexOf(const log::LogRecord& record) const {
@@ -34,6 +39,7 @@ class LogRecycling final : public log::LogHost {
 
   table::LeveledTable& table_;
   const unsigned log_count_;
+  BackgroundWork& background_;
 };
 
 }  // namespace plush

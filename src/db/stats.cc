@@ -31,6 +31,9 @@ void Stats::ForEachField(StatsVisitor* v) const {
   v->Count("migrations", migrations);
   v->Count("log_compactions", log_compactions);
   v->Count("log_forced_migrations", log_forced_migrations);
+  v->Count("dram_migrations_background", dram_migrations_background);
+  v->Count("dram_migrations_inline", dram_migrations_inline);
+  v->Count("log_recycles_background", log_recycles_background);
   v->Count("payload_chunks", payload_chunks);
   v->Count("payload_bytes", payload_bytes);
   v->Count("payload_gc_runs", payload_gc_runs);

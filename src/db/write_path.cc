@@ -59,13 +59,12 @@ Status WritePath::WriteRecords(const WriteOptions& options,
   }
   // The log of the first entry: the batch holds that entry's lock, which is
   // what a log waits for before it recycles a chunk (LogHost).
-  const unsigned log =
-      static_cast<unsigned>(entries[0].dram_index % logs_.log_count());
+  const unsigned log = logs_.LogOf(entries[0].dram_index);
   std::vector<log::LogRecord> logged(options.log ? records.size() : 0);
   // A batch touches many entries: start every entry's cache misses at once
   // instead of one after the other (their lock and state lines now, their
   // slots' lines before the log append waits for its fence).
-  for (const Entry& e : entries) table_.PrefetchDram(e.dram_index);
+  for (const Record& r : records) table_.PrefetchDram(r.hash);
   for (;;) {
     for (const Entry& e : entries) table_.DramLock(e.dram_index).lock();
     auto unlock_all = [&] {
@@ -79,6 +78,7 @@ Status WritePath::WriteRecords(const WriteOptions& options,
     // batch durable.
     for (Entry& e : entries) {
       if (table_.DramState(e.dram_index).size + e.records > table_.capacity()) {
+        inline_migrations_.Add(1);
         Status s = table_.MigrateDram(e.dram_index);
         if (!s.ok()) {
           unlock_all();
@@ -92,7 +92,7 @@ Status WritePath::WriteRecords(const WriteOptions& options,
     for (size_t i = 0; i < records.size(); ++i) {
       Entry& e = entries[entry_of[i]];
       const table::Slot& slot = records[i].slot;
-      table_.PrefetchDramSlotAt(e.dram_index, e.next_position, records[i].hash);
+      table_.PrefetchDramSlotAt(e.dram_index, e.next_position);
       if (options.log) {
         logged[i] = {slot.key,       slot.value,     e.epoch, slot.tombstone,
                      slot.indirect, static_cast<uint8_t>(e.next_position)};
@@ -115,6 +115,13 @@ Status WritePath::WriteRecords(const WriteOptions& options,
                         records[i].slot, options.log);
     }
     unlock_all();
+    for (const Entry& e : entries) {
+      const unsigned size = e.next_position;
+      if (size >= background_.high_water() &&
+          size - e.records < background_.high_water()) {
+        background_.ScheduleMigration(e.dram_index);
+      }
+    }
     return Status::OK();
   }
 }

@@ -8,7 +8,9 @@
 //   4. append the record to the entry's recovery log: the one persistence
 //      barrier of a write (skipped for unlogged writes); if the log's chunk
 //      is full, unlock, rotate the log and start over
-//   5. insert the slot into the DRAM entry and unlock
+//   5. insert the slot into the DRAM entry and unlock; an entry that
+//      reaches its high-water mark is handed to the background work, which
+//      migrates it before a writer would have to (background_work.h)
 //
 // Every writer of the table goes through here: Put, Delete, Update and
 // write batches, and payload compaction's relocations. The DB's closed
@@ -27,10 +29,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "db/background_work.h"
 #include "log/recovery_log.h"
 #include "plush/options.h"
 #include "plush/status.h"
 #include "table/leveled_table.h"
+#include "util/sharded_counter.h"
 
 namespace plush {
 
@@ -40,8 +44,11 @@ static_assert(table::kMaxSlots <= 1u << log::kPositionBits,
 class WritePath {
  public:
   WritePath(table::LeveledTable* table, log::RecoveryLogs* logs,
-            const std::atomic<bool>* closed)
-      : table_(*table), logs_(*logs), closed_(*closed) {}
+            BackgroundWork* background, const std::atomic<bool>* closed)
+      : table_(*table),
+        logs_(*logs),
+        background_(*background),
+        closed_(*closed) {}
 
   // Writes one slot for `hash`. `prepare(dram_index, &slot, &skip)` runs
   // under the DRAM entry's lock, before the record is logged: it fills in
@@ -81,6 +88,9 @@ class WritePath {
     return s;
   }
 
+  // DRAM entries a writer migrated because it found them full.
+  uint64_t inline_migrations() const { return inline_migrations_.Read(); }
+
   static Status ClosedError() {
     return Status::InvalidArgument("the DB is closed");
   }
@@ -90,15 +100,17 @@ class WritePath {
 
   table::LeveledTable& table_;
   log::RecoveryLogs& logs_;
+  BackgroundWork& background_;
   const std::atomic<bool>& closed_;
+  ShardedCounter inline_migrations_;
 };
 
 template <typename Prepare>
 Status WritePath::Write(const WriteOptions& options, uint64_t hash,
                         Prepare prepare) {
   const uint64_t d = table_.DramIndex(hash);
-  const unsigned log = static_cast<unsigned>(d % logs_.log_count());
-  table_.PrefetchDram(d);
+  const unsigned log = logs_.LogOf(d);
+  table_.PrefetchDram(hash);
   for (;;) {
     SpinLockRef lock = table_.DramLock(d);
     lock.lock();
@@ -109,13 +121,16 @@ Status WritePath::Write(const WriteOptions& options, uint64_t hash,
     table::Slot slot;
     bool skip = false;
     Status s = prepare(d, &slot, &skip);
-    if (s.ok() && !skip && table_.DramFull(d)) s = table_.MigrateDram(d);
+    if (s.ok() && !skip && table_.DramFull(d)) {
+      s = table_.MigrateDram(d);
+      inline_migrations_.Add(1);
+    }
     if (!s.ok() || skip) {
       lock.unlock();
       return s;
     }
     // The slot's lines load while the log append waits for its fence.
-    table_.PrefetchDramSlot(d, hash);
+    table_.PrefetchDramSlot(d);
     if (options.log) {
       const table::EntryState st = table_.DramState(d);
       const log::LogRecord record{slot.key,       slot.value,
@@ -130,8 +145,9 @@ Status WritePath::Write(const WriteOptions& options, uint64_t hash,
         continue;
       }
     }
-    table_.InsertDram(d, hash, slot, options.log);
+    const unsigned size = table_.InsertDram(d, hash, slot, options.log);
     lock.unlock();
+    if (size == background_.high_water()) background_.ScheduleMigration(d);
     return Status::OK();
   }
 }

@@ -80,6 +80,8 @@ bool RecoveryLogs::Reserve(unsigned log, uint64_t n, LogChunk** chunk,
   // read as invalid) and the chunk full: the caller rotates.
   if (index == kNoChunk || *slot + n > entries_per_chunk_) return false;
   *chunk = &lg.chunks[index];
+  const uint64_t half = entries_per_chunk_ / 2;
+  if (*slot <= half && half < *slot + n) host_->ChunkHalfWritten(log);
   return true;
 }
 
@@ -211,6 +213,17 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
   SetState(c, LogChunkState{lg.next_seq++, true, c.header.check});
   lg.cursor.store(uint64_t{free} << 32, std::memory_order_release);
   return Status::OK();
+}
+
+Status RecoveryLogs::RecycleAhead(unsigned log) {
+  if (chunks_per_log_ <= 2) return Status::OK();
+  Log& lg = *logs_[log];
+  MutexLock lock(&lg.rotate_mu);
+  if (closed_.load()) return Status::InvalidArgument("the DB is closed");
+  for (unsigned c = 0; c < chunks_per_log_; ++c) {
+    if (!lg.chunks[c].header.in_use) return Status::OK();
+  }
+  return RecycleOldest(log, lg);
 }
 
 Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg) {

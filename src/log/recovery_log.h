@@ -57,6 +57,11 @@ class LogHost {
   // appends happen under a DRAM entry lock, so passing through the locks
   // of the log's entries suffices.
   virtual void WaitForAppends(unsigned log) = 0;
+  // The current chunk of `log` is half written (once per chunk; called by
+  // an appender, under its DRAM entry lock): a chance to RecycleAhead()
+  // in the background, so that the writer that fills the chunk finds a
+  // free one.
+  virtual void ChunkHalfWritten(unsigned log) = 0;
 };
 
 class RecoveryLogs {
@@ -71,6 +76,10 @@ class RecoveryLogs {
   static void Format(pool::Pool& pool);
 
   unsigned log_count() const { return static_cast<unsigned>(logs_.size()); }
+  // The log of a DRAM entry's records (the log count is a power of two).
+  unsigned LogOf(uint64_t dram_index) const {
+    return static_cast<unsigned>(dram_index & (logs_.size() - 1));
+  }
 
   // Appends `record` to `log` with one persistence barrier. Returns false if
   // the log has no room: the caller must drop its DRAM lock, call Rotate()
@@ -89,6 +98,11 @@ class RecoveryLogs {
   // Gives `log` a fresh current chunk if `chunk_seen` is still current and
   // full (else another thread already rotated). May migrate DRAM entries.
   Status Rotate(unsigned log, uint32_t chunk_seen);
+  // Recycles the oldest chunk of `log` if it has no free chunk, so that its
+  // next Rotate() need not. Logs of two chunks are left alone: their oldest
+  // chunk is the one just filled, whose records would nearly all have to be
+  // migrated at once. Same locking rules as Rotate().
+  Status RecycleAhead(unsigned log);
 
   // Replays every record of every log (records on their own, and the
   // members of complete batches), oldest first within a log, calling

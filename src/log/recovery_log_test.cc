@@ -50,6 +50,7 @@ class ScriptedHost final : public LogHost {
   int epoch_queries = 0;
   std::vector<LogRecord> migrated;
   std::vector<unsigned> waited_for;
+  std::vector<unsigned> half_written;
 
   uint64_t DramEpochOf(const LogRecord& r) override {
     ++epoch_queries;
@@ -61,6 +62,7 @@ class ScriptedHost final : public LogHost {
     return migrate_status;
   }
   void WaitForAppends(unsigned log) override { waited_for.push_back(log); }
+  void ChunkHalfWritten(unsigned log) override { half_written.push_back(log); }
 };
 
 class RecoveryLogTest : public ::testing::Test {
@@ -611,6 +613,52 @@ TEST_F(RecoveryLogTest, FailedRecyclingIsReportedAndKeepsTheChunk) {
   EXPECT_EQ(State(0, 0).check, 1u);
   EXPECT_EQ(logs_->compactions(), 0u);
   EXPECT_EQ(Keys(Recover()[0]), Range(0, kChunks * kEntries));
+}
+
+// The background work learns when a chunk is half written: once per chunk,
+// by the append (or batch) whose slots reach the middle.
+TEST_F(RecoveryLogTest, HalfWrittenChunkIsReportedOncePerChunk) {
+  AppendKeys(0, 0, kEntries / 2);
+  EXPECT_TRUE(host_.half_written.empty());
+  AppendKeys(0, kEntries / 2, 1);
+  EXPECT_EQ(host_.half_written, std::vector<unsigned>{0});
+  AppendKeys(0, kEntries / 2 + 1, kEntries / 2 - 1);  // the chunk is full
+  EXPECT_EQ(host_.half_written.size(), 1u);
+  AppendKeys(1, 0, kEntries / 2 - 2);
+  std::vector<LogRecord> batch;
+  for (uint64_t k = 0; k < 4; ++k) batch.push_back(Rec(1000 + k));
+  AppendBatch(1, batch);  // its run covers the middle slot
+  EXPECT_EQ(host_.half_written, (std::vector<unsigned>{0, 1}));
+  AppendKeys(0, kEntries, kEntries / 2 + 1);  // half of the next chunk
+  EXPECT_EQ(host_.half_written, (std::vector<unsigned>{0, 1, 0}));
+}
+
+TEST_F(RecoveryLogTest, RecycleAheadFreesTheOldestChunkOnlyWhenNoneIsFree) {
+  host_.min_dram_epoch = 2;  // every record is on PMem
+  AppendKeys(0, 0, 2 * kEntries + 1);  // chunks 0, 1 full; 2 current
+  ASSERT_OK(logs_->RecycleAhead(1));   // log 1 has free chunks: nothing
+  EXPECT_EQ(logs_->compactions(), 0u);
+  ASSERT_OK(logs_->RecycleAhead(0));
+  EXPECT_EQ(logs_->compactions(), 1u);
+  EXPECT_FALSE(State(0, 0).in_use) << "the oldest chunk is free again";
+  EXPECT_TRUE(State(0, 2).in_use) << "the current chunk is untouched";
+  ASSERT_OK(logs_->RecycleAhead(0));  // a free chunk waits: nothing
+  EXPECT_EQ(logs_->compactions(), 1u);
+  // The next rotation takes the free chunk without recycling.
+  AppendKeys(0, 2 * kEntries + 1, kEntries);
+  EXPECT_EQ(logs_->compactions(), 1u);
+  EXPECT_TRUE(State(0, 0).in_use);
+  // Records of the recycled chunk are gone; the others replay in order.
+  EXPECT_EQ(Keys(Recover()[0]), Range(kEntries, 2 * kEntries + 1));
+}
+
+TEST_F(RecoveryLogTest, RecycleAheadAfterCloseIsInvalidArgument) {
+  AppendKeys(0, 0, 2 * kEntries + 1);
+  logs_->Close();
+  const Status s = logs_->RecycleAhead(0);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(s.message(), "the DB is closed");
+  EXPECT_EQ(logs_->compactions(), 0u);
 }
 
 TEST_F(RecoveryLogTest, RotationAfterRecoveryTakesTheNextSequenceNumber) {

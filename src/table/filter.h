@@ -44,8 +44,10 @@ struct FilterProbe {
 inline FilterProbe MakeProbe(uint64_t hash, unsigned fanout) {
   // Fibonacci-hashing remix: every output bit depends on all input bits.
   const uint64_t mixed = (hash ^ (hash >> 29)) * 0x9E3779B97F4A7C15ull;
+  // planes is a power of two: a mask, not a division (same value).
   const unsigned planes = kFilterBlocks / fanout;
-  FilterProbe probe{static_cast<uint32_t>((mixed >> 20) % planes * fanout), 0};
+  FilterProbe probe{
+      static_cast<uint32_t>(((mixed >> 20) & (planes - 1)) * fanout), 0};
   for (unsigned i = 0; i < kProbeBits; ++i) {
     probe.mask |= uint32_t{1} << ((mixed >> (59 - 5 * i)) & 31);
   }

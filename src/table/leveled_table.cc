@@ -235,22 +235,20 @@ Bucket* LeveledTable::BucketAt(const Level& level, uint64_t index,
   return ValidBucketRef(offset) ? media_.At<Bucket>(offset) : nullptr;
 }
 
-void LeveledTable::PrefetchDramSlot(uint64_t dram_index, uint64_t hash) const {
+void LeveledTable::PrefetchDramSlot(uint64_t dram_index) const {
   assert(DramLocked(dram_index));
   const DirectoryEntry& e = levels_[0].entries[dram_index];
-  PrefetchDramSlotAt(dram_index, EntryState::Decode(LoadRelaxed(e.state)).size,
-                     hash);
+  PrefetchDramSlotAt(dram_index,
+                     EntryState::Decode(LoadRelaxed(e.state)).size);
 }
 
-void LeveledTable::PrefetchDramSlotAt(uint64_t dram_index, unsigned position,
-                                      uint64_t hash) const {
-  const DirectoryEntry& e = levels_[0].entries[dram_index];
+void LeveledTable::PrefetchDramSlotAt(uint64_t dram_index,
+                                      unsigned position) const {
   const unsigned pos = std::min(position, capacity_ - 1);
   const Bucket& bucket =
       levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
   __builtin_prefetch(&bucket.keys[pos % kSlotsPerBucket], 1);
   __builtin_prefetch(&bucket.values[pos % kSlotsPerBucket], 1);
-  __builtin_prefetch(FilterLine(e.filter, MakeProbe(hash, fanout_)), 1);
 }
 
 bool LeveledTable::ValidBucketRef(uint64_t offset) const {
@@ -279,14 +277,14 @@ EntryState LeveledTable::DramState(uint64_t dram_index) const {
   return EntryState::Decode(LoadRelaxed(levels_[0].entries[dram_index].state));
 }
 
-void LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash,
-                              const Slot& slot, bool logged) {
+unsigned LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash,
+                                  const Slot& slot, bool logged) {
   assert(DramLocked(dram_index));
-  AppendDram(dram_index, hash, slot, logged);
+  return AppendDram(dram_index, hash, slot, logged);
 }
 
-void LeveledTable::AppendDram(uint64_t dram_index, uint64_t hash,
-                              const Slot& slot, bool logged) {
+unsigned LeveledTable::AppendDram(uint64_t dram_index, uint64_t hash,
+                                  const Slot& slot, bool logged) {
   DirectoryEntry& e = levels_[0].entries[dram_index];
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
   const unsigned pos = st.size;
@@ -301,6 +299,7 @@ void LeveledTable::AppendDram(uint64_t dram_index, uint64_t hash,
   if (i == 0) FilterResetBucket(e.filter, b, fanout_);
   FilterAdd(e.filter, b, MakeProbe(hash, fanout_));
   StoreRelease(e.state, EntryState{st.epoch, pos + 1}.Encode());
+  return pos + 1;
 }
 
 void LeveledTable::SetDramEpoch(uint64_t dram_index, uint64_t epoch) {
@@ -309,10 +308,11 @@ void LeveledTable::SetDramEpoch(uint64_t dram_index, uint64_t epoch) {
   StoreRelease(e.state, EntryState{epoch, st.size}.Encode());
 }
 
-void LeveledTable::PrefetchDram(uint64_t dram_index) const {
-  const DirectoryEntry& e = levels_[0].entries[dram_index];
+void LeveledTable::PrefetchDram(uint64_t hash) const {
+  const DirectoryEntry& e = levels_[0].entries[DramIndex(hash)];
   __builtin_prefetch(&e.state, 1);
   __builtin_prefetch(&e.tombstone, 1);
+  __builtin_prefetch(FilterLine(e.filter, MakeProbe(hash, fanout_)), 1);
 }
 
 // Memory latency, not computation, decides lookup speed, and dependent

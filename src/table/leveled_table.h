@@ -110,15 +110,16 @@ class LeveledTable {
 
   // ---- Writers (REQUIRE the DRAM entry's lock) -----------------------------
 
-  // Starts loading the DRAM entry's state and flag lines (call before
-  // taking its lock, to overlap the cache misses with other work).
-  void PrefetchDram(uint64_t dram_index) const;
+  // Starts loading the lines of the DRAM entry of `hash` that an insert
+  // reads before it knows its slot: the lock and state line, the flag
+  // line and the key's filter line. Call before taking the entry's lock:
+  // all three misses then overlap the lock's (one round instead of two).
+  void PrefetchDram(uint64_t hash) const;
   // Starts loading the lines the next InsertDram into the entry writes.
   // REQUIRES: the entry's lock.
-  void PrefetchDramSlot(uint64_t dram_index, uint64_t hash) const;
+  void PrefetchDramSlot(uint64_t dram_index) const;
   // The same for the slot at `position` (a batch fills several slots).
-  void PrefetchDramSlotAt(uint64_t dram_index, unsigned position,
-                          uint64_t hash) const;
+  void PrefetchDramSlotAt(uint64_t dram_index, unsigned position) const;
   SpinLockRef DramLock(uint64_t dram_index) {
     return SpinLockRef(levels_[0].entries[dram_index].lock);
   }
@@ -132,11 +133,12 @@ class LeveledTable {
   bool DramFull(uint64_t dram_index) const {
     return DramState(dram_index).size >= capacity_;
   }
-  // Appends a slot to the DRAM entry. REQUIRES: the entry's lock,
-  // !DramFull(dram_index). `logged`: the slot's record is in the recovery
-  // log (else it is durable only once the entry migrates).
-  void InsertDram(uint64_t dram_index, uint64_t hash, const Slot& slot,
-                  bool logged);
+  // Appends a slot to the DRAM entry and returns the entry's new size.
+  // REQUIRES: the entry's lock, !DramFull(dram_index). `logged`: the slot's
+  // record is in the recovery log (else it is durable only once the entry
+  // migrates).
+  unsigned InsertDram(uint64_t dram_index, uint64_t hash, const Slot& slot,
+                      bool logged);
   // True while the DRAM entry holds records that are not in the recovery
   // log (unlogged writes not yet migrated).
   bool DramHasUnlogged(uint64_t dram_index) const {
@@ -239,8 +241,8 @@ class LeveledTable {
   }
   Status EnsureLevel(unsigned level);
   // InsertDram without the lock check (recovery runs unlocked).
-  void AppendDram(uint64_t dram_index, uint64_t hash, const Slot& slot,
-                  bool logged);
+  unsigned AppendDram(uint64_t dram_index, uint64_t hash, const Slot& slot,
+                      bool logged);
 
   uint64_t ChildIndex(unsigned level, uint64_t index, uint64_t hash) const;
   // The bucket `b` of entry `index`, or null if its reference is invalid.

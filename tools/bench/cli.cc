@@ -193,6 +193,9 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
                     "Bytes per payload-log chunk");
   plush->add_option("--pool-size", plush_options.initial_pool_size,
                     "Initial pool file size in bytes (it grows on demand)");
+  plush->add_option("--background-threads", plush_options.background_threads,
+                    "Threads migrating DRAM entries and recycling log "
+                    "chunks ahead of writers (0: writers do it inline)");
   plush->add_option("--recovery-threads", plush_options.recovery_threads,
                     "Threads replaying the logs on open (0: one per core)");
   plush->add_flag(

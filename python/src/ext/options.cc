@@ -59,6 +59,7 @@ const std::map<std::string, Setter>& Setters() {
             {"cache-line", Granularity::kCacheLine},
             {"page", Granularity::kPage}})},
       {"recovery_threads", SetField<&Options::recovery_threads>},
+      {"background_threads", SetField<&Options::background_threads>},
       {"initial_pool_size", SetField<&Options::initial_pool_size>},
       {"max_pool_size", SetField<&Options::max_pool_size>},
       {"partitioning",

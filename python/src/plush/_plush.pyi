@@ -126,6 +126,7 @@ def open(
     backend: Literal["auto", "file", "pmem"] = "auto",
     required_granularity: Literal["byte", "cache-line", "page"] = "page",
     recovery_threads: int = 0,
+    background_threads: int = 1,
     initial_pool_size: int = ...,
     max_pool_size: int = ...,
     partitioning: Literal["hash", "range"] = "hash",
