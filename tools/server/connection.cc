@@ -11,10 +11,17 @@ namespace {
 // requests are done).
 constexpr size_t kFlushBytes = 256 << 10;
 // A pipeline's puts are committed at the latest once this many are
-// waiting (so that a submission stays far below a batch's limits).
+// waiting (or ServerContext::max_write_bytes of them).
 constexpr size_t kMaxPipelinedPuts = 1024;
 // An output buffer that grew beyond this is given back after a write.
 constexpr size_t kIdleOutputBytes = 1 << 20;
+
+// After AUTH (or without a password): a request as large as a write batch.
+RequestLimits AuthenticatedLimits(const ServerContext& server) {
+  RequestLimits limits;
+  limits.max_request_bytes = server.max_write_bytes;
+  return limits;
+}
 
 // Before AUTH, requests are held small, as Redis does (at most 10
 // arguments of 16 KiB): a client without the password cannot make the
@@ -38,7 +45,8 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerContext& server,
       reply_(&output_) {
   session_.id = server_.next_client_id.fetch_add(1);
   session_.authenticated = !server_.config.password.has_value();
-  if (!session_.authenticated) parser_.set_limits(UnauthenticatedLimits());
+  parser_.set_limits(session_.authenticated ? AuthenticatedLimits(server_)
+                                            : UnauthenticatedLimits());
   server_.connected_clients.fetch_add(1);
   server_.total_connections.fetch_add(1);
   Touch();
@@ -92,7 +100,7 @@ void Connection::RunBuffered() {
     if (outcome == Outcome::kNeedMore) return;
     const bool plain_put = outcome == Outcome::kRequest &&
                            IsPlainPut(session_, parser_.args()) &&
-                           puts_.size() < kMaxPipelinedPuts;
+                           FitsPendingPuts(parser_.args());
     if (!plain_put && !puts_.empty()) {
       held_ = outcome;  // its reply follows theirs
       return;
@@ -113,10 +121,23 @@ void Connection::Run(std::span<const std::string_view> args) {
   const size_t puts_before = puts_.size();
   CommandCall call{server_, session_, args, reply_, puts_};
   Execute(call);
-  if (puts_.size() > puts_before) command_ends_.push_back(puts_.size());
-  if (session_.authenticated && !was_authenticated) {
-    parser_.set_limits(RequestLimits());
+  if (puts_.size() > puts_before) {
+    command_ends_.push_back(puts_.size());
+    for (size_t i = puts_before; i < puts_.size(); ++i) {
+      pending_bytes_ += puts_[i].key.size() + puts_[i].value.size();
+    }
   }
+  if (session_.authenticated && !was_authenticated) {
+    parser_.set_limits(AuthenticatedLimits(server_));
+  }
+}
+
+bool Connection::FitsPendingPuts(std::span<const std::string_view> args) const {
+  if (puts_.empty()) return true;
+  size_t bytes = 0;
+  for (std::string_view arg : args.subspan(1)) bytes += arg.size();
+  return puts_.size() + args.size() / 2 <= kMaxPipelinedPuts &&
+         pending_bytes_ + bytes <= server_.max_write_bytes;
 }
 
 bool Connection::CommitPuts() {
@@ -151,6 +172,7 @@ void Connection::AnswerPuts() {
   statuses_.clear();
   puts_.clear();
   command_ends_.clear();
+  pending_bytes_ = 0;
 }
 
 void Connection::Read() {

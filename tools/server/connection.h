@@ -66,6 +66,9 @@ class Connection final : public std::enable_shared_from_this<Connection>,
   void RunBuffered();
   // Executes one request; a plain put's puts join puts_.
   void Run(std::span<const std::string_view> args);
+  // True iff the plain put `args` may join puts_ before they are
+  // committed: a submission stays within the limits of one batch.
+  bool FitsPendingPuts(std::span<const std::string_view> args) const;
   // Submits puts_ to the group commit. True if they were committed (and
   // answered) before Submit returned; false if Committed() will resume.
   bool CommitPuts();
@@ -89,6 +92,7 @@ class Connection final : public std::enable_shared_from_this<Connection>,
   // where each command's puts end.
   std::vector<KeyValue> puts_;
   std::vector<size_t> command_ends_;
+  size_t pending_bytes_ = 0;  // keys and values in puts_
   // A parsed outcome that waits for the puts before it to be answered.
   std::optional<RequestParser::Outcome> held_;
   // Keeps the connection alive while the group commit holds it.

@@ -5,10 +5,10 @@
 namespace plush::server {
 namespace {
 
-// A group stops growing at this many bytes of keys and values (its first
-// submission may exceed it alone): larger groups would add more to the
-// waiting time of their first writer than they save. LevelDB's figure.
-constexpr size_t kMaxGroupBytes = 1 << 20;
+// For pools that store no payload (8-byte keys and values only), the
+// group size that LevelDB uses: larger groups add more to the waiting time
+// of their first writer than they save.
+constexpr size_t kInlineOnlyBatchBytes = 1 << 20;
 
 void AddPuts(std::span<const KeyValue> puts, WriteBatch* batch) {
   for (const KeyValue& kv : puts) batch->Put(kv.key, kv.value);
@@ -21,6 +21,14 @@ size_t Bytes(std::span<const KeyValue> puts) {
 }
 
 }  // namespace
+
+size_t WriteBatchLimit(DB* db) {
+  Stats stats;
+  if (!db->GetStats(&stats).ok() || stats.payload_log_count == 0) {
+    return kInlineOnlyBatchBytes;
+  }
+  return stats.payload_chunk_size;
+}
 
 void GroupCommit::Submit(std::span<const KeyValue> puts,
                          std::span<const size_t> command_ends, Waiter* waiter) {
@@ -51,7 +59,7 @@ std::vector<GroupCommit::Submission> GroupCommit::TakeGroup() {
     const Submission& next = queue_.front();
     const size_t next_bytes = Bytes(next.puts);
     if (!group.empty() && (records + next.puts.size() > kMaxBatchRecords ||
-                           bytes + next_bytes > kMaxGroupBytes)) {
+                           bytes + next_bytes > max_batch_bytes_)) {
       break;
     }
     records += next.puts.size();

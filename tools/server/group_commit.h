@@ -20,6 +20,12 @@
 // InvalidArgument (an oversized key, or merging made the batch larger
 // than the pool takes at once), each of its commands is written on its
 // own, so that one command's error is never another's.
+//
+// A group carries at most max_batch_bytes of keys and values (its first
+// submission may carry more alone): WriteBatchLimit(), because a batch
+// whose payload fills several chunks of a payload log can wait forever
+// for itself in the engine's payload compaction (it holds its first
+// entries unpublished while a rotation compacts their chunk).
 
 #ifndef PLUSH_TOOLS_SERVER_GROUP_COMMIT_H_
 #define PLUSH_TOOLS_SERVER_GROUP_COMMIT_H_
@@ -41,6 +47,12 @@ struct KeyValue {
   std::string_view value;
 };
 
+// The most key and value bytes the server puts into one WriteBatch of
+// `db`: one payload chunk (Stats::payload_chunk_size; 1 MiB by default,
+// 128 KiB with the small profile), which a batch never fills more than two
+// of. (Plush itself takes batches of up to kMaxBatchBytes.)
+size_t WriteBatchLimit(DB* db);
+
 class GroupCommit {
  public:
   // Told when a submission's commands are durable.
@@ -59,7 +71,8 @@ class GroupCommit {
     uint64_t commands = 0;  // commands committed
   };
 
-  explicit GroupCommit(DB* db) : db_(db) {}
+  GroupCommit(DB* db, size_t max_batch_bytes)
+      : db_(db), max_batch_bytes_(max_batch_bytes) {}
   GroupCommit(const GroupCommit&) = delete;
   GroupCommit& operator=(const GroupCommit&) = delete;
 
@@ -93,6 +106,7 @@ class GroupCommit {
   Status Write(WriteBatch* batch);
 
   DB* const db_;
+  const size_t max_batch_bytes_;
   std::mutex mu_;
   std::deque<Submission> queue_;  // guarded by mu_
   bool leader_active_ = false;    // guarded by mu_

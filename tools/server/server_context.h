@@ -21,10 +21,16 @@ namespace plush::server {
 
 struct ServerContext {
   ServerContext(DB* pool, ServerConfig server_config)
-      : db(pool), config(std::move(server_config)), group_commit(pool) {}
+      : db(pool),
+        config(std::move(server_config)),
+        max_write_bytes(WriteBatchLimit(pool)),
+        group_commit(pool, max_write_bytes) {}
 
   DB* const db;
   const ServerConfig config;
+  // The most argument bytes of one request, and of the puts committed in
+  // one batch (group_commit.h).
+  const size_t max_write_bytes;
   GroupCommit group_commit;
   const std::chrono::steady_clock::time_point started =
       std::chrono::steady_clock::now();

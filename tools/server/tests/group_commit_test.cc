@@ -69,7 +69,7 @@ class GroupCommitTest : public ::testing::Test {
 };
 
 TEST_F(GroupCommitTest, ALoneSubmissionIsCommittedBeforeSubmitReturns) {
-  GroupCommit commit(db_.get());
+  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()));
   RecordingWaiter waiter;
   // Two commands: an MSET of two keys, then a SET.
   const std::vector<KeyValue> puts = {{"a", "1"}, {"b", "2"}, {"a", "3"}};
@@ -88,7 +88,7 @@ TEST_F(GroupCommitTest, ALoneSubmissionIsCommittedBeforeSubmitReturns) {
 // Submissions made while a commit runs form the next group; a failing
 // command in it fails alone, all of its puts and none of the others'.
 TEST_F(GroupCommitTest, AFailingCommandDoesNotFailItsGroup) {
-  GroupCommit commit(db_.get());
+  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()));
   RecordingWaiter first, other, mixed;
   const std::vector<KeyValue> first_puts = {{"first", "1"}};
   const std::vector<size_t> first_ends = {1};
@@ -125,8 +125,28 @@ TEST_F(GroupCommitTest, AFailingCommandDoesNotFailItsGroup) {
   EXPECT_EQ(commit.counters().commands, 5u);
 }
 
+TEST_F(GroupCommitTest, TheBatchLimitIsAPayloadChunk) {
+  EXPECT_EQ(WriteBatchLimit(db_.get()),
+            Options::SmallProfile().payload_chunk_size);
+}
+
+TEST_F(GroupCommitTest, GroupsStopAtTheByteLimit) {
+  GroupCommit commit(db_.get(), 10);
+  RecordingWaiter first, second, third;
+  const std::vector<KeyValue> first_puts = {{"a", "123456789012"}};  // alone
+  const std::vector<KeyValue> puts = {{"b", "12345"}};               // 6 bytes
+  const std::vector<size_t> ends = {1};
+  first.then = [&] {
+    commit.Submit(puts, ends, &second);
+    commit.Submit(puts, ends, &third);
+  };
+  commit.Submit(first_puts, ends, &first);
+  EXPECT_EQ(third.calls.load(), 1);
+  EXPECT_EQ(commit.counters().groups, 3u);  // 6 + 6 bytes > 10
+}
+
 TEST_F(GroupCommitTest, ConcurrentClientsAreCommittedTogether) {
-  GroupCommit commit(db_.get());
+  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()));
   constexpr int kThreads = 8;
   constexpr int kRequests = 300;
   std::vector<std::thread> threads;

@@ -1,0 +1,116 @@
+# Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+#
+# Fixtures of the plush-server protocol tests: a server on a fresh pool,
+# started as a user would (the built binary, a free port), and stopped
+# with SIGTERM at the end of the test, which must close the pool cleanly.
+# Run by scripts/test_server.sh, which sets PLUSH_SERVER and PLUSH_CLI.
+
+import os
+import re
+import signal
+import socket
+import subprocess
+
+import pytest
+import redis
+
+SERVER = os.environ["PLUSH_SERVER"]  # the plush-server binary
+CLI = os.environ["PLUSH_CLI"]  # the plush binary
+
+
+class Server:
+    """A plush-server process on `pool`, listening on a port of its choice."""
+
+    def __init__(self, pool, *options, create=True):
+        self.pool = str(pool)
+        args = [SERVER, "--pool", self.pool, "--port", "0", *options]
+        if create:
+            args.append("--create")
+        self.process = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+        line = self.process.stderr.readline()
+        match = re.search(r" on 127\.0\.0\.1:(\d+) ", line)
+        if match is None:
+            self.process.wait(timeout=10)
+            raise RuntimeError(f"plush-server did not start: {line}")
+        self.port = int(match.group(1))
+
+    def client(self, **options):
+        options.setdefault("socket_timeout", 10)
+        return redis.Redis(port=self.port, **options)
+
+    def socket(self):
+        """A raw connection, for what client libraries never send."""
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        return s
+
+    def stop(self):
+        """SIGTERM: the server must close the pool and exit 0."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        assert self.process.wait(timeout=30) == 0, self.process.stderr.read()
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+    def running(self):
+        return self.process.poll() is None
+
+
+def read_until_closed(sock):
+    """Everything the server sends until it closes the connection."""
+    data = b""
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
+def read_until(sock, end):
+    """What the server sends until it has sent `end` (or closes)."""
+    data = b""
+    while not data.endswith(end):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def verify_pool(pool):
+    """`plush verify` on a closed pool."""
+    result = subprocess.run([CLI, "verify", str(pool)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture
+def pool_path(tmp_path):
+    # /dev/shm where there is one: the pools of the default profile are
+    # 260 MiB files, cheap on tmpfs.
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else str(tmp_path)
+    path = os.path.join(base, f"plush-server-test-{os.getpid()}-{tmp_path.name}.pool")
+    yield path
+    if os.path.exists(path):
+        os.remove(path)
+
+
+@pytest.fixture
+def start_server(pool_path):
+    """Starts servers (on pool_path unless told otherwise); stops them after."""
+    servers = []
+
+    def start(*options, pool=None, create=True):
+        server = Server(pool or pool_path, *options, create=create)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        if server.running():
+            server.stop()
+
+
+@pytest.fixture
+def server(start_server):
+    return start_server()
