@@ -58,7 +58,9 @@ Parsed Parse(const uint8_t* data, size_t size, size_t piece,
       if (outcome == RequestParser::Outcome::kNeedMore) break;
       if (outcome == RequestParser::Outcome::kRequest) {
         Check(!parser.args().empty());
-        Check(parser.args().size() <= limits.max_arguments);
+        // (An inline line's arguments are bounded by its length only.)
+        Check(parser.args().size() <=
+              std::max(limits.max_arguments, limits.max_inline_bytes / 2 + 1));
         size_t bytes = 0;
         for (std::string_view arg : parser.args()) {
           Check(arg.size() <=

@@ -3,7 +3,9 @@
 # Fixtures of the plush-server protocol tests: a server on a fresh pool,
 # started as a user would (the built binary, a free port), and stopped
 # with SIGTERM at the end of the test, which must close the pool cleanly.
-# Run by scripts/test_server.sh, which sets PLUSH_SERVER and PLUSH_CLI.
+# Run by scripts/test_server.sh (and cluster_scenario.py, which pytest does not
+# collect by its name: scripts/test_cluster.sh runs it), which set
+# PLUSH_SERVER and PLUSH_CLI.
 
 import os
 import re
@@ -13,17 +15,19 @@ import subprocess
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 SERVER = os.environ["PLUSH_SERVER"]  # the plush-server binary
 CLI = os.environ["PLUSH_CLI"]  # the plush binary
 
 
 class Server:
-    """A plush-server process on `pool`, listening on a port of its choice."""
+    """A plush-server process on `pool`, on `port` (0: one of its choice)."""
 
-    def __init__(self, pool, *options, create=True):
+    def __init__(self, pool, *options, create=True, port=0):
         self.pool = str(pool)
-        args = [SERVER, "--pool", self.pool, "--port", "0", *options]
+        args = [SERVER, "--pool", self.pool, "--port", str(port), *options]
         if create:
             args.append("--create")
         self.process = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
@@ -35,7 +39,9 @@ class Server:
         self.port = int(match.group(1))
 
     def client(self, **options):
+        """A redis-py client that does not retry: a test sees every error."""
         options.setdefault("socket_timeout", 10)
+        options.setdefault("retry", Retry(NoBackoff(), 0))
         return redis.Redis(port=self.port, **options)
 
     def socket(self):
@@ -100,8 +106,8 @@ def start_server(pool_path):
     """Starts servers (on pool_path unless told otherwise); stops them after."""
     servers = []
 
-    def start(*options, pool=None, create=True):
-        server = Server(pool or pool_path, *options, create=create)
+    def start(*options, pool=None, create=True, port=0):
+        server = Server(pool or pool_path, *options, create=create, port=port)
         servers.append(server)
         return server
 

@@ -1,0 +1,82 @@
+# Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+#
+# kill -9 of the server under load: every write that was answered must be
+# there after a restart (the file back end's guarantee: acknowledged writes
+# survive process crashes), every MSET whole or absent, and the pool must
+# pass `plush verify`.
+
+import os
+import signal
+import threading
+import time
+
+import redis
+
+from conftest import verify_pool
+
+
+class Writer(threading.Thread):
+    """Writes until the server dies, remembering what was acknowledged."""
+
+    def __init__(self, server, name):
+        super().__init__()
+        self.client = server.client()
+        self.name_ = name
+        self.acked = {}         # key -> value, for every acknowledged put
+        self.counter = 0        # the last acknowledged INCR result
+        self.msets = []         # every MSET sent: (keys, value, acknowledged)
+
+    def run(self):
+        try:
+            for i in range(10**9):
+                key = f"{self.name_}:{i}"
+                self.client.set(key, f"v{i}")
+                self.acked[key] = f"v{i}".encode()
+                self.counter = self.client.incr(f"{self.name_}:counter")
+                if i % 10 == 0:
+                    pipe = self.client.pipeline(transaction=False)
+                    keys = [f"{self.name_}:p{i}:{j}" for j in range(30)]
+                    for k in keys[:20]:
+                        pipe.set(k, f"p{i}")
+                    pipe.mset({k: f"m{i}" for k in keys[20:]})
+                    self.msets.append((keys[20:], f"m{i}".encode(), False))
+                    pipe.execute()
+                    self.msets[-1] = (keys[20:], f"m{i}".encode(), True)
+                    for k in keys[:20]:
+                        self.acked[k] = f"p{i}".encode()
+        except redis.ConnectionError:
+            pass  # the server was killed
+
+
+def test_kill9_loses_no_acknowledged_write(start_server, pool_path):
+    for round_ in range(2):
+        server = start_server(create=round_ == 0)
+        writers = [Writer(server, f"r{round_}w{n}") for n in range(6)]
+        for w in writers:
+            w.start()
+        time.sleep(1)
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait(timeout=30)
+        for w in writers:
+            w.join(timeout=30)
+            assert not w.is_alive()
+
+        restarted = start_server(create=False)
+        r = restarted.client()
+        acknowledged = sum(len(w.acked) for w in writers)
+        assert acknowledged > 1000, "the writers hardly wrote"
+        for w in writers:
+            keys = list(w.acked)
+            for start in range(0, len(keys), 500):
+                batch = keys[start:start + 500]
+                assert r.mget(batch) == [w.acked[k] for k in batch]
+            counter = int(r.get(f"{w.name_}:counter") or 0)
+            assert w.counter <= counter <= w.counter + 1
+            for keys, value, acked in w.msets:
+                values = r.mget(keys)
+                if acked:
+                    assert values == [value] * len(keys)
+                else:  # in flight when the server died: whole or absent
+                    assert values in ([value] * len(keys), [None] * len(keys))
+        restarted.stop()
+        verify_pool(pool_path)
