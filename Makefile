@@ -40,6 +40,7 @@ test-tsan: build-tsan
 # A bounded run of the damaged-pool fuzzer (clang-14, libFuzzer, ASan+UBSan).
 test-fuzz: deps
 	@scripts/fuzz.sh 2000
+	@scripts/fuzz_server.sh 20s
 
 # The locking rules (GUARDED_BY, REQUIRES: src/util/thread_annotations.h),
 # checked at compile time by clang's thread-safety analysis.

@@ -16,6 +16,10 @@ packages=(
   nlohmann-json3-dev                # the CLI's JSON input and output
   python3-matplotlib                # benchmark plots
   python3-venv python3-dev          # the Python package (built in a venv)
+  libasio-dev                       # plush-server's event loop (standalone Asio)
+  redis-tools                       # redis-cli and redis-benchmark: plush-server's tests and benchmark
+  redis-server                      # the peer of plush-server's benchmark (scripts/bench_server.sh)
+  nutcracker                        # twemproxy: plush-server shards in scripts/test_cluster.sh
 )
 
 missing=()

@@ -8,3 +8,6 @@ scripts/test_install.sh "$build"
 for extra in scripts/test_python.sh scripts/test_readme.sh; do
   if [[ -x $extra ]]; then "$extra" "$build"; fi
 done
+# plush-server (issue #19): redis-py protocol tests and redis-cli; a cluster behind nutcracker.
+scripts/test_server.sh "$build"
+scripts/test_cluster.sh "$build"
