@@ -42,6 +42,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -227,6 +228,10 @@ class LeveledTable {
     bool persistent = false;
   };
   struct Target;  // a child entry receiving records during a migration
+ public:
+  struct Routed;  // a record on its way to a child (migration.cc)
+
+ private:
 
   explicit LeveledTable(pool::Pool* pool);
   Status AttachLevels();
@@ -281,8 +286,11 @@ class LeveledTable {
                        uint64_t hash) const;
 
   Status Migrate(unsigned level, uint64_t index);
-  Status AllocateBuckets(unsigned level, std::vector<Target>& targets);
-  void WriteTarget(unsigned level, Target& t);
+  Status GatherShares(unsigned level, uint64_t index, unsigned size,
+                      std::span<Target> shares, Routed* routed) const;
+  Status AllocateBuckets(unsigned level, std::span<Target> targets);
+  void PrefetchTarget(unsigned level, const Target& t) const;
+  void WriteTarget(unsigned level, const Target& t);
   void ClearSource(unsigned level, uint64_t index);
 
   pool::Pool* const pool_;

@@ -22,8 +22,11 @@
 // merge (same key: the newer position wins). Nothing is lost either way.
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cassert>
 #include <cstring>
+#include <span>
 
 #include "table/leveled_table.h"
 #include "table/simd.h"
@@ -31,12 +34,59 @@
 
 namespace plush::table {
 
+// A record on its way to a child: its slot and its table hash.
+struct LeveledTable::Routed {
+  Slot slot;
+  uint64_t hash;
+};
+
+// A child receiving records. Its records are a run of the migration's
+// scratch array, newest first.
 struct LeveledTable::Target {
   uint64_t index = 0;
   DirectoryEntry* entry = nullptr;
   unsigned old_size = 0;
-  std::vector<std::pair<Slot, uint64_t>> records;  // (slot, hash), newest first
+  Routed* records = nullptr;
+  unsigned count = 0;
 };
+
+namespace {
+
+using Routed = LeveledTable::Routed;
+
+// The newest version of each key among a source's records, found in one
+// pass: an open-addressing set of the records kept so far, keyed by hash
+// (twice the slots, so probes stay short). Equal hashes are compared as
+// keys, since different keys may share a hash.
+class NewestVersions {
+ public:
+  // Whether records[n] is a key that one of records[0, n) already is; if
+  // not, remembers it. `same_key(a, b)`: whether two records are one key.
+  template <typename SameKey>
+  bool Repeats(const Routed* records, unsigned n, SameKey same_key) {
+    const Routed& r = records[n];
+    // The top bits: a source's records share their low hash bits (those
+    // chose its entry on every level above it).
+    for (unsigned i = static_cast<unsigned>(r.hash >> (64 - kBits));;
+         i = (i + 1) & kMask) {
+      if (index_[i] == 0) {
+        index_[i] = static_cast<uint16_t>(n + 1);
+        return false;
+      }
+      const Routed& other = records[index_[i] - 1];
+      if (other.hash == r.hash && same_key(other, r)) return true;
+    }
+  }
+
+ private:
+  static constexpr unsigned kBits = std::bit_width(2 * kMaxSlots - 1);
+  static constexpr unsigned kSize = 1u << kBits;  // at least twice the slots
+  static constexpr unsigned kMask = kSize - 1;
+  static_assert(kMaxSlots < 0xFFFF, "positions + 1 fit 16 bits");
+  uint16_t index_[kSize] = {};  // 1 + position in `records`; 0 = empty
+};
+
+}  // namespace
 
 Status LeveledTable::MigrateDram(uint64_t dram_index) {
   assert(DramLocked(dram_index));
@@ -90,23 +140,19 @@ bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index,
   return false;
 }
 
-Status LeveledTable::Migrate(unsigned level, uint64_t index) {
+// Step 1: the newest version of each key of the source's first `size`
+// slots (dangling payload references dropped), routed to its child: each
+// share becomes one run of `routed`, newest first (a counting sort by
+// child), and the children's entries start loading.
+Status LeveledTable::GatherShares(unsigned level, uint64_t index,
+                                  unsigned size, std::span<Target> shares,
+                                  Routed* routed) const {
   const Level& src = levels_[level];
-  DirectoryEntry& e = src.entries[index];
-  const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
-  const std::string where =
-      "level " + std::to_string(level) + " entry " + std::to_string(index);
-  if (st.size > capacity_)
-    return Status::Corruption(where + ": size exceeds capacity");
-  Status s = EnsureLevel(level + 1);
-  if (!s.ok()) return s;
   const Level& dst = levels_[level + 1];
-
-  // 1. gather
-  const unsigned children = 1u << src.child_bits;
-  std::vector<Target> targets(children);
+  const DirectoryEntry& e = src.entries[index];
+  const auto children = static_cast<unsigned>(shares.size());
   for (unsigned j = 0; j < children; ++j) {
-    Target& t = targets[j];
+    Target& t = shares[j];
     t.index = index << src.child_bits | j;
     t.entry = &dst.entries[t.index];
     // The children are consecutive entries (8 KiB at fanout 16), far from
@@ -116,28 +162,67 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
       __builtin_prefetch(reinterpret_cast<const char*>(t.entry) + line, 1);
     }
   }
-  for (int pos = static_cast<int>(st.size) - 1; pos >= 0; --pos) {
+  std::array<Routed, kMaxSlots> newest;
+  unsigned kept = 0;
+  NewestVersions versions;
+  const auto same_key = [&](const Routed& a, const Routed& b) {
+    return SameKey(a.slot, a.hash, b.slot, b.hash);
+  };
+  for (int pos = static_cast<int>(size) - 1; pos >= 0; --pos) {
     const Bucket* bucket = BucketAt(src, index, e, pos / kSlotsPerBucket);
     if (bucket == nullptr)
-      return Status::Corruption(where + ": bad bucket reference");
+      return Status::Corruption("level " + std::to_string(level) + " entry " +
+                                std::to_string(index) +
+                                ": bad bucket reference");
     const unsigned i = pos % kSlotsPerBucket;
-    const Slot slot{bucket->keys[i], bucket->values[i],
-                    TestBit(e.tombstone, pos), TestBit(e.indirect, pos)};
-    if (slot.indirect &&
-        (resolver_ == nullptr || !resolver_->IsLive(slot.value))) {
+    Routed& r = newest[kept];
+    r.slot = Slot{bucket->keys[i], bucket->values[i],
+                  TestBit(e.tombstone, pos), TestBit(e.indirect, pos)};
+    if (r.slot.indirect &&
+        (resolver_ == nullptr || !resolver_->IsLive(r.slot.value))) {
       continue;  // dangling payload reference: its record was superseded
     }
-    const uint64_t hash = HashOf(slot.key, slot.indirect);
-    Target& t = targets[(hash >> src.index_bits) & (children - 1)];
-    const bool shadowed =
-        std::any_of(t.records.begin(), t.records.end(), [&](const auto& newer) {
-          return SameKey(newer.first, newer.second, slot, hash);
-        });
-    if (!shadowed) t.records.emplace_back(slot, hash);
+    r.hash = HashOf(r.slot.key, r.slot.indirect);
+    if (versions.Repeats(newest.data(), kept, same_key)) continue;
+    ++kept;
+    ++shares[(r.hash >> src.index_bits) & (children - 1)].count;
   }
+  unsigned offset = 0;
+  for (Target& t : shares) {
+    t.records = routed + offset;
+    offset += t.count;
+    t.count = 0;
+  }
+  for (unsigned k = 0; k < kept; ++k) {
+    Target& t = shares[(newest[k].hash >> src.index_bits) & (children - 1)];
+    t.records[t.count++] = newest[k];
+  }
+  return Status::OK();
+}
+
+Status LeveledTable::Migrate(unsigned level, uint64_t index) {
+  const Level& src = levels_[level];
+  DirectoryEntry& e = src.entries[index];
+  const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
+  if (st.size > capacity_) {
+    return Status::Corruption("level " + std::to_string(level) + " entry " +
+                              std::to_string(index) +
+                              ": size exceeds capacity");
+  }
+  Status s = EnsureLevel(level + 1);
+  if (!s.ok()) return s;
+
+  // 1. gather
+  const unsigned children = 1u << src.child_bits;
+  std::array<Target, kMaxFanout> targets;
+  const std::span<Target> shares(targets.data(), children);
+  std::array<Routed, kMaxSlots> routed;
+  s = GatherShares(level, index, st.size, shares, routed.data());
+  if (!s.ok()) return s;
+
 
   // 2. room
-  for (Target& t : targets) {
+  for (Target& t : shares) {
     t.old_size = EntryState::Decode(LoadRelaxed(t.entry->state)).size;
     if (t.old_size > capacity_) {
       return Status::Corruption("level " + std::to_string(level + 1) +
@@ -145,8 +230,8 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
                                 ": size exceeds capacity");
     }
   }
-  for (Target& t : targets) {
-    if (t.old_size + t.records.size() > capacity_) {
+  for (Target& t : shares) {
+    if (t.old_size + t.count > capacity_) {
       s = Migrate(level + 1, t.index);
       if (!s.ok()) return s;
       t.old_size = 0;
@@ -154,17 +239,20 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   }
 
   // 3. cancel
-  for (Target& t : targets) {
-    std::erase_if(t.records, [&](const auto& r) {
-      return r.first.tombstone &&
-             !ExistsAtOrBelow(level + 1, t.index, r.first, r.second);
-    });
+  for (Target& t : shares) {
+    const Routed* end = std::remove_if(
+        t.records, t.records + t.count, [&](const Routed& r) {
+          return r.slot.tombstone &&
+                 !ExistsAtOrBelow(level + 1, t.index, r.slot, r.hash);
+        });
+    t.count = static_cast<unsigned>(end - t.records);
   }
 
   // 4. write
-  s = AllocateBuckets(level + 1, targets);
+  s = AllocateBuckets(level + 1, shares);
   if (!s.ok()) return s;
-  for (Target& t : targets) WriteTarget(level + 1, t);
+  for (Target& t : shares) PrefetchTarget(level + 1, t);
+  for (Target& t : shares) WriteTarget(level + 1, t);
   media_.Drain();
 
   // 5. publish. Every child of a DRAM entry takes the epoch, even without
@@ -176,9 +264,9 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   // same epoch, and a child that was cleared in between (step 2) would go
   // back to a state it had before. Such a child takes the next epoch
   // instead: published states only ever grow (table_format.h).
-  for (Target& t : targets) {
-    if (t.records.empty() && level != 0) continue;
-    const unsigned size = t.old_size + static_cast<unsigned>(t.records.size());
+  for (Target& t : shares) {
+    if (t.count == 0 && level != 0) continue;
+    const unsigned size = t.old_size + t.count;
     const uint64_t child_epoch =
         EntryState::Decode(LoadRelaxed(t.entry->state)).epoch;
     const uint64_t epoch =
@@ -195,14 +283,13 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
 }
 
 Status LeveledTable::AllocateBuckets(unsigned level,
-                                     std::vector<Target>& targets) {
+                                     std::span<Target> targets) {
   const Level& dst = levels_[level];
   if (dst.bucket_area != nullptr) return Status::OK();
   uint64_t missing = 0;
   for (const Target& t : targets) {
-    const unsigned needed = static_cast<unsigned>(
-        (t.old_size + t.records.size() + kSlotsPerBucket - 1) /
-        kSlotsPerBucket);
+    const unsigned needed =
+        (t.old_size + t.count + kSlotsPerBucket - 1) / kSlotsPerBucket;
     for (unsigned b = 0; b < needed; ++b) {
       const uint64_t ref = LoadRelaxed(t.entry->bucket[b]);
       if (ref == 0) {
@@ -223,9 +310,8 @@ Status LeveledTable::AllocateBuckets(unsigned level,
   // Readers never follow references at or beyond an entry's size, so the
   // new ones may be stored before the records are published.
   for (const Target& t : targets) {
-    const unsigned needed = static_cast<unsigned>(
-        (t.old_size + t.records.size() + kSlotsPerBucket - 1) /
-        kSlotsPerBucket);
+    const unsigned needed =
+        (t.old_size + t.count + kSlotsPerBucket - 1) / kSlotsPerBucket;
     for (unsigned b = 0; b < needed; ++b) {
       if (LoadRelaxed(t.entry->bucket[b]) != 0) continue;
       StoreRelaxed(t.entry->bucket[b], offset);
@@ -235,16 +321,34 @@ Status LeveledTable::AllocateBuckets(unsigned level,
   return Status::OK();
 }
 
-void LeveledTable::WriteTarget(unsigned level, Target& t) {
-  if (t.records.empty()) return;
+// The bucket lines WriteTarget will write (its directory entry was
+// prefetched when the migration began): started for every child before
+// any is written, so that their misses overlap.
+void LeveledTable::PrefetchTarget(unsigned level, const Target& t) const {
+  if (t.count == 0) return;
+  const Level& dst = levels_[level];
+  const unsigned last = t.old_size + t.count - 1;
+  for (unsigned b = t.old_size / kSlotsPerBucket; b <= last / kSlotsPerBucket;
+       ++b) {
+    const Bucket* bucket = BucketAt(dst, t.index, *t.entry, b);
+    if (bucket == nullptr) continue;
+    for (unsigned line = 0; line < sizeof(Bucket); line += 64) {
+      __builtin_prefetch(reinterpret_cast<const char*>(bucket) + line, 1);
+    }
+  }
+}
+
+void LeveledTable::WriteTarget(unsigned level, const Target& t) {
+  if (t.count == 0) return;
   const Level& dst = levels_[level];
   DirectoryEntry& te = *t.entry;
   const unsigned first = t.old_size;
-  const unsigned last = first + static_cast<unsigned>(t.records.size()) - 1;
+  const unsigned last = first + t.count - 1;
   uint64_t* filter = FilterOf(dst, t.index);
   unsigned pos = first;
-  for (auto it = t.records.rbegin(); it != t.records.rend(); ++it, ++pos) {
-    const auto& [slot, hash] = *it;
+  // Oldest first: newer versions take the later slots.
+  for (const Routed* r = t.records + t.count; r-- != t.records; ++pos) {
+    const auto& [slot, hash] = *r;
     const unsigned b = pos / kSlotsPerBucket;
     const unsigned i = pos % kSlotsPerBucket;
     Bucket* bucket = BucketAt(dst, t.index, te, b);
