@@ -13,8 +13,8 @@
 // buffer, submits them together, and waits; the next request (which may
 // read what they wrote) runs once they are committed and answered.
 //
-// Every handler of a connection runs on its strand; Close() may be called
-// from any thread.
+// Every handler of a connection runs on the thread of its event loop
+// (server.h); Close() may be called from any thread.
 
 #ifndef PLUSH_TOOLS_SERVER_CONNECTION_H_
 #define PLUSH_TOOLS_SERVER_CONNECTION_H_
@@ -53,8 +53,8 @@ class Connection final : public std::enable_shared_from_this<Connection>,
   // finishes; its reply is not sent.
   void Close();
   // Closes the connection if it made no progress (bytes in or out) for
-  // `timeout`: checked on its strand, so that a command that ran long is
-  // not mistaken for an idle client.
+  // `timeout`: checked on its event loop, so that a command that ran long
+  // is not mistaken for an idle client.
   void CloseIfIdle(Clock::duration timeout);
 
  private:

@@ -25,15 +25,19 @@ constexpr auto kIdleSweep = std::chrono::seconds(1);
 
 }  // namespace
 
+// One event loop per thread, each serving the connections it was given
+// (round robin): a connection's handlers run on one thread without a
+// strand, and no thread wakes another to run a connection's next step.
+// The first loop also runs the acceptor, the timers and the signals.
 class Server::Impl {
  public:
   Impl(DB* db, const ServerConfig& config)
       : context_(db, config),
-        strand_(asio::make_strand(io_)),
-        acceptor_(strand_),
-        accept_retry_(strand_),
-        idle_sweep_(strand_),
-        signals_(strand_, SIGINT, SIGTERM) {
+        loops_(MakeLoops(config.threads)),
+        acceptor_(*loops_[0]),
+        accept_retry_(*loops_[0]),
+        idle_sweep_(*loops_[0]),
+        signals_(*loops_[0], SIGINT, SIGTERM) {
     context_.request_shutdown = [this] { Shutdown(); };
   }
 
@@ -67,16 +71,20 @@ class Server::Impl {
     });
     Accept();
     if (context_.config.idle_timeout_seconds > 0) SweepIdle();
+    // The loops run until Shutdown() releases them and their connections
+    // are gone.
+    for (auto& loop : loops_)
+      keep_running_.push_back(asio::make_work_guard(*loop));
     std::vector<std::thread> threads;
-    for (unsigned i = 1; i < context_.config.threads; ++i) {
-      threads.emplace_back([this] { io_.run(); });
+    for (size_t i = 1; i < loops_.size(); ++i) {
+      threads.emplace_back([this, i] { loops_[i]->run(); });
     }
-    io_.run();
+    loops_[0]->run();
     for (std::thread& t : threads) t.join();
   }
 
   void Shutdown() {
-    asio::post(strand_, [this] {
+    asio::post(*loops_[0], [this] {
       if (stopping_) return;
       stopping_ = true;
       asio::error_code ignored;
@@ -85,26 +93,27 @@ class Server::Impl {
       idle_sweep_.cancel();
       signals_.cancel();
       ForEachConnection([](Connection& c) { c.Close(); });
+      keep_running_.clear();
     });
   }
 
  private:
   void Accept() {
-    acceptor_.async_accept(
-        asio::make_strand(io_),
-        [this](const asio::error_code& error, asio::ip::tcp::socket socket) {
-          if (stopping_ || error == asio::error::operation_aborted) return;
-          if (error) {
-            std::cerr << "plush-server: accept: " << error.message() << '\n';
-            accept_retry_.expires_after(kAcceptRetry);
-            accept_retry_.async_wait([this](const asio::error_code& e) {
-              if (!e) Accept();
-            });
-            return;
-          }
-          Admit(std::move(socket));
-          Accept();
+    asio::io_context& loop = *loops_[next_loop_++ % loops_.size()];
+    acceptor_.async_accept(loop, [this](const asio::error_code& error,
+                                        asio::ip::tcp::socket socket) {
+      if (stopping_ || error == asio::error::operation_aborted) return;
+      if (error) {
+        std::cerr << "plush-server: accept: " << error.message() << '\n';
+        accept_retry_.expires_after(kAcceptRetry);
+        accept_retry_.async_wait([this](const asio::error_code& e) {
+          if (!e) Accept();
         });
+        return;
+      }
+      Admit(std::move(socket));
+      Accept();
+    });
   }
 
   void Admit(asio::ip::tcp::socket socket) {
@@ -140,6 +149,15 @@ class Server::Impl {
     });
   }
 
+  static std::vector<std::unique_ptr<asio::io_context>> MakeLoops(
+      unsigned threads) {
+    std::vector<std::unique_ptr<asio::io_context>> loops;
+    for (unsigned i = 0; i < threads; ++i) {
+      loops.push_back(std::make_unique<asio::io_context>(1));  // one thread
+    }
+    return loops;
+  }
+
   template <typename Fn>
   void ForEachConnection(Fn fn) {
     std::vector<std::shared_ptr<Connection>> alive;
@@ -152,21 +170,23 @@ class Server::Impl {
     for (auto& c : alive) fn(*c);
   }
 
-  // Declared before io_: the handlers that io_ destroys with it may hold
-  // the last reference to a connection, whose destructor uses these.
+  // Declared before loops_: the handlers that a loop destroys with it may
+  // hold the last reference to a connection, whose destructor uses these.
   ServerContext context_;
   std::mutex mu_;
   // Every open connection, for Shutdown() and the idle sweep.
   std::unordered_map<Connection*, std::weak_ptr<Connection>> connections_;
 
-  asio::io_context io_;
-  // The acceptor, the timers and the signals are used on this strand only.
-  asio::strand<asio::io_context::executor_type> strand_;
+  std::vector<std::unique_ptr<asio::io_context>> loops_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>>
+      keep_running_;
+  // On the first loop:
   asio::ip::tcp::acceptor acceptor_;
   asio::steady_timer accept_retry_;
   asio::steady_timer idle_sweep_;
   asio::signal_set signals_;
-  bool stopping_ = false;  // on strand_
+  size_t next_loop_ = 0;
+  bool stopping_ = false;
 };
 
 Server::Server(DB* db, const ServerConfig& config)

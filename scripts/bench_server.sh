@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# plush-server vs. Redis, measured with redis-benchmark (issue #19): SET,
+# GET, INCR and MSET (10 keys) from 50 clients, pipelines of 1 and 16,
+# values of 8 and 200 bytes, against
+#   plush      plush-server, pool in /dev/shm (file back end: a write is
+#              answered once it survives a crash of the process)
+#   always     redis-server, appendonly yes, appendfsync always (a write is
+#              answered once fsync'd: it survives a power failure)
+#   everysec   redis-server, appendonly yes, appendfsync everysec (answered
+#              once written to the AOF: survives a crash of the process)
+#   none       redis-server without persistence
+# all four running at once, each test run against each of them in turn (so
+# that a change in the machine's load hits all alike). Prints a Markdown
+# table: requests per second, and plush's ratios to always and everysec.
+#
+# Usage: scripts/bench_server.sh [BUILD_DIR]    (default: build/release)
+# Environment:
+#   REQUESTS       requests per run (default 200000; a tenth for always
+#                  without pipelining, which is slow)
+#   REDIS_AOF_DIR  where Redis keeps its AOF (default /var/tmp: a disk, as
+#                  appendfsync always is meant for; /dev/shm makes fsync free)
+#   PLUSH_THREADS  plush-server's --threads (default: one per core)
+# Needs redis-tools and redis-server (scripts/install_deps.sh).
+set -euo pipefail
+
+build=${1:-build/release}
+server=$build/tools/server/plush-server
+if [[ ! -x $server ]]; then
+  echo "bench_server: $server is not built" >&2
+  exit 1
+fi
+requests=${REQUESTS:-200000}
+pool_dir=$(mktemp -d /dev/shm/bench-server.XXXXXX)
+aof_root=$(mktemp -d "${REDIS_AOF_DIR:-/var/tmp}/bench-server-aof.XXXXXX")
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$pool_dir" "$aof_root"
+}
+trap cleanup EXIT
+
+# A free TCP port.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+declare -A port
+targets=(plush always everysec none)
+port[plush]=$(free_port)
+threads=()
+[[ -n ${PLUSH_THREADS:-} ]] && threads=(--threads "$PLUSH_THREADS")
+"$server" --pool "$pool_dir/bench.pool" --create --port "${port[plush]}" "${threads[@]}" \
+  2>"$pool_dir/plush.log" &
+pids+=($!)
+for mode in always everysec none; do
+  port[$mode]=$(free_port)
+  mkdir -p "$aof_root/$mode"
+  if [[ $mode == none ]]; then
+    persistence=(--appendonly no)
+  else
+    persistence=(--appendonly yes --appendfsync "$mode")
+  fi
+  redis-server --port "${port[$mode]}" --bind 127.0.0.1 --dir "$aof_root/$mode" \
+    --save '' "${persistence[@]}" --daemonize no --logfile "$aof_root/$mode.log" &
+  pids+=($!)
+done
+for target in "${targets[@]}"; do
+  for _ in $(seq 100); do
+    redis-cli -p "${port[$target]}" ping >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+done
+
+# rps TARGET TEST SIZE PIPELINE: requests per second of one run.
+rps() {
+  local n=$requests
+  [[ $1 == always && $4 == 1 ]] && n=$((requests / 10))
+  redis-benchmark -p "${port[$1]}" -c 50 -n "$n" -P "$4" -d "$3" -r 100000 -t "$2" --csv 2>/dev/null |
+    awk -F'"' 'NR == 2 { printf "%.0f", $4 }'
+}
+
+echo "machine: $(nproc) vCPU, $(lscpu | sed -n 's/^Model name: *//p'); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "redis-benchmark -c 50 -n $requests -P {1,16} -d {8,200} -r 100000 -t {set,get,incr,mset} --csv" \
+  "(always with -P 1: -n $((requests / 10))); Redis AOF in ${REDIS_AOF_DIR:-/var/tmp}"
+echo
+echo "| test | value | pipeline | plush | Redis always | Redis everysec | Redis none | plush / always | plush / everysec |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for size in 8 200; do
+  for pipeline in 1 16; do
+    for test in set get incr mset; do
+      declare -A result=()
+      for target in "${targets[@]}"; do
+        result[$target]=$(rps "$target" "$test" "$size" "$pipeline")
+      done
+      printf '| %s | %s B | %s | %s | %s | %s | %s | %.1f | %.2f |\n' \
+        "${test^^}" "$size" "$pipeline" "${result[plush]}" "${result[always]}" \
+        "${result[everysec]}" "${result[none]}" \
+        "$(echo "${result[plush]} / ${result[always]}" | bc -l)" \
+        "$(echo "${result[plush]} / ${result[everysec]}" | bc -l)"
+    done
+  done
+done
+echo
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+redis-cli -p "${port[plush]}" info stats | grep -E '^plush_group_comm' | tr -d '\r'
