@@ -17,6 +17,17 @@
 
 namespace plush::bench {
 
+// Which run-phase operations are timed.
+enum class LatencyMode {
+  kSample,  // a random fraction, BenchConfig::latency_sample
+  kAll,     // every one (latency_sample is then 1)
+};
+
+// "sample", "all": --latency's names, and the JSON's.
+inline const char* LatencyModeName(LatencyMode mode) {
+  return mode == LatencyMode::kAll ? "all" : "sample";
+}
+
 struct BenchConfig {
   EngineConfig engine;
 
@@ -45,6 +56,7 @@ struct BenchConfig {
   SizeSpec key_size = SizeSpec::Fixed(8);
   SizeSpec value_size = SizeSpec::Fixed(8);
 
+  LatencyMode latency = LatencyMode::kSample;
   // Fraction of run-phase operations whose latency is measured.
   double latency_sample = 0.01;
 

@@ -21,7 +21,8 @@ namespace {
 // Resolves defaults that depend on other flags and checks what CLI11's
 // validators cannot. Returns an error message, or empty.
 std::string Finish(const std::string& key_size, const std::string& value_size,
-                   bool skew_given, bool seed_given, BenchConfig* c) {
+                   bool skew_given, bool seed_given, bool latency_sample_given,
+                   BenchConfig* c) {
   std::string error;
   if (!SizeSpec::Parse(key_size, kMinKeySize, kMaxKeySize, &c->key_size,
                        &error)) {
@@ -39,6 +40,13 @@ std::string Finish(const std::string& key_size, const std::string& value_size,
   const bool runs = c->operations > 0 || c->seconds > 0;
   if (c->records == 0 && c->mix[OpType::kInsert] != 1 && runs) {
     return "operations other than inserts need loaded records (-n > 0)";
+  }
+
+  if (c->latency == LatencyMode::kAll) {
+    if (latency_sample_given) {
+      return "--latency all times every operation: no --latency-sample";
+    }
+    c->latency_sample = 1;
   }
 
   if (!skew_given) c->skew = DefaultSkew(c->distribution);
@@ -143,9 +151,17 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
   std::string value_size = "8";
   app.add_option("--key-size", key_size, "Bytes, or normal:MEAN,STDDEV");
   app.add_option("--value-size", value_size, "Bytes, or normal:MEAN,STDDEV");
-  app.add_option("--latency-sample", c.latency_sample,
-                 "Fraction of operations whose latency is measured")
-      ->check(CLI::Range(0.0, 1.0));
+  tools::AddChoice<LatencyMode>(
+      &app, "--latency",
+      "Operations whose latency is measured: a sample (--latency-sample) "
+      "or all",
+      {{LatencyModeName(LatencyMode::kSample), LatencyMode::kSample},
+       {LatencyModeName(LatencyMode::kAll), LatencyMode::kAll}},
+      &c.latency);
+  CLI::Option* latency_sample =
+      app.add_option("--latency-sample", c.latency_sample,
+                     "Fraction of operations whose latency is measured")
+          ->check(CLI::Range(0.0, 1.0));
 
   app.add_option("--pool", c.pool,
                  "Pool file (plush) or directory (rocksdb); default: a "
@@ -227,7 +243,8 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
   }
   c.verify = !skip_verify;
   const std::string error =
-      Finish(key_size, value_size, skew->count() > 0, seed->count() > 0, &c);
+      Finish(key_size, value_size, skew->count() > 0, seed->count() > 0,
+             latency_sample->count() > 0, &c);
   if (!error.empty()) {
     std::cerr << "plush-bench: " << error << "\n";
     return kUsageExitCode;

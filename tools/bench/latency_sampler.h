@@ -1,28 +1,31 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Times a random fraction of a thread's operations into its histogram.
-// Gaps between timed operations are geometric (the discrete memoryless
-// distribution), so every operation is timed with the same probability
-// whatever came before, at the cost of one random draw per timed operation
-// instead of one per operation.
+// Times a thread's operations into its own histogram: every one
+// (--latency all) or a random fraction (--latency-sample). Gaps between
+// timed operations are geometric (the discrete memoryless distribution),
+// so every operation is timed with the same probability whatever came
+// before, at the cost of one random draw per timed operation instead of
+// one per operation. The histogram is the thread's own (no sharing while
+// the phase runs); the phase merges them when it is over.
 
 #ifndef PLUSH_TOOLS_BENCH_LATENCY_SAMPLER_H_
 #define PLUSH_TOOLS_BENCH_LATENCY_SAMPLER_H_
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 
 #include "histogram.h"
 #include "rng.h"
+#include "tsc_clock.h"
 
 namespace plush::bench {
 
 class LatencySampler {
  public:
-  // Times each operation with probability `fraction` (in [0, 1]).
-  LatencySampler(double fraction, uint64_t seed, Histogram* histogram)
-      : fraction_(fraction), rng_(seed), histogram_(histogram) {
+  // Times each operation with probability `fraction` (in [0, 1]);
+  // `nanos_per_tick` is TscClock::NanosPerTick().
+  LatencySampler(double fraction, double nanos_per_tick, uint64_t seed)
+      : fraction_(fraction), nanos_per_tick_(nanos_per_tick), rng_(seed) {
     countdown_ = NextGap();
   }
 
@@ -31,20 +34,22 @@ class LatencySampler {
     if (--countdown_ != 0) return;
     countdown_ = NextGap();
     timing_ = true;
-    start_ = Clock::now();
+    start_ = TscClock::Begin();
   }
   void End() {
     if (!timing_) return;
+    const uint64_t end = TscClock::End();
     timing_ = false;
-    histogram_->Record(static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
-                                                             start_)
-            .count()));
+    // Counters of different cores may differ by a few ticks: a thread
+    // moved mid-operation must not record a negative time as a huge one.
+    const uint64_t ticks = end > start_ ? end - start_ : 0;
+    histogram_.Record(
+        static_cast<uint64_t>(static_cast<double>(ticks) * nanos_per_tick_));
   }
 
- private:
-  using Clock = std::chrono::steady_clock;
+  const Histogram& histogram() const { return histogram_; }
 
+ private:
   uint64_t NextGap() {
     if (fraction_ >= 1) return 1;
     if (fraction_ <= 0) return UINT64_MAX;  // ~never, in any run's length
@@ -55,12 +60,13 @@ class LatencySampler {
     return gap >= 0x1.0p63 ? UINT64_MAX : static_cast<uint64_t>(gap);
   }
 
-  double fraction_;
+  const double fraction_;
+  const double nanos_per_tick_;
   Rng rng_;
-  Histogram* histogram_;
   uint64_t countdown_;
   bool timing_ = false;
-  Clock::time_point start_;
+  uint64_t start_ = 0;
+  Histogram histogram_;
 };
 
 }  // namespace plush::bench

@@ -111,6 +111,8 @@ std::string ToJson(const BenchConfig& config, const RunResult& result) {
   json["unlogged"] = config.engine.plush_unlogged;
   json["model_write_amp"] = config.engine.plush_internal.model_media_write_amp;
   json["pool_path"] = result.pool_path;
+  // Later additions, at the end so that the order of the others holds.
+  json["latency_mode"] = LatencyModeName(config.latency);
   // An error message or a path may hold bytes that are not UTF-8: replace
   // them rather than throw, or print JSON no parser would accept.
   return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -152,7 +154,9 @@ void PrintTable(const BenchConfig& config, const RunResult& result,
           << Nanos(result.latency.Percentile(p.percent));
     }
     out << " max " << Nanos(result.latency.max()) << " ("
-        << result.latency.count() << " samples)\n";
+        << result.latency.count()
+        << (config.latency == LatencyMode::kAll ? " samples, every operation)\n"
+                                                : " samples)\n");
   }
   out << "  memory    DRAM "
       << tools::HumanBytes(static_cast<double>(result.dram_bytes))

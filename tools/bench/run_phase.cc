@@ -12,6 +12,7 @@
 #include "parallel.h"
 #include "phases.h"
 #include "rng.h"
+#include "tsc_clock.h"
 
 namespace plush::bench {
 namespace {
@@ -28,15 +29,15 @@ using Clock = std::chrono::steady_clock;
 class RunWorker {
  public:
   RunWorker(const PhaseContext& context, const KeyDistribution& distribution,
-            unsigned thread, Histogram* latency)
+            unsigned thread, double nanos_per_tick)
       : context_(context),
         engine_(context.engine),
         distribution_(distribution),
         picker_(context.config.mix),
         thread_(thread),
         rng_(Mix64(context.config.seed) + thread),
-        sampler_(context.config.latency_sample,
-                 Mix64(~context.config.seed) + thread, latency),
+        sampler_(context.config.latency_sample, nanos_per_tick,
+                 Mix64(~context.config.seed) + thread),
         builder_(context.keys),
         batch_keys_(context.config.batch),
         batch_values_(context.config.batch),
@@ -68,6 +69,7 @@ class RunWorker {
   }
 
   uint64_t inserted() const { return inserted_; }
+  const Histogram& latency() const { return sampler_.histogram(); }
 
  private:
   bool RunOne(OpType type) {
@@ -238,6 +240,8 @@ RunPhaseResult RunPhase(const PhaseContext& context) {
   const KeyDistribution distribution(
       config.distribution, std::max<uint64_t>(config.records, 1), config.skew);
   const bool timed = config.seconds > 0;
+  // Measured here, before the clock of the phase starts.
+  const double nanos_per_tick = TscClock::NanosPerTick();
   std::vector<Histogram> latencies(config.threads);
   std::vector<uint64_t> done(config.threads);
   RunPhaseResult result;
@@ -248,7 +252,7 @@ RunPhaseResult RunPhase(const PhaseContext& context) {
       context.progress, "run", "ops", progress,
       tools::ProgressDisplay::Of(config.operations, config.seconds));
   result.seconds = RunOnThreads(config.threads, [&](unsigned thread) {
-    RunWorker worker(context, distribution, thread, &latencies[thread]);
+    RunWorker worker(context, distribution, thread, nanos_per_tick);
     const Slice slice = ThreadSlice(config.operations, config.threads, thread);
     const Clock::time_point deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -256,6 +260,7 @@ RunPhaseResult RunPhase(const PhaseContext& context) {
     done[thread] = worker.Run(timed ? UINT64_MAX : slice.end - slice.begin,
                               timed ? &deadline : nullptr, progress);
     result.inserted[thread] = worker.inserted();
+    latencies[thread] = worker.latency();
   });
   for (unsigned t = 0; t < config.threads; ++t) {
     result.operations += done[t];

@@ -34,7 +34,8 @@ SCHEMA = {
     "engine_recovery_seconds": float, "recovered_log_entries": int,
     "verified_records": int, "checkpoint_threads": int,
     "checkpoint_seconds": float, "emulate_pmem": bool, "unlogged": bool,
-    "model_write_amp": bool, "pool_path": str,
+    "model_write_amp": bool, "pool_path": str, "batch": int,
+    "multiget": int, "latency_mode": str,
 }
 
 EXIT_FAILED, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
@@ -100,6 +101,28 @@ class CliTest(unittest.TestCase):
                          "update=0.2,delete=0.1")
         # The temporary pool is gone.
         self.assertFalse(os.path.exists(result["pool_path"]))
+
+    def test_latency_all_times_every_operation(self):
+        code, result = run("-n", "1000", "-p", "3000", "-t", "2",
+                           "--lookup", "0.5", "--insert", "0.5",
+                           "--latency", "all")
+        self.check_schema(result)
+        self.assert_ok(code, result)
+        self.assertEqual(result["latency_mode"], "all")
+        self.assertEqual(result["latency_samples"], 3000)
+        self.assertGreater(result["p50_ns"], 0)
+        self.assertLessEqual(result["p50_ns"], result["p90_ns"])
+        self.assertLessEqual(result["p9999_ns"], result["max_ns"])
+        code, text = run("-n", "100", "-p", "100", "--latency", "all",
+                         json_output=False)
+        self.assertEqual(code, 0, text)
+        self.assertIn("(100 samples, every operation)", text)
+        # The default samples; the two flags contradict each other.
+        code, result = run("-n", "100", "-p", "100")
+        self.assertEqual(result["latency_mode"], "sample")
+        code, _ = run("-n", "100", "--latency", "all",
+                      "--latency-sample", "0.5")
+        self.assertEqual(code, EXIT_USAGE)
 
     def test_insert_only_is_the_default(self):
         code, result = run("-n", "1000", "-p", "1000", "--model-write-amp")
