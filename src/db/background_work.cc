@@ -17,8 +17,10 @@ constexpr unsigned kPollsBeforeBlocking = 100;
 
 }  // namespace
 
-BackgroundWork::BackgroundWork(table::LeveledTable* table, unsigned threads)
+BackgroundWork::BackgroundWork(table::LeveledTable* table,
+                               pool::Allocator* allocator, unsigned threads)
     : table_(*table),
+      allocator_(*allocator),
       thread_count_(threads),
       // 7/8: an entry that reaches it receives capacity/8 more records
       // (32 at the default fanout) before a writer would have to migrate
@@ -111,6 +113,9 @@ void BackgroundWork::MigrateIfAboveHighWater(uint64_t dram_index) {
     migrations_.Add(1);
   }
   lock.unlock();
+  // Migrations allocate most of the pool's space: make room for the next
+  // ones before an allocation has to wait for the file to grow.
+  allocator_.GrowAhead();
 }
 
 }  // namespace plush

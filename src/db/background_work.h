@@ -12,7 +12,10 @@
 //               that has no free chunk left recycles its oldest chunk now,
 //               so that the writer that fills the current chunk finds a
 //               free one instead of scanning and migrating under the log's
-//               rotation mutex.
+//               rotation mutex;
+//   growth      after each migration, the pool file grows ahead of the
+//               allocations when little space is left (Allocator::
+//               GrowAhead), so that none waits for the file system.
 //
 // Both run the very code a writer would run (LeveledTable::MigrateDram
 // under the entry's lock, RecoveryLogs::RecycleAhead under the log's
@@ -36,6 +39,7 @@
 #include <vector>
 
 #include "log/recovery_log.h"
+#include "pool/allocator.h"
 #include "table/leveled_table.h"
 #include "util/mutex.h"
 #include "util/sharded_counter.h"
@@ -46,7 +50,8 @@ namespace plush {
 class BackgroundWork {
  public:
   // `threads`: 0 disables background work (Schedule*() do nothing).
-  BackgroundWork(table::LeveledTable* table, unsigned threads);
+  BackgroundWork(table::LeveledTable* table, pool::Allocator* allocator,
+                 unsigned threads);
   ~BackgroundWork() { Stop(); }
 
   // The DRAM entry size at which an entry is scheduled for migration.
@@ -73,6 +78,7 @@ class BackgroundWork {
   void MigrateIfAboveHighWater(uint64_t dram_index);
 
   table::LeveledTable& table_;
+  pool::Allocator& allocator_;
   const unsigned thread_count_;
   const unsigned high_water_;
   log::RecoveryLogs* logs_ = nullptr;  // set by Start()

@@ -175,8 +175,8 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
 Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
   Status s = table::LeveledTable::Open(pool_.get(), &table_);
   if (!s.ok()) return s;
-  background_ = std::make_unique<BackgroundWork>(table_.get(),
-                                                 options_.background_threads);
+  background_ = std::make_unique<BackgroundWork>(
+      table_.get(), &pool_->allocator(), options_.background_threads);
   log_recycling_ = std::make_unique<LogRecycling>(
       table_.get(), pool_->params().log_count, background_.get());
   logs_ = std::make_unique<log::RecoveryLogs>(

@@ -150,7 +150,10 @@ class PayloadLogs final : public table::PayloadResolver {
 
  private:
   // DRAM state of one chunk.
-  struct PayloadChunk {
+  // A line of its own: the head chunks of different logs are written by
+  // different threads (tail, pending), and chunks sit side by side in
+  // all_chunks_.
+  struct alignas(64) PayloadChunk {
     uint32_t id = 0;
     uint64_t offset = 0;
     // Next free byte (reservations; may run past the chunk when full).

@@ -38,25 +38,41 @@ void Allocator::TrimMark() {
   media_->Persist(&root_->alloc_high_water, sizeof(uint64_t));
 }
 
+uint64_t Allocator::GrowthTarget(uint64_t mapped, uint64_t end) const {
+  const uint64_t step = media::Media::kGrowAlignment;
+  const uint64_t limit = std::min(max_pool_size_, uint64_t{1} << 62);
+  return std::min(AlignUp(std::max(end, mapped + mapped / 4), step),
+                  AlignUp(limit, step));
+}
+
 Status Allocator::EnsureMapped(uint64_t end) {
   mu_.AssertHeld();
-  const uint64_t mapped = media_->size();
-  if (end <= mapped) return Status::OK();
+  if (end <= media_->size()) return Status::OK();
   const uint64_t limit = std::min(max_pool_size_, uint64_t{1} << 62);
   if (end > limit) {
     return Status::NoSpace("pool is full: needs " + std::to_string(end) +
                            " bytes, max_pool_size is " +
                            std::to_string(max_pool_size_));
   }
-  // Grow by a quarter at least so that growth steps stay few; fall back to
-  // the exact need when the larger step does not fit.
-  const uint64_t step = media::Media::kGrowAlignment;
-  const uint64_t wanted = std::min(
-      AlignUp(std::max(end, mapped + mapped / 4), step), AlignUp(limit, step));
+  MutexLock grow(&grow_mu_);
+  const uint64_t mapped = media_->size();  // GrowAhead may have grown it
+  if (end <= mapped) return Status::OK();
+  // Fall back to the exact need when the larger step does not fit.
+  const uint64_t wanted = GrowthTarget(mapped, end);
+  const uint64_t exact = AlignUp(end, media::Media::kGrowAlignment);
   Status s = media_->Grow(wanted);
-  if (!s.ok() && wanted > AlignUp(end, step))
-    s = media_->Grow(AlignUp(end, step));
+  if (!s.ok() && wanted > exact) s = media_->Grow(exact);
   return s;
+}
+
+void Allocator::GrowAhead() {
+  const uint64_t mapped = media_->size();
+  const uint64_t used = mark();
+  const uint64_t headroom = std::min(kHeadroom, mapped / 8);
+  if (used + headroom < mapped) return;
+  MutexLock grow(&grow_mu_);
+  if (media_->size() != mapped) return;  // grown meanwhile
+  (void)media_->Grow(GrowthTarget(mapped, mapped + 1));
 }
 
 Status Allocator::Allocate(uint64_t size, uint64_t alignment,

@@ -13,8 +13,14 @@
 // is zero: the file is extended with posix_fallocate and never reused below the
 // mark.
 //
+// Growing the file (posix_fallocate: the file system zeroes the new blocks,
+// ~0.1 s per GiB on tmpfs) is slow next to an allocation: GrowAhead() lets
+// a background thread grow it before an allocation would have to, outside
+// the allocation mutex.
+//
 // Thread safety: thread-safe (one mutex; callers allocate in batches, e.g.
-// all buckets of a migration at once).
+// all buckets of a migration at once; growth has a mutex of its own,
+// taken after the allocation mutex).
 
 #ifndef PLUSH_POOL_ALLOCATOR_H_
 #define PLUSH_POOL_ALLOCATOR_H_
@@ -53,14 +59,25 @@ class Allocator {
   // leaks nothing. Only when no allocation can follow (a clean close).
   void TrimMark();
 
+  // Grows the file when less than an eighth of it (and less than
+  // kHeadroom) is left above the mark, by the step an allocation would
+  // take, so that allocations rarely wait for the file system. Errors are
+  // left for the allocation that needs the space to report.
+  void GrowAhead() EXCLUDES(mu_, grow_mu_);
+  static constexpr uint64_t kHeadroom = 64ull << 20;
+
  private:
-  Status EnsureMapped(uint64_t end) REQUIRES(mu_);
+  Status EnsureMapped(uint64_t end) REQUIRES(mu_) EXCLUDES(grow_mu_);
+  // The size to grow to for space up to `end`: at least a quarter more
+  // than `mapped`, so that growth steps stay few.
+  uint64_t GrowthTarget(uint64_t mapped, uint64_t end) const;
 
   media::Media* const media_;
   RootPage* const root_;
   const uint64_t max_pool_size_;
-  mutable Mutex mu_;
+  mutable Mutex mu_ ACQUIRED_BEFORE(grow_mu_);
   uint64_t cursor_ GUARDED_BY(mu_);
+  Mutex grow_mu_;  // serializes media_->Grow()
   std::atomic<uint64_t> mark_;
 };
 

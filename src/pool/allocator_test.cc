@@ -137,6 +137,31 @@ TEST_F(AllocatorTest, PoolGrowsInAlignedStepsOfAtLeastAQuarter) {
   std::fill_n(media_->At<char>(a), 4 * kMiB, 'x');
 }
 
+// A background thread grows the pool before an allocation would have to:
+// once less than an eighth of it is left above the mark, by the step an
+// allocation would take; never while there is room, never past the limit.
+TEST_F(AllocatorTest, GrowAheadGrowsOnlyWhenLittleIsLeftAboveTheMark) {
+  allocator_->GrowAhead();
+  EXPECT_EQ(media_->size(), 4 * kMiB) << "most of the pool is free";
+  Allocate(3 * kMiB + kMiB / 2 - kHeap);  // an eighth or less is left
+  ASSERT_EQ(media_->size(), 4 * kMiB);
+  const uint64_t mark = allocator_->mark();
+  allocator_->GrowAhead();
+  EXPECT_EQ(media_->size(), 6 * kMiB) << "a quarter more, 2 MiB aligned";
+  EXPECT_EQ(allocator_->mark(), mark) << "growing hands nothing out";
+  allocator_->GrowAhead();
+  EXPECT_EQ(media_->size(), 6 * kMiB) << "room again: nothing to do";
+}
+
+TEST_F(AllocatorTest, GrowAheadStopsAtTheMaximumPoolSize) {
+  Make(4 * kMiB, 64 * kMiB, 4 * kMiB);
+  Allocate(4 * kMiB - kHeap - 4096);
+  allocator_->GrowAhead();  // the failure is left to an allocation
+  EXPECT_EQ(media_->size(), 4 * kMiB);
+  uint64_t offset = 0;
+  EXPECT_TRUE(allocator_->Allocate(8192, 4096, &offset).IsNoSpace());
+}
+
 TEST_F(AllocatorTest, FullPoolIsNoSpaceAndAllocatesNothing) {
   Make(4 * kMiB, 8 * kMiB, 8 * kMiB);
   Allocate(256);

@@ -19,6 +19,8 @@
 #define PT_GUARDED_BY(x) PLUSH_THREAD_ANNOTATION(pt_guarded_by(x))
 #define REQUIRES(...) PLUSH_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
 #define EXCLUDES(...) PLUSH_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
+#define ACQUIRED_BEFORE(...) \
+  PLUSH_THREAD_ANNOTATION(acquired_before(__VA_ARGS__))
 #define ACQUIRE(...) PLUSH_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
 #define RELEASE(...) PLUSH_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
 #define ASSERT_CAPABILITY(x) PLUSH_THREAD_ANNOTATION(assert_capability(x))
