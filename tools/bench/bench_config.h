@@ -67,6 +67,10 @@ struct BenchConfig {
   bool json = false;
   bool progress = false;
   bool verify = true;
+  // After the run (or the load, with no run): iterate over the whole store
+  // and time it; back the store up to this new file and time it.
+  bool iterate = false;
+  std::string backup;  // empty: no backup
 
   // Recovery mode: a child loads and is killed kill_after seconds later;
   // this process times reopening the store.

@@ -69,6 +69,18 @@ RunResult RunBenchmark(const BenchConfig& config) {
                                &result);
   if (!status.ok()) control.Fail(status, "reading engine stats");
 
+  // After the figures, which are the run's.
+  if (!control.stopped() && config.iterate) {
+    const IterateResult iterate = IteratePhase(context, run.inserted);
+    result.iterate_records = iterate.records;
+    result.iterate_seconds = iterate.seconds;
+  }
+  if (!control.stopped() && !config.backup.empty()) {
+    const BackupResult backup = BackupPhase(context);
+    result.backup_seconds = backup.seconds;
+    result.backup_bytes = backup.bytes;
+  }
+
   return VerifyAndClose(context, run.inserted, std::move(result));
 }
 

@@ -68,6 +68,9 @@ std::string Finish(const std::string& key_size, const std::string& value_size,
     if (c->checkpoint_threads > 0) {
       return "--recovery measures log replay: no --checkpoint-threads";
     }
+    if (c->iterate || !c->backup.empty()) {
+      return "--recovery measures log replay: no --iterate or --backup";
+    }
   }
 
   if (!seed_given) c->seed = std::random_device()();
@@ -175,6 +178,12 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
   bool skip_verify = false;
   app.add_flag("--skip-verify", skip_verify,
                "Do not re-read every record after the run");
+  app.add_flag("--iterate", c.iterate,
+               "After the run, iterate over the whole store (one thread) and "
+               "check that every record comes once");
+  app.add_option("--backup", c.backup,
+                 "After the run, back the store up to this new file and time "
+                 "it (plush: DB::Backup); the file is kept");
   app.add_flag("--recovery", c.recovery,
                "Time recovery: a child loads -n records and is SIGKILLed, "
                "then the store is reopened");

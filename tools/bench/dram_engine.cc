@@ -42,6 +42,10 @@ struct WordRecords {
   static void Copy(uint64_t value, std::string* out) {
     out->assign(reinterpret_cast<const char*>(&value), sizeof(value));
   }
+  // The bytes Convert() read, in place.
+  static std::string_view View(const uint64_t& word) {
+    return {reinterpret_cast<const char*>(&word), sizeof(word)};
+  }
 };
 
 // Any other sizes. The hash and equality take string_view, so lookups use
@@ -60,6 +64,7 @@ struct StringRecords {
   static void Copy(const std::string& value, std::string* out) {
     out->assign(value);
   }
+  static std::string_view View(const std::string& bytes) { return bytes; }
 };
 
 template <typename Records>
@@ -110,7 +115,20 @@ class DramEngine final : public Engine {
     return Status::NotSupported("the dram engine is a hash map: no scans");
   }
 
+  Status ForEach(const std::function<bool(std::string_view, std::string_view)>&
+                     visit) override {
+    auto table = map_.lock_table();  // every bucket lock, until it goes
+    for (const auto& [key, value] : table) {
+      if (!visit(Records::View(key), Records::View(value))) break;
+    }
+    return Status::OK();
+  }
+
   Status Checkpoint(unsigned) override {
+    return Status::NotSupported("the dram engine is not persistent");
+  }
+
+  Status Backup(const std::string&) override {
     return Status::NotSupported("the dram engine is not persistent");
   }
 

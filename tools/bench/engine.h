@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,10 +75,20 @@ class Engine {
   // keeps no order.
   virtual Status Scan(std::string_view start, size_t count,
                       size_t* scanned) = 0;
+  // Calls visit(key, value) for every record of the store, each once, in
+  // the engine's order, until it returns false: plush's and RocksDB's
+  // iterators, the DRAM map's locked table. Writers must have stopped
+  // (the DRAM map locks the whole table).
+  virtual Status ForEach(
+      const std::function<bool(std::string_view key, std::string_view value)>&
+          visit) = 0;
   // Makes every write issued so far durable, the bulk-load way: plush's
   // Checkpoint(threads) (the DRAM level to PMem), RocksDB's memtable flush.
   // NotSupported if the engine is not persistent.
   virtual Status Checkpoint(unsigned threads) = 0;
+  // Writes a consistent copy of the store to the new file `path`
+  // (plush's DB::Backup). NotSupported by the other engines.
+  virtual Status Backup(const std::string& path) = 0;
   virtual Status GetStats(EngineStats* stats) = 0;
   virtual Status Close() = 0;
 };

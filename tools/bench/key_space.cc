@@ -3,6 +3,7 @@
 #include "key_space.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "rng.h"
@@ -34,6 +35,12 @@ void StoreBigEndian(uint64_t x, char* out) {
   }
 }
 
+uint64_t LoadBigEndian(const char* in) {
+  uint64_t x = 0;
+  for (int i = 0; i < 8; ++i) x = (x << 8) | static_cast<unsigned char>(in[i]);
+  return x;
+}
+
 }  // namespace
 
 KeySpace::KeySpace(SizeSpec key_size, SizeSpec value_size)
@@ -54,6 +61,28 @@ std::string_view RecordBuilder::Value(uint64_t record) {
   const uint64_t tag = Mix64(Mix64(record) ^ kValueSalt);
   std::memcpy(value_.data(), &tag, sizeof(tag));
   return {value_.data(), space_.value_size_.SizeOf(tag)};
+}
+
+std::optional<uint64_t> RecordBuilder::RecordOf(std::string_view key) {
+  if (key.size() < sizeof(uint64_t)) return std::nullopt;
+  const uint64_t id = Unmix64(LoadBigEndian(key.data())) ^ kKeySalt;
+  // The prefix fixes the record; the size and filler must match it too.
+  if ((id & kAbsentBit) != 0 || Key(id) != key) return std::nullopt;
+  return id;
+}
+
+std::string KeyText(std::string_view key) {
+  std::string text = "key 0x";
+  char hex[3];
+  for (size_t i = 0; i < key.size() && i < 8; ++i) {
+    std::snprintf(hex, sizeof(hex), "%02x", static_cast<unsigned char>(key[i]));
+    text += hex;
+  }
+  return text;
+}
+
+std::string DescribeRecord(uint64_t record, std::string_view key) {
+  return "record " + std::to_string(record) + " (" + KeyText(key) + ")";
 }
 
 }  // namespace plush::bench

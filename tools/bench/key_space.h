@@ -17,6 +17,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -53,6 +55,9 @@ class RecordBuilder {
     return BuildKey(record | kAbsentBit);
   }
   std::string_view Value(uint64_t record);
+  // The record whose key `key` is, or nothing if it is no record's key
+  // (an absent key, or bytes this key space never makes).
+  std::optional<uint64_t> RecordOf(std::string_view key);
   bool ValueMatches(uint64_t record, std::string_view value) {
     return value == Value(record);
   }
@@ -66,6 +71,12 @@ class RecordBuilder {
   std::vector<char> key_;
   std::vector<char> value_;
 };
+
+// For messages: "key 0x0123456789abcdef", the key's first (at most) 8
+// bytes, which identify a record.
+std::string KeyText(std::string_view key);
+// "record 42 (key 0x0123456789abcdef)".
+std::string DescribeRecord(uint64_t record, std::string_view key);
 
 }  // namespace plush::bench
 

@@ -49,6 +49,26 @@ RunPhaseResult RunPhase(const PhaseContext& context);
 // took.
 double CheckpointPhase(const PhaseContext& context);
 
+struct IterateResult {
+  uint64_t records = 0;  // records the iteration returned
+  double seconds = 0;
+};
+
+// Iterates over the whole store on one thread (Engine::ForEach), timed;
+// then, unless config.verify is off, once more to check that it returns
+// every record the load and the run left exactly once (IterationCheck).
+// `inserted` as for VerifyPhase.
+IterateResult IteratePhase(const PhaseContext& context,
+                           const std::vector<uint64_t>& inserted);
+
+struct BackupResult {
+  double seconds = 0;
+  uint64_t bytes = 0;  // size of the backup file
+};
+
+// Engine::Backup(config.backup), timed.
+BackupResult BackupPhase(const PhaseContext& context);
+
 // Reads back every loaded record (but those the run deleted) and every
 // record it inserted, and checks their values. Returns how many it read.
 uint64_t VerifyPhase(const PhaseContext& context,

@@ -53,9 +53,22 @@ class PlushEngine final : public Engine {
     return it->status();
   }
 
+  Status ForEach(const std::function<bool(std::string_view, std::string_view)>&
+                     visit) override {
+    // SeekToFirst works on both kinds of pool; a hash pool's keys come in
+    // partition order.
+    std::unique_ptr<Iterator> it = db_->NewIterator(read_options_);
+    for (it->SeekToFirst(); it->Valid() && visit(it->key(), it->value());
+         it->Next()) {
+    }
+    return it->status();
+  }
+
   Status Checkpoint(unsigned threads) override {
     return db_->Checkpoint(threads);
   }
+
+  Status Backup(const std::string& path) override { return db_->Backup(path); }
 
   Status GetStats(EngineStats* stats) override {
     Stats s;

@@ -10,8 +10,12 @@
 namespace plush::bench {
 namespace {
 
+double Rate(uint64_t items, double seconds) {
+  return seconds > 0 ? static_cast<double>(items) / seconds : 0;
+}
+
 double Mops(uint64_t operations, double seconds) {
-  return seconds > 0 ? static_cast<double>(operations) / seconds / 1e6 : 0;
+  return Rate(operations, seconds) / 1e6;
 }
 
 // "negative-lookup" -> "negative_lookup_ratio".
@@ -113,6 +117,12 @@ std::string ToJson(const BenchConfig& config, const RunResult& result) {
   json["pool_path"] = result.pool_path;
   // Later additions, at the end so that the order of the others holds.
   json["latency_mode"] = LatencyModeName(config.latency);
+  json["iterate_records"] = result.iterate_records;
+  json["iterate_seconds"] = result.iterate_seconds;
+  json["iterate_records_per_second"] =
+      Rate(result.iterate_records, result.iterate_seconds);
+  json["backup_seconds"] = result.backup_seconds;
+  json["backup_bytes"] = result.backup_bytes;
   // An error message or a path may hold bytes that are not UTF-8: replace
   // them rather than throw, or print JSON no parser would accept.
   return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -174,6 +184,17 @@ void PrintTable(const BenchConfig& config, const RunResult& result,
   if (config.checkpoint_threads > 0) {
     out << Printf("  checkpoint %.3f s with %u thread(s)\n",
                   result.checkpoint_seconds, config.checkpoint_threads);
+  }
+  if (config.iterate) {
+    out << Printf("  iterate   %12llu records  %8.3f s  %8.3f M records/s\n",
+                  static_cast<unsigned long long>(result.iterate_records),
+                  result.iterate_seconds,
+                  Rate(result.iterate_records, result.iterate_seconds) / 1e6);
+  }
+  if (!config.backup.empty()) {
+    out << Printf("  backup    %.3f s, ", result.backup_seconds)
+        << tools::HumanBytes(static_cast<double>(result.backup_bytes)) << " to "
+        << config.backup << "\n";
   }
   if (config.verify) {
     out << "  check     " << result.verified_records << " records read back\n";

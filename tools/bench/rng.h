@@ -3,7 +3,7 @@
 // Random numbers for the benchmark driver: a per-thread xoshiro256**
 // generator (fast, small state, good statistical quality) seeded through
 // SplitMix64, and Mix64, a bijective 64-bit mixer used to turn record
-// numbers into keys.
+// numbers into keys, with its inverse.
 
 #ifndef PLUSH_TOOLS_BENCH_RNG_H_
 #define PLUSH_TOOLS_BENCH_RNG_H_
@@ -25,6 +25,18 @@ inline uint64_t Mix64(uint64_t x) {
   x ^= x >> 27;
   x *= 0x94d049bb133111ebULL;
   x ^= x >> 31;
+  return x;
+}
+
+// The inverse of Mix64: each step undone in reverse order (an xor-shift
+// by k is undone by xoring the shifts by k, 2k, ...; a multiplication by
+// the constant's inverse modulo 2^64). Turns a key back into its record.
+inline uint64_t Unmix64(uint64_t x) {
+  x ^= (x >> 31) ^ (x >> 62);
+  x *= 0x319642b2d24d8ec3ULL;
+  x ^= (x >> 27) ^ (x >> 54);
+  x *= 0x96de1b173f119089ULL;
+  x ^= (x >> 30) ^ (x >> 60);
   return x;
 }
 

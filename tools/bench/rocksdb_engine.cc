@@ -25,6 +25,9 @@ namespace plush::bench {
 namespace {
 
 rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
+std::string_view ToView(const rocksdb::Slice& s) {
+  return {s.data(), s.size()};
+}
 
 Status FromRocksDb(const rocksdb::Status& s) {
   if (s.ok()) return Status::OK();
@@ -100,9 +103,27 @@ class RocksDbEngine final : public Engine {
     return FromRocksDb(it->status());
   }
 
+  Status ForEach(const std::function<bool(std::string_view, std::string_view)>&
+                     visit) override {
+    // As an application reading everything once would: without filling
+    // the block cache with blocks no point lookup asked for.
+    rocksdb::ReadOptions options = read_options_;
+    options.fill_cache = false;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+    for (it->SeekToFirst();
+         it->Valid() && visit(ToView(it->key()), ToView(it->value()));
+         it->Next()) {
+    }
+    return FromRocksDb(it->status());
+  }
+
   Status Checkpoint(unsigned) override {
     // Flush's own background threads do the work.
     return FromRocksDb(db_->Flush(rocksdb::FlushOptions()));
+  }
+
+  Status Backup(const std::string&) override {
+    return Status::NotSupported("backups are measured on plush only");
   }
 
   Status GetStats(EngineStats* stats) override {

@@ -26,6 +26,12 @@ struct RunResult {
   double seconds = 0;
   Histogram latency;
   double checkpoint_seconds = 0;  // 0 unless BenchConfig::checkpoint_threads
+  // --iterate: records the iteration returned, and its time.
+  uint64_t iterate_records = 0;
+  double iterate_seconds = 0;
+  // --backup: the time of the backup and the size of its file.
+  double backup_seconds = 0;
+  uint64_t backup_bytes = 0;
 
   // Memory and persistence, measured after the run phase.
   uint64_t dram_bytes = 0;

@@ -1,7 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 
 #include <atomic>
-#include <cstdio>
 #include <string>
 
 #include "display.h"
@@ -9,26 +8,12 @@
 #include "phases.h"
 
 namespace plush::bench {
-namespace {
-
-// "record 42 (key 0x0123456789abcdef)": the key's unique 8-byte prefix.
-std::string Describe(uint64_t record, std::string_view key) {
-  std::string text = "record " + std::to_string(record) + " (key 0x";
-  char hex[3];
-  for (size_t i = 0; i < key.size() && i < 8; ++i) {
-    std::snprintf(hex, sizeof(hex), "%02x", static_cast<unsigned char>(key[i]));
-    text += hex;
-  }
-  return text + ")";
-}
-
-}  // namespace
 
 bool CheckRead(const PhaseContext& context, RecordBuilder& builder,
                uint64_t record, const Status& status, std::string_view value) {
   if (status.ok()) {
     if (builder.ValueMatches(record, value)) return true;
-    context.control.FailCheck(Describe(record, builder.Key(record)) +
+    context.control.FailCheck(DescribeRecord(record, builder.Key(record)) +
                               " has a wrong value");
     return false;
   }
@@ -36,12 +21,12 @@ bool CheckRead(const PhaseContext& context, RecordBuilder& builder,
     if (context.deleted != nullptr && context.deleted->Contains(record)) {
       return true;
     }
-    context.control.FailCheck(Describe(record, builder.Key(record)) +
+    context.control.FailCheck(DescribeRecord(record, builder.Key(record)) +
                               " was written but is not found");
     return false;
   }
-  context.control.Fail(status,
-                       "reading " + Describe(record, builder.Key(record)));
+  context.control.Fail(
+      status, "reading " + DescribeRecord(record, builder.Key(record)));
   return false;
 }
 

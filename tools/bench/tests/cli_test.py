@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 BINARY = ""
@@ -35,7 +36,9 @@ SCHEMA = {
     "verified_records": int, "checkpoint_threads": int,
     "checkpoint_seconds": float, "emulate_pmem": bool, "unlogged": bool,
     "model_write_amp": bool, "pool_path": str, "batch": int,
-    "multiget": int, "latency_mode": str,
+    "multiget": int, "latency_mode": str, "iterate_records": int,
+    "iterate_seconds": float, "iterate_records_per_second": float,
+    "backup_seconds": float, "backup_bytes": int,
 }
 
 EXIT_FAILED, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
@@ -123,6 +126,50 @@ class CliTest(unittest.TestCase):
         code, _ = run("-n", "100", "--latency", "all",
                       "--latency-sample", "0.5")
         self.assertEqual(code, EXIT_USAGE)
+
+    def test_iterate_sees_every_record_once(self):
+        # After the load only, then after a run that inserts, updates and
+        # deletes: the iteration is checked against both.
+        code, result = run("-n", "3000", "-p", "0", "-t", "2", "--iterate")
+        self.check_schema(result)
+        self.assert_ok(code, result)
+        self.assertEqual(result["iterate_records"], 3000)
+        self.assertGreater(result["iterate_seconds"], 0)
+        self.assertGreater(result["iterate_records_per_second"], 0)
+        code, result = run("-n", "3000", "-p", "3000", "-t", "2",
+                           "--insert", "0.4", "--update", "0.3",
+                           "--delete", "0.3", "--iterate")
+        self.assert_ok(code, result)
+        self.assertGreater(result["iterate_records"], 3000 - 1000)
+        code, text = run("-n", "100", "-p", "0", "--iterate",
+                         json_output=False)
+        self.assertEqual(code, 0, text)
+        self.assertIn("M records/s", text)
+        if ENGINE == "plush":
+            code, result = run("-n", "2000", "-p", "0", "--iterate",
+                               "--partitioning", "range", "--key-size",
+                               "normal:16,3.2", "--value-size", "100")
+            self.assert_ok(code, result)
+            self.assertEqual(result["iterate_records"], 2000)
+        code, _ = run("--recovery", "-n", "100", "--iterate")
+        self.assertEqual(code, EXIT_USAGE)
+
+    def test_backup(self):
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "backup.pool")
+            code, result = run("-n", "2000", "-p", "1000", "--backup", path)
+            if ENGINE != "plush":
+                self.assertEqual(code, EXIT_UNSUPPORTED, result)
+                self.assertFalse(os.path.exists(path))
+                return
+            self.check_schema(result)
+            self.assert_ok(code, result)
+            self.assertGreater(result["backup_seconds"], 0)
+            self.assertEqual(result["backup_bytes"], os.path.getsize(path))
+            # A backup never overwrites a file.
+            code, result = run("-n", "100", "-p", "0", "--backup", path)
+            self.assertEqual(code, EXIT_FAILED, result)
+            self.assertIn(path, result["error"])
 
     def test_insert_only_is_the_default(self):
         code, result = run("-n", "1000", "-p", "1000", "--model-write-amp")

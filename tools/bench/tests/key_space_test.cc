@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "rng.h"
 #include "size_spec.h"
 
 namespace plush::bench {
@@ -56,6 +57,44 @@ TEST(KeySpaceTest, KeysAreUniqueAndDisjointFromAbsentKeys) {
   for (uint64_t r = 0; r < kRecords; ++r) {
     ASSERT_EQ(keys.count(std::string(builder.AbsentKey(r))), 0u) << r;
   }
+}
+
+TEST(KeySpaceTest, Unmix64InvertsMix64) {
+  Rng rng(42);
+  for (uint64_t x : {uint64_t{0}, uint64_t{1}, UINT64_MAX, uint64_t{1} << 63}) {
+    EXPECT_EQ(Unmix64(Mix64(x)), x);
+  }
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t x = rng.Next();
+    ASSERT_EQ(Unmix64(Mix64(x)), x) << x;
+  }
+}
+
+TEST(KeySpaceTest, RecordOfInvertsKey) {
+  const KeySpace space(SizeSpec::Normal(16, 3.2, kMinKeySize, 1024),
+                       SizeSpec::Fixed(8));
+  RecordBuilder builder(space);
+  for (uint64_t r = 0; r < 10000; ++r) {
+    ASSERT_EQ(builder.RecordOf(std::string(builder.Key(r))), r);
+  }
+  for (uint64_t r : {uint64_t{0}, uint64_t{5}, uint64_t{1} << 40}) {
+    const std::string key(builder.Key(r));
+    // Keys no record has: an absent key, another size, other filler.
+    EXPECT_FALSE(builder.RecordOf(std::string(builder.AbsentKey(r))));
+    EXPECT_FALSE(builder.RecordOf(key + "x"));
+    EXPECT_FALSE(builder.RecordOf(key.substr(0, key.size() - 1)));
+    std::string damaged = key;
+    damaged.back() ^= 1;
+    EXPECT_FALSE(builder.RecordOf(damaged));
+    EXPECT_FALSE(builder.RecordOf(key.substr(0, 7)));
+  }
+}
+
+TEST(KeySpaceTest, DescribesRecordsByTheirKeyPrefix) {
+  EXPECT_EQ(KeyText(std::string("\x01\x23\x45\x67\x89\xab\xcd\xef\xff", 9)),
+            "key 0x0123456789abcdef");
+  EXPECT_EQ(KeyText("ab"), "key 0x6162");
+  EXPECT_EQ(DescribeRecord(42, "ab"), "record 42 (key 0x6162)");
 }
 
 TEST(KeySpaceTest, BuildersAgreeAndValuesCheck) {
