@@ -10,13 +10,15 @@
 #              once written to the AOF: survives a crash of the process)
 #   none       redis-server without persistence
 # all four running at once, each test run against each of them in turn (so
-# that a change in the machine's load hits all alike). Prints a Markdown
-# table: requests per second, and plush's ratios to always and everysec.
+# that a change in the machine's load hits all alike), ROUNDS times. Prints
+# a Markdown table: the median requests per second of the rounds, and
+# plush's ratios to always and everysec.
 #
 # Usage: scripts/bench_server.sh [BUILD_DIR]    (default: build/release)
 # Environment:
 #   REQUESTS       requests per run (default 200000; a tenth for always
 #                  without pipelining, which is slow)
+#   ROUNDS         runs of each test against each server (default 3)
 #   REDIS_AOF_DIR  where Redis keeps its AOF (default /var/tmp: a disk, as
 #                  appendfsync always is meant for; /dev/shm makes fsync free)
 #   PLUSH_THREADS  plush-server's --threads (default: one per core)
@@ -30,6 +32,7 @@ if [[ ! -x $server ]]; then
   exit 1
 fi
 requests=${REQUESTS:-200000}
+rounds=${ROUNDS:-3}
 pool_dir=$(mktemp -d /dev/shm/bench-server.XXXXXX)
 aof_root=$(mktemp -d "${REDIS_AOF_DIR:-/var/tmp}/bench-server-aof.XXXXXX")
 pids=()
@@ -82,16 +85,22 @@ rps() {
 
 echo "machine: $(nproc) vCPU, $(lscpu | sed -n 's/^Model name: *//p'); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "redis-benchmark -c 50 -n $requests -P {1,16} -d {8,200} -r 100000 -t {set,get,incr,mset} --csv" \
-  "(always with -P 1: -n $((requests / 10))); Redis AOF in ${REDIS_AOF_DIR:-/var/tmp}"
+  "(always with -P 1: -n $((requests / 10))); median of $rounds rounds; Redis AOF in ${REDIS_AOF_DIR:-/var/tmp}"
 echo
 echo "| test | value | pipeline | plush | Redis always | Redis everysec | Redis none | plush / always | plush / everysec |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for size in 8 200; do
   for pipeline in 1 16; do
     for test in set get incr mset; do
-      declare -A result=()
+      declare -A runs=() result=()
+      for _ in $(seq "$rounds"); do
+        for target in "${targets[@]}"; do
+          runs[$target]+="$(rps "$target" "$test" "$size" "$pipeline") "
+        done
+      done
       for target in "${targets[@]}"; do
-        result[$target]=$(rps "$target" "$test" "$size" "$pipeline")
+        result[$target]=$(tr ' ' '\n' <<<"${runs[$target]}" | grep . | sort -n |
+          awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
       done
       printf '| %s | %s B | %s | %s | %s | %s | %s | %.1f | %.2f |\n' \
         "${test^^}" "$size" "$pipeline" "${result[plush]}" "${result[always]}" \
