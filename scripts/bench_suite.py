@@ -4,8 +4,9 @@
 machine, and plots them.
 
 Every run appends one JSON object (plush-bench's, plus "experiment", "x" and
-"suite_time") to results/<date>/runs.jsonl; scripts/plot_bench.py then draws
-the figures next to it. Runs an engine does not support (e.g. plush with
+"suite_time") to results/<date>/runs.jsonl; scripts/plot_bench.py and
+scripts/bench_plot_tail.py (the tail experiment's figure) then draw the
+figures next to it. Runs an engine does not support (e.g. plush with
 records other than 8/8 bytes until variable-length records land) are
 recorded with status "unsupported" and do not stop the suite.
 
@@ -127,8 +128,30 @@ def tail_latency(suite, n):
     for op in ("insert", "lookup"):
         for engine in suite.engines:
             suite.run(f"tail-latency/{op}", 0, engine, "-n", n, "-p", n,
-                      "-t", suite.threads, f"--{op}", 1,
-                      "--latency-sample", 1)
+                      "-t", suite.threads, f"--{op}", 1, "--latency", "all")
+
+
+# Record sizes of the tail experiment: (name in the experiment, key, value).
+TAIL_SIZES = (("8-8", 8, 8), ("16-200", 16, 200))
+# RocksDB inserts some 20 times slower: it loads a quarter of the records
+# and inserts for this long instead of a fixed count (as bench_default.sh).
+TAIL_ROCKSDB_SECONDS = 10
+
+
+def tail(suite, n):
+    """Insert latency percentiles from every insert (--latency all), with
+    8/8 and 16/200-byte records: at most 2 million records loaded, then as
+    many inserted, so that the default sizes take a few minutes."""
+    records = min(n, 2_000_000)
+    for name, key, value in TAIL_SIZES:
+        for engine in suite.engines:
+            if engine.startswith("rocksdb"):
+                sizes = ["-n", records // 4, "--seconds", TAIL_ROCKSDB_SECONDS]
+            else:
+                sizes = ["-n", records, "-p", records]
+            suite.run(f"tail/{name}", 0, engine, *sizes, "-t", suite.threads,
+                      "--insert", 1, "--key-size", key, "--value-size", value,
+                      "--latency", "all")
 
 
 def memory(suite, n):
@@ -152,7 +175,7 @@ def recovery(suite, n):
 
 
 EXPERIMENTS = {f.__name__.replace("_", "-"): f for f in (
-    core, insert_ratio, skew, record_size, variable_size, tail_latency,
+    core, insert_ratio, skew, record_size, variable_size, tail_latency, tail,
     memory, recovery)}
 
 
@@ -195,10 +218,11 @@ def main():
         EXPERIMENTS[name](suite, n)
     print(f"bench_suite: results in {out_file}", file=sys.stderr)
     if not args.no_plots:
-        # Through its own interpreter line: the system Python, which has
+        # Through their own interpreter line: the system Python, which has
         # Debian's matplotlib.
-        subprocess.run([str(REPO / "scripts" / "plot_bench.py"), str(out_file)],
-                       check=True)
+        for plotter in ("plot_bench.py", "bench_plot_tail.py"):
+            subprocess.run([str(REPO / "scripts" / plotter), str(out_file)],
+                           check=True)
     sys.exit(1 if suite.failures else 0)
 
 
