@@ -29,9 +29,11 @@ BackgroundWork::BackgroundWork(table::LeveledTable* table,
       // 1/7 more migrations.
       high_water_(table->capacity() - table->capacity() / 8) {}
 
-void BackgroundWork::Start(log::RecoveryLogs* logs) {
+void BackgroundWork::Start(log::RecoveryLogs* logs,
+                           payload::PayloadLogs* payload) {
   if (thread_count_ == 0) return;
   logs_ = logs;
+  payload_ = payload;
   {
     MutexLock lock(&mu_);
     running_ = true;
@@ -114,8 +116,10 @@ void BackgroundWork::MigrateIfAboveHighWater(uint64_t dram_index) {
   }
   lock.unlock();
   // Migrations allocate most of the pool's space: make room for the next
-  // ones before an allocation has to wait for the file to grow.
+  // ones before an allocation has to wait for the file to grow; and keep a
+  // payload chunk ready for the next payload log that fills one.
   allocator_.GrowAhead();
+  payload_->PrepareFreeChunk();
 }
 
 }  // namespace plush

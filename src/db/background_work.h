@@ -15,7 +15,9 @@
 //               rotation mutex;
 //   growth      after each migration, the pool file grows ahead of the
 //               allocations when little space is left (Allocator::
-//               GrowAhead), so that none waits for the file system.
+//               GrowAhead), and a free payload chunk is kept ready
+//               (PayloadLogs::PrepareFreeChunk), so that no writer waits
+//               for the file system or for pre-faulting a chunk.
 //
 // Both run the very code a writer would run (LeveledTable::MigrateDram
 // under the entry's lock, RecoveryLogs::RecycleAhead under the log's
@@ -39,6 +41,7 @@
 #include <vector>
 
 #include "log/recovery_log.h"
+#include "payload/payload_logs.h"
 #include "pool/allocator.h"
 #include "table/leveled_table.h"
 #include "util/mutex.h"
@@ -58,7 +61,7 @@ class BackgroundWork {
   unsigned high_water() const { return high_water_; }
 
   // Starts the threads (after recovery: before, nothing is scheduled).
-  void Start(log::RecoveryLogs* logs);
+  void Start(log::RecoveryLogs* logs, payload::PayloadLogs* payload);
   // Waits for the work in progress, drops the queued work and ends the
   // threads; later Schedule*() calls do nothing. Idempotent.
   void Stop();
@@ -82,6 +85,7 @@ class BackgroundWork {
   const unsigned thread_count_;
   const unsigned high_water_;
   log::RecoveryLogs* logs_ = nullptr;  // set by Start()
+  payload::PayloadLogs* payload_ = nullptr;  // set by Start()
   std::vector<std::thread> threads_;
 
   Mutex mu_;

@@ -166,7 +166,7 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
   impl->pool_->UpgradeFormat();
   impl->logs_->ZeroInvalidSlots();
   impl->payload_->FinishOpen();
-  impl->background_->Start(impl->logs_.get());
+  impl->background_->Start(impl->logs_.get(), impl->payload_.get());
   impl->opened_ = true;
   *db = std::move(impl);
   return Status::OK();

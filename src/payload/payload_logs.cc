@@ -385,43 +385,65 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
 
 Status PayloadLogs::TakeChunk(unsigned index, PayloadChunk** out) {
   PayloadChunk* c = nullptr;
-  {
-    MutexLock lock(&chunks_mu_);
-    if (!free_chunks_.empty()) {
-      c = free_chunks_.back();
-      free_chunks_.pop_back();
+  while (c == nullptr) {
+    {
+      MutexLock lock(&chunks_mu_);
+      if (!free_chunks_.empty()) {
+        c = free_chunks_.back();
+        free_chunks_.pop_back();
+      }
+    }
+    if (c == nullptr) {
+      Status s = AddFreeChunk();
+      if (!s.ok()) return s;
     }
   }
   const uint64_t seq = next_seq_.fetch_add(1, std::memory_order_relaxed);
-  if (c != nullptr) {
-    PayloadChunkHeader* h = HeaderOf(c->offset);
-    h->seq = seq;
-    h->resume = 0;
-    StoreRelease(h->state, PayloadChunkState{c->epoch, index, true}.Encode());
-    media_.Persist(h, sizeof(PayloadChunkHeader));
-  } else {
-    uint64_t offset = 0;
-    Status s = pool_->allocator().Allocate(chunk_size_, 4096, &offset);
-    if (!s.ok()) return s;
-    media_.Prefault(offset, chunk_size_);
-    PayloadChunkHeader* h = HeaderOf(offset);
-    h->seq = seq;
-    h->resume = 0;
-    StoreRelease(h->state, PayloadChunkState{1, index, true}.Encode());
-    media_.Persist(h, sizeof(PayloadChunkHeader));
-    MutexLock lock(&chunks_mu_);
-    uint32_t id = 0;
-    s = table_.Add(offset, &id);  // ids follow all_chunks_'s order
-    if (!s.ok()) return s;
-    c = &all_chunks_.emplace_back();
-    c->id = id;
-    c->offset = offset;
-    c->epoch = 1;
-  }
+  PayloadChunkHeader* h = HeaderOf(c->offset);
+  h->seq = seq;
+  h->resume = 0;
+  StoreRelease(h->state, PayloadChunkState{c->epoch, index, true}.Encode());
+  media_.Persist(h, sizeof(PayloadChunkHeader));
   c->seq = seq;
   c->tail.store(kPayloadChunkHeaderSize, std::memory_order_relaxed);
   *out = c;
   return Status::OK();
+}
+
+// Written as free before it is registered: a crash in between leaks the
+// space (below the allocation mark) and nothing else.
+Status PayloadLogs::AddFreeChunk() {
+  uint64_t offset = 0;
+  Status s = pool_->allocator().Allocate(chunk_size_, 4096, &offset);
+  if (!s.ok()) return s;
+  media_.Prefault(offset, chunk_size_);
+  PayloadChunkHeader* h = HeaderOf(offset);
+  h->seq = 0;
+  h->resume = 0;
+  StoreRelease(h->state, PayloadChunkState{1, 0, false}.Encode());
+  media_.Persist(h, sizeof(PayloadChunkHeader));
+  MutexLock lock(&chunks_mu_);
+  uint32_t id = 0;
+  s = table_.Add(offset, &id);  // ids follow all_chunks_'s order
+  if (!s.ok()) return s;
+  PayloadChunk* c = &all_chunks_.emplace_back();
+  c->id = id;
+  c->offset = offset;
+  c->epoch = 1;
+  free_chunks_.push_back(c);
+  return Status::OK();
+}
+
+void PayloadLogs::PrepareFreeChunk() {
+  if (!enabled() || closed_.load(std::memory_order_acquire)) return;
+  // Under a log's mutex, like a rotation's chunk: PauseRotations (a
+  // backup copying the pool) then holds it off too.
+  MutexLock rotation(&logs_[0]->mu);
+  {
+    MutexLock lock(&chunks_mu_);
+    if (!free_chunks_.empty()) return;
+  }
+  (void)AddFreeChunk();
 }
 
 PayloadLogs::PayloadChunk* PayloadLogs::CompactionCandidate(Log& log) {

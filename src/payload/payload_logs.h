@@ -128,6 +128,12 @@ class PayloadLogs final : public table::PayloadResolver {
   // Checks the chunk headers; appends one line per problem to *report.
   uint64_t Verify(std::string* report) const;
 
+  // Keeps one free chunk ready (allocated, pre-faulted, registered as
+  // free), so that a rotation that needs a chunk does not allocate and
+  // pre-fault one while its writer waits. For a background thread; an
+  // error is left for the rotation that needs the chunk to report.
+  void PrepareFreeChunk() EXCLUDES(chunks_mu_);
+
   uint64_t chunks() const { return table_.count(); }
   uint64_t chunk_size() const { return chunk_size_; }
   uint64_t gc_runs() const { return gc_runs_.load(std::memory_order_relaxed); }
@@ -206,6 +212,9 @@ class PayloadLogs final : public table::PayloadResolver {
   Status Rotate(unsigned log_index, PayloadChunk* full);
   Status TakeChunk(unsigned log_index, PayloadChunk** chunk)
       EXCLUDES(chunks_mu_);
+  // Allocates a chunk from the heap, pre-faults it and adds it to the free
+  // chunks.
+  Status AddFreeChunk() EXCLUDES(chunks_mu_);
   // Picks the chunk to examine next, or null. REQUIRES: log.mu.
   PayloadChunk* CompactionCandidate(Log& log) REQUIRES(log.mu);
   // Examines the chunk and frees it if that pays off; true if freed.

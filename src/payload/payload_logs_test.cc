@@ -296,6 +296,30 @@ TEST_F(PayloadLogsTest, FullChunkIsFollowedByANewOne) {
   for (int i = 0; i < 40; ++i) EXPECT_EQ(Value(refs[i]), Big(i)) << i;
 }
 
+// A background thread keeps one free chunk ready: registered as free (so a
+// reopened pool counts it free too), taken by the next log that fills one.
+TEST_F(PayloadLogsTest, PreparedFreeChunkIsTakenByTheNextRotation) {
+  const uint64_t first = Put("a", "1");
+  logs_->PrepareFreeChunk();
+  EXPECT_EQ(logs_->chunks(), 2u);
+  EXPECT_FALSE(PayloadChunkState::Decode(Header(1)->state).in_use);
+  logs_->PrepareFreeChunk();
+  EXPECT_EQ(logs_->chunks(), 2u) << "one spare is enough";
+  std::vector<uint64_t> refs;
+  for (int i = 0; i < 40; ++i)
+    refs.push_back(Put("key" + std::to_string(i), Big(i)));
+  EXPECT_EQ(logs_->chunks(), 2u) << "the rotation took the spare";
+  EXPECT_EQ(Ref::Decode(refs.back()).chunk, 1u);
+  EXPECT_TRUE(PayloadChunkState::Decode(Header(1)->state).in_use);
+  EXPECT_EQ(Value(first), "1");
+  // A spare that a crash leaves unused is a free chunk after recovery.
+  logs_->PrepareFreeChunk();
+  ASSERT_OK(Reopen());
+  EXPECT_EQ(logs_->chunks(), 3u);
+  EXPECT_FALSE(PayloadChunkState::Decode(Header(2)->state).in_use);
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(Value(refs[i]), Big(i)) << i;
+}
+
 // A clean close records where appends resume; the next open goes on in the
 // same chunk, and clears the mark before anything is appended.
 TEST_F(PayloadLogsTest, CleanCloseResumesAppendsInTheSameChunk) {
