@@ -78,6 +78,10 @@ expect 2 "$plush" create "$hash" --small # exists already
 expect_err InvalidArgument
 expect 0 "$plush" create "$range" --small --range --size 8MiB
 # /tmp is no DAX file system: a pmem pool is refused and leaves no file.
+# A size below what the pool needs is refused, not silently raised.
+expect 2 "$plush" create "$tmp/tiny.pool" --size 64MiB
+expect_err 'size 64.0 MiB is below the 260.0 MiB that a pool with these parameters needs'
+[[ ! -e $tmp/tiny.pool ]] && ok || fail "a refused --size left a file"
 expect 7 "$plush" create --backend pmem "$tmp/notdax.pool"
 [[ ! -e $tmp/notdax.pool ]] && ok || fail "a refused create left a file"
 expect 2 "$plush" create "$tmp/bad.pool" --backend tape
@@ -219,6 +223,8 @@ hash_records=$(wc -l <"$tmp/out")
 ((hash_records > 3000)) && ok || fail "dump of a hash pool printed $hash_records lines"
 [[ $(sort -u "$tmp/out" | wc -l) == "$hash_records" ]] && ok || fail "dump of a hash pool repeated a record"
 grep -q "\"key\":\"$(printf 'k0002999' | od -An -tx1 | tr -d ' \n')\"" "$tmp/out" && ok || fail "dump of a hash pool lacks k0002999"
+expect 2 "$plush" scan "$hash" --limit -1
+expect_err 'limit: must not be negative \(got -1\)'
 expect 0 "$plush" scan --hex "$hash" --limit 5
 [[ $(wc -l <"$tmp/out") == 5 ]] && ok || fail "scan --limit 5 of a hash pool printed $(wc -l <"$tmp/out") lines"
 expect 0 "$plush" info "$range"

@@ -39,6 +39,16 @@ int RunCreate(const CreateArgs& args) {
   if (args.payload_chunk_size_option->count() > 0) {
     options.payload_chunk_size = args.payload_chunk_size;
   }
+  // The engine raises a smaller initial size to the minimum without a
+  // word (a lower bound for a program); a size asked for here must be met.
+  if (args.size_option->count() > 0 &&
+      args.size < options.MinimumPoolSize()) {
+    return ExitWith(Status::InvalidArgument(
+        "--size " + tools::HumanBytes(args.size) + " is below the " +
+        tools::HumanBytes(options.MinimumPoolSize()) +
+        " that a pool with these parameters needs (recovery logs and "
+        "headers); give at least that, or --small for a tiny pool"));
+  }
   return ExitWith(WithPool(options, args.pool.path, [&](DB* db) {
     Stats stats;
     Status s = db->GetStats(&stats);

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "command.h"
+#include "command_line.h"
 #include "json_records.h"
 
 namespace plush::cli {
@@ -90,7 +91,8 @@ void AddScanCommand(CLI::App* app, int* exit_code) {
   AddEncodingFlags(cmd, &args->encoding);
   args->start_option =
       cmd->add_option("--start", args->start, "Begin at the first key >= this");
-  cmd->add_option("--limit", args->limit, "Print at most this many records");
+  cmd->add_option("--limit", args->limit, "Print at most this many records")
+      ->check(tools::NotNegative());
   cmd->callback([args, exit_code] { *exit_code = RunScan(*args, PrintTsv); });
 }
 

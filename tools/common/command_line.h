@@ -41,6 +41,19 @@ CLI::Option* AddChoice(CLI::App* app, const std::string& flag,
       ->default_str(current);
 }
 
+// Refuses a negative count with a message that says so (an unsigned
+// option would otherwise wrap -1 around to "unlimited", and CLI11's own
+// range check prints its double limits).
+inline CLI::Validator NotNegative() {
+  return CLI::Validator(
+      [](const std::string& value) {
+        return !value.empty() && value[0] == '-'
+                   ? std::string("must not be negative (got " + value + ")")
+                   : std::string();
+      },
+      "", "NOT_NEGATIVE");
+}
+
 // The names of Options::backend, for --backend.
 inline const std::map<std::string, Backend>& BackendChoices() {
   static const std::map<std::string, Backend> choices = {
