@@ -128,6 +128,7 @@ expect 0 "$plush" put "$hash" key00001 value001
 expect 0 "$plush" get "$hash" key00001
 expect_out value001
 expect 1 "$plush" get "$hash" key00002
+expect_err "NotFound: key 'key00002' not found"
 expect_err NotFound
 expect 0 "$plush" delete "$hash" key00001
 expect 1 "$plush" get "$hash" key00001

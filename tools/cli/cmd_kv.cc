@@ -73,6 +73,12 @@ void AddGetCommand(CLI::App* app, int* exit_code) {
         std::string value;
         Status s = db->Get(ReadOptions(), key, &value);
         if (s.ok()) std::cout << Encode(encoding, value) << '\n';
+        // The engine's NotFound carries no message (it is free to make);
+        // the user wants to know which key.
+        if (s.IsNotFound()) {
+          return Status::NotFound("key '" + Encode(encoding, key) +
+                                  "' not found");
+        }
         return s;
       },
       exit_code);
