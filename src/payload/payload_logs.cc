@@ -72,9 +72,21 @@ bool StateIsValid(uint64_t word, uint64_t logs) {
 
 }  // namespace
 
+namespace {
+
+// Reservations the calling thread holds unpublished (a write batch holds
+// one per record until it commits). Such a thread must not compact, nor
+// wait for a compaction: compaction waits for every reservation in the
+// chunk it examines, its own included.
+thread_local unsigned tickets_held = 0;
+
+}  // namespace
+
 void PayloadLogs::Ticket::Release() {
-  if (pending_ != nullptr) pending_->fetch_sub(1, std::memory_order_seq_cst);
+  if (pending_ == nullptr) return;
+  pending_->fetch_sub(1, std::memory_order_seq_cst);
   pending_ = nullptr;
+  --tickets_held;
 }
 
 PayloadLogs::PayloadLogs(pool::Pool* pool, PayloadHost* host)
@@ -328,6 +340,7 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
                 .Encode();
         ticket->Release();
         ticket->pending_ = &c->pending;
+        ++tickets_held;
         return Status::OK();
       }
       c->pending.fetch_sub(1, std::memory_order_seq_cst);
@@ -351,7 +364,7 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
     if (!s.ok()) return s;
     log.chunks.push_back(fresh);
     log.head.store(fresh, std::memory_order_release);
-    if (compacting_here) return Status::OK();
+    if (compacting_here || tickets_held > 0) return Status::OK();
     if (log.compacting) {
       // The running compaction frees a chunk for this rotation too. If it
       // falls behind, writers wait for it: many writers must not grow the
