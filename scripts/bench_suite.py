@@ -6,9 +6,8 @@ machine, and plots them.
 Every run appends one JSON object (plush-bench's, plus "experiment", "x" and
 "suite_time") to results/<date>/runs.jsonl; scripts/plot_bench.py and
 scripts/bench_plot_tail.py (the tail experiment's figure) then draw the
-figures next to it. Runs an engine does not support (e.g. plush with
-records other than 8/8 bytes until variable-length records land) are
-recorded with status "unsupported" and do not stop the suite.
+figures next to it. Runs an engine does not support are recorded with
+status "unsupported" and do not stop the suite.
 
 Sizes: --records (or PLUSH_BENCH_RECORDS), default 10 million prefilled
 records; --quick (or PLUSH_BENCH_QUICK=1) uses 200 thousand for a run of a

@@ -3,12 +3,16 @@
 // Timestamps for latency measurement from the CPU's time-stamp counter.
 //
 // Timing every operation (--latency all) must cost little next to an
-// operation of a few hundred nanoseconds. steady_clock::now() is a vDSO
-// call of ~30 ns that also ends up inside the interval it measures; a
-// counter read costs ~10 ns. The reads are ordered only as far as
-// accuracy needs: Begin() waits for the instructions before it (the key
-// was built), End() for those before it to finish executing (the
-// operation's loads have completed); neither holds back later work.
+// operation of a few hundred nanoseconds. Reading the counter directly
+// skips what steady_clock::now() adds around the same read (a vDSO call,
+// the kernel's clock-data sequence lock, the scaling): a Begin()/End()
+// pair costs ~45 ns on the 2-core VM of docs/benchmarks.md, two now()
+// calls ~60 ns. The reads are ordered only as far as accuracy needs:
+// Begin() waits for the instructions before it (the key was built), End()
+// for those before it to finish executing (the operation's loads have
+// completed); neither holds back later work. The ordering is most of the
+// cost: unordered reads would be cheaper, but could end an interval before
+// the operation's last cache miss.
 //
 // The counter ticks at a constant rate on every x86-64 CPU of the last
 // 15 years (Linux's constant_tsc and nonstop_tsc), the same on every core.
