@@ -115,8 +115,7 @@ class DramEngine final : public Engine {
     return Status::NotSupported("the dram engine is a hash map: no scans");
   }
 
-  Status ForEach(const std::function<bool(std::string_view, std::string_view)>&
-                     visit) override {
+  Status ForEach(const RecordVisitor& visit) override {
     auto table = map_.lock_table();  // every bucket lock, until it goes
     for (const auto& [key, value] : table) {
       if (!visit(Records::View(key), Records::View(value))) break;

@@ -41,6 +41,10 @@ struct EngineStats {
   uint64_t recovered_log_entries = 0;
 };
 
+// What Engine::ForEach calls with each record; false stops it.
+using RecordVisitor =
+    std::function<bool(std::string_view key, std::string_view value)>;
+
 // One write of a batch (Engine::Write).
 struct BatchOp {
   std::string_view key;
@@ -79,9 +83,7 @@ class Engine {
   // the engine's order, until it returns false: plush's and RocksDB's
   // iterators, the DRAM map's locked table. Writers must have stopped
   // (the DRAM map locks the whole table).
-  virtual Status ForEach(
-      const std::function<bool(std::string_view key, std::string_view value)>&
-          visit) = 0;
+  virtual Status ForEach(const RecordVisitor& visit) = 0;
   // Makes every write issued so far durable, the bulk-load way: plush's
   // Checkpoint(threads) (the DRAM level to PMem), RocksDB's memtable flush.
   // NotSupported if the engine is not persistent.

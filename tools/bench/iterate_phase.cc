@@ -15,8 +15,6 @@
 namespace plush::bench {
 namespace {
 
-using Visitor = std::function<bool(std::string_view, std::string_view)>;
-
 char MiddleByte(std::string_view bytes) {
   return bytes.empty() ? 0 : bytes[bytes.size() / 2];
 }
@@ -24,7 +22,7 @@ char MiddleByte(std::string_view bytes) {
 // Engine::ForEach with a progress line and the stop flag (polled every 256
 // records). Returns how many records it visited.
 uint64_t Pass(const PhaseContext& context, const char* label, uint64_t total,
-              const Visitor& visit, Status* status) {
+              const RecordVisitor& visit, Status* status) {
   tools::ProgressCounters progress(1);
   tools::ProgressDisplay display(context.progress, label, "records", progress,
                                  tools::ProgressDisplay::Of(total));

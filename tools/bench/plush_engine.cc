@@ -53,8 +53,7 @@ class PlushEngine final : public Engine {
     return it->status();
   }
 
-  Status ForEach(const std::function<bool(std::string_view, std::string_view)>&
-                     visit) override {
+  Status ForEach(const RecordVisitor& visit) override {
     // SeekToFirst works on both kinds of pool; a hash pool's keys come in
     // partition order.
     std::unique_ptr<Iterator> it = db_->NewIterator(read_options_);

@@ -103,8 +103,7 @@ class RocksDbEngine final : public Engine {
     return FromRocksDb(it->status());
   }
 
-  Status ForEach(const std::function<bool(std::string_view, std::string_view)>&
-                     visit) override {
+  Status ForEach(const RecordVisitor& visit) override {
     // As an application reading everything once would: without filling
     // the block cache with blocks no point lookup asked for.
     rocksdb::ReadOptions options = read_options_;
