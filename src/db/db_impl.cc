@@ -12,6 +12,7 @@
 
 #include "db/open_db.h"
 #include "db/recovery.h"
+#include "util/parallel.h"
 
 namespace plush {
 namespace {
@@ -513,21 +514,11 @@ Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {
 Status DBImpl::Checkpoint(unsigned threads) {
   Status s = CheckWritable();
   if (!s.ok()) return s;
-  const uint64_t entries = table_->dram_entries();
-  const uint64_t n = std::min<uint64_t>(ThreadsOr(threads), entries);
-  std::vector<Status> results(n);
-  std::vector<std::thread> workers;
-  for (uint64_t t = 1; t < n; ++t) {
-    workers.emplace_back([&, t] {
-      results[t] = CheckpointRange(entries * t / n, entries * (t + 1) / n);
-    });
-  }
-  results[0] = CheckpointRange(0, entries / n);
-  for (std::thread& w : workers) w.join();
-  for (Status& r : results) {
-    if (!r.ok()) return r;
-  }
-  return pool_->media().Sync();
+  s = ForEachRange(table_->dram_entries(), ThreadsOr(threads),
+                   [&](uint64_t begin, uint64_t end) {
+                     return CheckpointRange(begin, end);
+                   });
+  return s.ok() ? pool_->media().Sync() : s;
 }
 
 Status DBImpl::Sync() {

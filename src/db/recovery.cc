@@ -17,9 +17,10 @@
 #include "db/recovery.h"
 
 #include <algorithm>
-#include <thread>
 #include <utility>
 #include <vector>
+
+#include "util/parallel.h"
 
 namespace plush {
 namespace {
@@ -113,21 +114,7 @@ Status RecoverDramLevel(table::LeveledTable* table, log::RecoveryLogs* logs,
     }
     return Status::OK();
   };
-  const unsigned workers = std::max<unsigned>(
-      1, std::min<uint64_t>(threads, entries));
-  std::vector<Status> results(workers);
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < workers; ++t) {
-    pool.emplace_back([&, t] {
-      results[t] = place(entries * t / workers, entries * (t + 1) / workers);
-    });
-  }
-  results[0] = place(0, entries / workers);
-  for (std::thread& t : pool) t.join();
-  for (Status& r : results) {
-    if (!r.ok()) return r;
-  }
-  return Status::OK();
+  return ForEachRange(entries, threads, place);
 }
 
 }  // namespace plush
