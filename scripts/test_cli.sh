@@ -232,6 +232,10 @@ expect 0 "$plush" info "$range"
 grep -q 'partitioning: *range' <<<"$out" && ok || fail "info of a range pool: $out"
 expect 0 "$plush" scan "$range" --start j0000100 --limit 3
 expect_out "$(printf 'j0000100\tw0000100\nj0000101\tw0000101\nj0000102\tw0000102')"
+expect 0 "$plush" scan "$range" --start j0000100 --end j0000103
+expect_out "$(printf 'j0000100\tw0000100\nj0000101\tw0000101\nj0000102\tw0000102')"
+expect 7 "$plush" scan "$hash" --end k0000001
+expect_err 'iterate_upper_bound needs a range-partitioned pool'
 expect 0 "$plush" delete "$range" j0000101
 expect 0 "$plush" scan "$range" --start j00000999 --limit 3
 expect_out "$(printf 'j0000100\tw0000100\nj0000102\tw0000102\nj0000103\tw0000103')"

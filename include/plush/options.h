@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "plush/export.h"
 
@@ -144,7 +146,12 @@ struct PLUSH_EXPORT Options {
 };
 
 struct ReadOptions {
-  // Reserved for future use (e.g. snapshots); no fields yet.
+  // NewIterator only: an exclusive upper bound. The iterator becomes
+  // invalid (status OK) at the first key >= the bound, and reads no
+  // partition that holds only larger keys, so a bounded scan costs the
+  // partitions of its range only. Range-partitioned pools only: on a hash
+  // pool the iterator's status is NotSupported. (Copied by NewIterator.)
+  std::optional<std::string> iterate_upper_bound;
 };
 
 struct WriteOptions {

@@ -23,6 +23,7 @@ WRONG_CALLS = [
     (lambda db: db.__delitem__(2.5), TypeError, r"^__delitem__\(\): key must be bytes"),
     (lambda db: db.scan(start="a"), TypeError, r"^scan\(\): start must be bytes, not str$"),
     (lambda db: db.scan(start=1), TypeError, r"^scan\(\): start must be bytes, not int$"),
+    (lambda db: db.scan(end="z"), TypeError, r"^scan\(\): end must be bytes, not str$"),
     (lambda db: db.scan(limit=-1), ValueError, r"^scan\(\): limit must not be negative$"),
     (lambda db: db.scan(limit="x"), TypeError, r"^scan\(\): limit must be an int, not str$"),
     (lambda db: db.scan(limit=2**64), ValueError, r"^scan\(\): limit must be at most 18446744073709551615$"),

@@ -35,6 +35,8 @@ def test_hash_pool_cannot_seek(db):
     db[key(1)] = value(1)
     with pytest.raises(plush.NotSupportedError, match="range"):
         next(db.scan(start=key(1)))
+    with pytest.raises(plush.NotSupportedError, match="range-partitioned"):
+        next(db.scan(end=key(2)))
 
 
 def test_scan_yields_records_in_key_order(range_db):
@@ -55,6 +57,18 @@ def test_scan_start_and_limit(range_db):
         (key(i), value(i)) for i in range(5, 10)]
     assert records_of(range_db, limit=0) == []
     assert records_of(range_db, start=b"z") == []
+
+
+def test_scan_stops_before_end(range_db):
+    for i in range(1000):  # several units and batches
+        range_db[key(i)] = value(i)
+    assert records_of(range_db, start=key(10), end=key(13)) == [
+        (key(i), value(i)) for i in (10, 11, 12)]
+    assert [k for k, _ in range_db.scan(end=key(600))] == [
+        key(i) for i in range(600)]
+    assert records_of(range_db, start=key(5), end=key(900), limit=2) == [
+        (key(5), value(5)), (key(6), value(6))]
+    assert records_of(range_db, start=key(13), end=key(10)) == []
 
 
 def test_scan_crosses_batches_and_skips_deleted(range_db):

@@ -492,12 +492,18 @@ std::vector<Status> DBImpl::MultiGet(const ReadOptions&,
   return statuses;
 }
 
-std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions&) {
+std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   if (closed()) {
     return std::make_unique<UnsupportedIterator>(WritePath::ClosedError());
   }
-  return std::make_unique<UnitIterator>(unit_reader_.get(),
-                                        table_->hasher().range());
+  const bool ordered = table_->hasher().range();
+  if (options.iterate_upper_bound && !ordered) {
+    return std::make_unique<UnsupportedIterator>(Status::NotSupported(
+        "ReadOptions::iterate_upper_bound needs a range-partitioned pool "
+        "(this one is hash-partitioned: its keys have no order)"));
+  }
+  return std::make_unique<UnitIterator>(unit_reader_.get(), ordered,
+                                        options.iterate_upper_bound);
 }
 
 Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {

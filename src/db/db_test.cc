@@ -308,6 +308,39 @@ TEST(DBTest, PropertiesAreTheStatsFields) {
   EXPECT_TRUE(db->GetProperty("plush.levels", &value).IsInvalidArgument());
 }
 
+TEST(DBTest, IteratorStopsAtTheUpperBound) {
+  ScratchPool file("upper_bound");
+  Options o = TinyOptions();
+  o.partitioning = Partitioning::kRange;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  for (int i = 0; i < 500; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "key%04d", i);
+    ASSERT_OK(db->Put({}, key, "v"));
+  }
+  ReadOptions bounded;
+  bounded.iterate_upper_bound = "key0250";
+  std::unique_ptr<Iterator> it = db->NewIterator(bounded);
+  int n = 0;
+  std::string last;
+  for (it->Seek("key0100"); it->Valid(); it->Next(), ++n) last = it->key();
+  EXPECT_OK(it->status());
+  EXPECT_EQ(n, 150);
+  EXPECT_EQ(last, "key0249");
+  ASSERT_OK(db->Close());
+
+  ScratchPool hash_file("upper_bound_hash");
+  ASSERT_OK(DB::Open(TinyOptions(), hash_file.path(), &db));
+  it = db->NewIterator(bounded);
+  it->SeekToFirst();
+  EXPECT_FALSE(it->Valid());
+  EXPECT_TRUE(it->status().IsNotSupported()) << it->status().ToString();
+  EXPECT_NE(it->status().ToString().find("needs a range-partitioned pool"),
+            std::string::npos)
+      << it->status().ToString();
+}
+
 TEST(DBTest, CheckpointEmptiesTheDramLevel) {
   ScratchPool file("checkpoint");
   std::unique_ptr<DB> db;

@@ -44,6 +44,14 @@ void UnitIterator::Next() {
   while (position_ == live_.size() && sorted_ < order_.size()) SortMore();
   if (position_ == live_.size() && unit_ + 1 < source_->unit_count())
     LoadFrom(unit_ + 1, {});
+  StopAtUpperBound();
+}
+
+void UnitIterator::StopAtUpperBound() {
+  if (upper_bound_ && Valid() && key() >= *upper_bound_) {
+    live_.clear();
+    position_ = 0;
+  }
 }
 
 std::string_view UnitIterator::key() const {
@@ -59,7 +67,12 @@ void UnitIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
   const std::string bound(lower_bound);
   live_.clear();
   position_ = 0;
-  for (unit_ = unit; unit_ < source_->unit_count(); ++unit_) {
+  // Units past the upper bound's hold only larger keys: not read at all.
+  const uint64_t end =
+      upper_bound_ ? std::min(source_->unit_count(),
+                              source_->UnitOf(*upper_bound_) + 1)
+                   : source_->unit_count();
+  for (unit_ = unit; unit_ < end; ++unit_) {
     batch_.Clear();
     status_ = source_->ReadUnit(unit_, unit_ == unit ? bound : "", &batch_);
     if (!status_.ok()) {
@@ -72,8 +85,9 @@ void UnitIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
       order_[i] = {records[i].prefix, i};
     sorted_ = 0;
     while (live_.empty() && sorted_ < order_.size()) SortMore();
-    if (!live_.empty()) return;
+    if (!live_.empty()) break;
   }
+  StopAtUpperBound();
 }
 
 // Scans usually read a few dozen records, while a unit holds hundreds:

@@ -21,6 +21,7 @@
 #define PLUSH_DB_RANGE_ITERATOR_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,8 +75,12 @@ class ScanSource {
 class UnitIterator final : public Iterator {
  public:
   // `ordered`: the units partition the key space in order (range pools).
-  UnitIterator(ScanSource* source, bool ordered)
-      : source_(source), ordered_(ordered) {}
+  // `upper_bound`: keys >= it end the iteration (ordered sources only).
+  UnitIterator(ScanSource* source, bool ordered,
+               std::optional<std::string> upper_bound = std::nullopt)
+      : source_(source),
+        ordered_(ordered),
+        upper_bound_(std::move(upper_bound)) {}
 
   bool Valid() const override { return position_ < live_.size(); }
   void Seek(std::string_view target) override;
@@ -94,12 +99,15 @@ class UnitIterator final : public Iterator {
   // Sorts the next part of the batch and appends to live_ the newest
   // version of each of its keys unless it is a tombstone.
   void SortMore();
+  // Ends the iteration if the current key reached the upper bound.
+  void StopAtUpperBound();
   const ScanBatch::Record& current() const {
     return batch_.records_[live_[position_]];
   }
 
   ScanSource* const source_;
   const bool ordered_;
+  const std::optional<std::string> upper_bound_;
   Status status_;
   ScanBatch batch_;
   struct SortKey {

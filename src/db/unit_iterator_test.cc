@@ -331,5 +331,31 @@ TEST_F(UnitIteratorTest, IteratorIsReusableAfterItsEnd) {
   EXPECT_EQ(Rest(it), (Pairs{{"\x10", "a"}, {"\x90", "c"}}));
 }
 
+// An upper bound ends the iteration at the first key >= it, and the units
+// that hold only larger keys are never read.
+TEST_F(UnitIteratorTest, UpperBoundEndsTheIterationAndSkipsLaterUnits) {
+  source_.units.resize(4);
+  // Units by the first byte's two high bits: '0' and 'A' in units 0, 1.
+  source_.units[0] = {{"0a", "1"}, {"0b", "2"}};
+  source_.units[1] = {{"Aa", "3"}, {"Ab", "4"}, {"Ac", "5"}};
+  source_.units[2] = {{"\x90", "6"}};
+  source_.units[3] = {{"\xf0", "7"}};
+  UnitIterator it(&source_, /*ordered=*/true, std::string("Ab"));
+  it.SeekToFirst();
+  EXPECT_EQ(Rest(it), (Pairs{{"0a", "1"}, {"0b", "2"}, {"Aa", "3"}}));
+  for (const auto& [unit, lower_bound] : source_.reads) {
+    EXPECT_LE(unit, 1u) << "read a unit past the bound";
+  }
+  it.Seek("Ab");
+  EXPECT_FALSE(it.Valid()) << "the bound is exclusive";
+  EXPECT_OK(it.status());
+  it.Seek("0b");
+  EXPECT_EQ(Rest(it), (Pairs{{"0b", "2"}, {"Aa", "3"}}));
+  // A bound past every key changes nothing.
+  UnitIterator all(&source_, /*ordered=*/true, std::string("\xff"));
+  all.SeekToFirst();
+  EXPECT_EQ(Rest(all).size(), 7u);
+}
+
 }  // namespace
 }  // namespace plush

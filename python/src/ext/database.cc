@@ -66,7 +66,9 @@ void Database::WithIterator(Scan* scan,
   // never finds its iterator gone while the DB is open.)
   ThrowIfError(Call([&](DB* db) {
     if (scan->it_ == nullptr) {
-      scan->it_ = db->NewIterator(ReadOptions());
+      ReadOptions options;
+      options.iterate_upper_bound = scan->end_;
+      scan->it_ = db->NewIterator(options);
       std::lock_guard<std::mutex> lock(scans_mu_);
       scans_.insert(scan);
     }

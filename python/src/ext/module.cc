@@ -38,17 +38,19 @@ namespace {
 Database& Self(py::handle self) { return self.cast<Database&>(); }
 
 std::unique_ptr<Scan> MakeScan(py::object self, std::optional<std::string> start,
+                               std::optional<std::string> end,
                                std::optional<uint64_t> limit,
                                Scan::Yield yield) {
   Database* db = &Self(self);
-  return std::make_unique<Scan>(std::move(self), db, std::move(start), limit,
-                                yield);
+  return std::make_unique<Scan>(std::move(self), db, std::move(start),
+                                std::move(end), limit, yield);
 }
 
 // The binding of a method that walks the whole DB.
 auto ScanAll(Scan::Yield yield) {
   return [yield](py::object self) {
-    return MakeScan(std::move(self), std::nullopt, std::nullopt, yield);
+    return MakeScan(std::move(self), std::nullopt, std::nullopt, std::nullopt,
+                    yield);
   };
 }
 
@@ -217,14 +219,19 @@ void DefineDB(py::module_& m) {
           py::arg("path"))
       .def(
           "scan",
-          [](py::object self, py::object start, py::object limit) {
+          [](py::object self, py::object start, py::object end,
+             py::object limit) {
             std::optional<std::string> start_key;
             if (!start.is_none()) start_key = BytesArg(start, "scan", "start");
+            std::optional<std::string> end_key;
+            if (!end.is_none()) end_key = BytesArg(end, "scan", "end");
             return MakeScan(std::move(self), std::move(start_key),
+                            std::move(end_key),
                             OptionalCountArg(limit, "scan", "limit"),
                             Scan::Yield::kItems);
           },
-          py::arg("start") = py::none(), py::arg("limit") = py::none())
+          py::arg("start") = py::none(), py::arg("end") = py::none(),
+          py::arg("limit") = py::none())
       .def("items", ScanAll(Scan::Yield::kItems))
       .def("keys", ScanAll(Scan::Yield::kKeys))
       .def("values", ScanAll(Scan::Yield::kValues))

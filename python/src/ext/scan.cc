@@ -18,11 +18,13 @@ constexpr size_t kBatchSize = 256;
 }  // namespace
 
 Scan::Scan(py::object owner, Database* db, std::optional<std::string> start,
-           std::optional<uint64_t> limit, Yield yield)
+           std::optional<std::string> end, std::optional<uint64_t> limit,
+           Yield yield)
     : owner_(std::move(owner)),
       db_(db),
       yield_(yield),
       start_(std::move(start)),
+      end_(std::move(end)),
       remaining_(limit.value_or(std::numeric_limits<uint64_t>::max())) {}
 
 Scan::~Scan() { db_->Forget(this); }

@@ -28,8 +28,10 @@ class Scan {
   enum class Yield { kItems, kKeys, kValues };
 
   // `owner` is the Python DB object: the scan keeps it alive.
+  // `end`: exclusive upper bound (ReadOptions::iterate_upper_bound).
   Scan(pybind11::object owner, Database* db, std::optional<std::string> start,
-       std::optional<uint64_t> limit, Yield yield);
+       std::optional<std::string> end, std::optional<uint64_t> limit,
+       Yield yield);
   ~Scan();
 
   // The next key, value or (key, value) tuple; raises StopIteration at the
@@ -45,6 +47,7 @@ class Scan {
   Database* const db_;
   const Yield yield_;
   const std::optional<std::string> start_;
+  const std::optional<std::string> end_;
   uint64_t remaining_;  // records still allowed by the limit
   std::unique_ptr<Iterator> it_;  // guarded by the DB's locks
   bool positioned_ = false;       // it_ has been positioned at start_

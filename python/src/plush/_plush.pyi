@@ -90,11 +90,16 @@ class DB:
     def stats(self) -> dict[str, int | float | bool | str | list[int]]:
         """Every field of plush::Stats, by name."""
     def scan(
-        self, start: bytes | None = None, limit: int | None = None
+        self,
+        start: Key | None = None,
+        end: Key | None = None,
+        limit: int | None = None,
     ) -> Scan[tuple[bytes, bytes]]:
-        """(key, value) pairs: in key order from the first key >= start on
-        a range pool; every record (start must be None: NotSupportedError)
-        on a hash pool. limit caps the number of records."""
+        """(key, value) pairs: in key order from the first key >= start up
+        to, not including, the first key >= end on a range pool (only the
+        partitions of that range are read); every record on a hash pool
+        (start and end must be None: NotSupportedError). limit caps the
+        number of records."""
     def items(self) -> Scan[tuple[bytes, bytes]]: ...
     def keys(self) -> Scan[bytes]: ...
     def values(self) -> Scan[bytes]: ...
