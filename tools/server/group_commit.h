@@ -22,10 +22,12 @@
 // own, so that one command's error is never another's.
 //
 // A group carries at most max_batch_bytes of keys and values (its first
-// submission may carry more alone): WriteBatchLimit(), because a batch
-// whose payload fills several chunks of a payload log can wait forever
-// for itself in the engine's payload compaction (it holds its first
-// entries unpublished while a rotation compacts their chunk).
+// submission may carry more alone): WriteBatchLimit(), which bounds the
+// memory one request may hold and the time one commit keeps the clients
+// of its group waiting. (It was first chosen to avoid an engine hang —
+// a batch filling several payload chunks waited for itself in payload
+// compaction — since fixed: DBWriteTest.
+// BatchLargerThanSeveralPayloadChunksCompletes.)
 
 #ifndef PLUSH_TOOLS_SERVER_GROUP_COMMIT_H_
 #define PLUSH_TOOLS_SERVER_GROUP_COMMIT_H_
@@ -49,8 +51,8 @@ struct KeyValue {
 
 // The most key and value bytes the server puts into one WriteBatch of
 // `db`: one payload chunk (Stats::payload_chunk_size; 1 MiB by default,
-// 128 KiB with the small profile), which a batch never fills more than two
-// of. (Plush itself takes batches of up to kMaxBatchBytes.)
+// 128 KiB with the small profile). (Plush itself takes batches of up to
+// kMaxBatchBytes.)
 size_t WriteBatchLimit(DB* db);
 
 class GroupCommit {
