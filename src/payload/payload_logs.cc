@@ -85,7 +85,9 @@ thread_local unsigned tickets_held = 0;
 void PayloadLogs::Ticket::Release() {
   if (pending_ == nullptr) return;
   pending_->fetch_sub(1, std::memory_order_seq_cst);
+  active_->fetch_sub(1, std::memory_order_seq_cst);
   pending_ = nullptr;
+  active_ = nullptr;
   --tickets_held;
 }
 
@@ -300,12 +302,17 @@ Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,
   const unsigned index = ThreadIndex() % logs_.size();
   Log& log = *logs_[index];
   // Close() sets closed_, then waits for `active` to drop to 0: either it
-  // sees this append or this append sees the flag (both seq_cst).
+  // sees this append or this append sees the flag (both seq_cst). A
+  // successful append passes its count to the ticket.
   log.active.fetch_add(1, std::memory_order_seq_cst);
   Status s = closed_.load(std::memory_order_seq_cst)
                  ? Status::InvalidArgument("the DB is closed")
                  : AppendToLog(index, key, key_hash, value, ref, ticket);
-  log.active.fetch_sub(1, std::memory_order_seq_cst);
+  if (s.ok()) {
+    ticket->active_ = &log.active;
+  } else {
+    log.active.fetch_sub(1, std::memory_order_seq_cst);
+  }
   return s;
 }
 

@@ -75,7 +75,10 @@ class PayloadHost {
 class PayloadLogs final : public table::PayloadResolver {
  public:
   // A reservation in a chunk, held from Append until the reference is
-  // published (or abandoned): compaction waits for it.
+  // published (or abandoned): compaction waits for it, and so does
+  // Close(). (Releasing it decrements shared counters, which on x86 waits
+  // for the entry's flushes: it happens after the caller's fence, not
+  // before, so that a write pays one barrier.)
   class Ticket {
    public:
     Ticket() = default;
@@ -86,7 +89,8 @@ class PayloadLogs final : public table::PayloadResolver {
 
    private:
     friend class PayloadLogs;
-    std::atomic<int64_t>* pending_ = nullptr;
+    std::atomic<int64_t>* pending_ = nullptr;  // the chunk's reservations
+    std::atomic<int64_t>* active_ = nullptr;   // the log's appends (Close)
   };
 
   // Attaches to the payload logs of `pool` (none if the pool has 0 logs).
@@ -174,7 +178,9 @@ class PayloadLogs final : public table::PayloadResolver {
     // an append touches one line of its log.
     alignas(64) std::atomic<int64_t> active{0};
     std::atomic<PayloadChunk*> head{nullptr};
-    Mutex mu;
+    // A line of its own: rotations, and the background thread preparing
+    // free chunks, take it while appends read `head` and count `active`.
+    alignas(64) Mutex mu;
     // In seq order; the head (if any) last.
     std::vector<PayloadChunk*> chunks GUARDED_BY(mu);
     bool compacting GUARDED_BY(mu) = false;

@@ -162,6 +162,16 @@ Status LeveledTable::GatherShares(unsigned level, uint64_t index,
       __builtin_prefetch(reinterpret_cast<const char*>(t.entry) + line, 1);
     }
   }
+  // Whether a payload reference is live reads its chunk's header and entry
+  // on media: start those misses for every indirect slot at once.
+  if (resolver_ != nullptr) {
+    for (unsigned pos = 0; pos < size; ++pos) {
+      if (!TestBit(e.indirect, pos)) continue;
+      const Bucket* bucket = BucketAt(src, index, e, pos / kSlotsPerBucket);
+      if (bucket != nullptr)
+        resolver_->PrefetchEntry(bucket->values[pos % kSlotsPerBucket]);
+    }
+  }
   std::array<Routed, kMaxSlots> newest;
   unsigned kept = 0;
   NewestVersions versions;
