@@ -37,10 +37,11 @@ test-asan: build-asan
 test-tsan: build-tsan
 	@ctest --preset tsan -L concurrency
 
-# A bounded run of the damaged-pool fuzzer (clang-14, libFuzzer, ASan+UBSan).
+# Bounded runs of the damaged-pool fuzzer and of plush-server's request
+# parser fuzzer (clang-14, libFuzzer, ASan+UBSan).
 test-fuzz: deps
-	@scripts/fuzz.sh 2000
-	@scripts/fuzz_server.sh 20s
+	@scripts/fuzz.sh 2000 pool
+	@scripts/fuzz.sh 20s request
 
 # The locking rules (GUARDED_BY, REQUIRES: src/util/thread_annotations.h),
 # checked at compile time by clang's thread-safety analysis.
