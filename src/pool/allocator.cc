@@ -67,12 +67,15 @@ Status Allocator::EnsureMapped(uint64_t end) {
 
 void Allocator::GrowAhead() {
   const uint64_t mapped = media_->size();
-  const uint64_t used = mark();
-  const uint64_t headroom = std::min(kHeadroom, mapped / 8);
-  if (used + headroom < mapped) return;
+  const uint64_t step = AlignUp(std::min(kMaxGrowAheadStep, mapped / 4),
+                                media::Media::kGrowAlignment);
+  if (mark() + step <= mapped) return;
   MutexLock grow(&grow_mu_);
   if (media_->size() != mapped) return;  // grown meanwhile
-  (void)media_->Grow(GrowthTarget(mapped, mapped + 1));
+  const uint64_t limit =
+      AlignUp(std::min(max_pool_size_, uint64_t{1} << 62),
+              media::Media::kGrowAlignment);
+  (void)media_->Grow(std::min(mapped + step, limit));
 }
 
 Status Allocator::Allocate(uint64_t size, uint64_t alignment,

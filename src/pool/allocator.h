@@ -59,12 +59,14 @@ class Allocator {
   // leaks nothing. Only when no allocation can follow (a clean close).
   void TrimMark();
 
-  // Grows the file when less than an eighth of it (and less than
-  // kHeadroom) is left above the mark, by the step an allocation would
-  // take, so that allocations rarely wait for the file system. Errors are
-  // left for the allocation that needs the space to report.
+  // Grows the file by one step once less than a step is left above the
+  // mark, so that allocations rarely wait for the file system. A step is a
+  // quarter of the file, at most kMaxGrowAheadStep: each growth is short
+  // (the file system zeroes what it adds), and allocations go on in the
+  // step left meanwhile. Errors are left for the allocation that needs the
+  // space to report.
   void GrowAhead() EXCLUDES(mu_, grow_mu_);
-  static constexpr uint64_t kHeadroom = 64ull << 20;
+  static constexpr uint64_t kMaxGrowAheadStep = 256ull << 20;
 
  private:
   Status EnsureMapped(uint64_t end) REQUIRES(mu_) EXCLUDES(grow_mu_);

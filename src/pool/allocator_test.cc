@@ -138,16 +138,17 @@ TEST_F(AllocatorTest, PoolGrowsInAlignedStepsOfAtLeastAQuarter) {
 }
 
 // A background thread grows the pool before an allocation would have to:
-// once less than an eighth of it is left above the mark, by the step an
-// allocation would take; never while there is room, never past the limit.
+// once less than a step (a quarter of the pool, 2 MiB aligned, at most
+// kMaxGrowAheadStep) is left above the mark, by one step; never while
+// there is room, never past the limit.
 TEST_F(AllocatorTest, GrowAheadGrowsOnlyWhenLittleIsLeftAboveTheMark) {
   allocator_->GrowAhead();
   EXPECT_EQ(media_->size(), 4 * kMiB) << "most of the pool is free";
-  Allocate(3 * kMiB + kMiB / 2 - kHeap);  // an eighth or less is left
+  Allocate(3 * kMiB + kMiB / 2 - kHeap);  // less than a step (2 MiB) left
   ASSERT_EQ(media_->size(), 4 * kMiB);
   const uint64_t mark = allocator_->mark();
   allocator_->GrowAhead();
-  EXPECT_EQ(media_->size(), 6 * kMiB) << "a quarter more, 2 MiB aligned";
+  EXPECT_EQ(media_->size(), 6 * kMiB) << "one step: a quarter, 2 MiB aligned";
   EXPECT_EQ(allocator_->mark(), mark) << "growing hands nothing out";
   allocator_->GrowAhead();
   EXPECT_EQ(media_->size(), 6 * kMiB) << "room again: nothing to do";
