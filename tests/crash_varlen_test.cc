@@ -10,8 +10,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-
 #include <algorithm>
 #include <random>
 #include <vector>
@@ -105,26 +103,6 @@ TEST(CrashVarlenTest, EveryPersistPointOfACompactionHeavyWorkload) {
   EXPECT_EQ(stats.crash_states, stats.persist_points);
   EXPECT_GT(run.payload_gc_runs, 5u);
   EXPECT_GT(run.payload_gc_moved, 50u) << "compactions must relocate";
-  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
-}
-
-// Payload compaction, migrations and log recycling on the background
-// thread (Options::background_threads) while the workload runs, crashed at
-// their persist points too.
-TEST(CrashVarlenTest, SampledPersistPointsWithBackgroundWork) {
-  Options o = TinyVarlenCrashPool();
-  o.background_threads = 1;
-  o.log_chunks_per_log = 3;  // recycling ahead leaves logs of two alone
-  CrashExplorer explorer(o, GcHeavyWorkload(o, Soak() ? 600 : 150));
-  explorer.set_pause_after_each_op(std::chrono::microseconds(50));
-  Stats run;
-  ASSERT_GT(explorer.CountPersistPoints(&run), 0u)
-      << "the crash-free run of the workload failed";
-  EXPECT_GT(run.payload_gc_runs, 5u);
-  EXPECT_GT(run.dram_migrations_background, 0u);
-  const ExplorerStats stats = explorer.Sampled(Soak() ? 1000 : 60, 21);
-  Report("varlen sampled, background work", stats, run);
-  EXPECT_GT(stats.crash_states, 30u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 }
 

@@ -371,10 +371,8 @@ TEST(PayloadGcStressTest, UnloggedWritesReadersAndCheckpoints) {
   // which is what unblocks chunks held by unlogged versions. With a
   // background thread as the seventh thread on two busy cores, we saw the
   // logs reach 118 chunks in a second (1 run in ~20, only while other
-  // builds loaded the machine; 10 chunks otherwise), and 11 MB in a 10 s
-  // run under load with compaction in the background too: chunks stay
-  // blocked by unlogged versions that checkpoints are slow to make
-  // durable. Not understood yet: the other stress tests keep the thread.
+  // builds loaded the machine; 10 chunks otherwise). Not understood yet:
+  // the other stress tests keep the background thread.
   o.background_threads = 0;
   RunStress(o, file.path(), {2, 2, 64, true, true, 1});
 }

@@ -43,16 +43,12 @@ void BackgroundWork::Start(log::RecoveryLogs* logs,
 }
 
 void BackgroundWork::Stop() {
-  std::deque<unsigned> compactions;
   {
     MutexLock lock(&mu_);
     running_ = false;
     migrations_queued_.clear();
     recycles_queued_.clear();
-    compactions.swap(compactions_queued_);
   }
-  // Writers may wait for these to make progress: end them.
-  for (unsigned log : compactions) payload_->CancelScheduledCompaction(log);
   work_ready_.NotifyAll();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
@@ -72,28 +68,12 @@ void BackgroundWork::ScheduleRecycling(unsigned log) {
   if (sleeping_ > 0) work_ready_.NotifyAll();
 }
 
-bool BackgroundWork::ScheduleCompaction(unsigned log) {
-  MutexLock lock(&mu_);
-  if (!running_) return false;
-  compactions_queued_.push_back(log);
-  if (sleeping_ > 0) work_ready_.NotifyAll();
-  return true;
-}
-
 void BackgroundWork::Run() {
   unsigned idle_polls = 0;
   mu_.Lock();  // (released around each piece of work)
   while (running_) {
-    if (!compactions_queued_.empty()) {
-      // First: writers may be waiting for it.
-      const unsigned log = compactions_queued_.front();
-      compactions_queued_.pop_front();
-      mu_.Unlock();
-      payload_->RunScheduledCompaction(log);
-      mu_.Lock();
-      idle_polls = 0;
-    } else if (!recycles_queued_.empty()) {
-      // Next: a log that runs out of chunks stalls all its writers.
+    if (!recycles_queued_.empty()) {
+      // First: a log that runs out of chunks stalls all its writers.
       const unsigned log = recycles_queued_.front();
       recycles_queued_.pop_front();
       mu_.Unlock();
@@ -115,8 +95,8 @@ void BackgroundWork::Run() {
     } else {
       ++sleeping_;
       work_ready_.Wait(&mu_, [&]() REQUIRES(mu_) {
-        return !running_ || !compactions_queued_.empty() ||
-               !recycles_queued_.empty() || !migrations_queued_.empty();
+        return !running_ || !recycles_queued_.empty() ||
+               !migrations_queued_.empty();
       });
       --sleeping_;
       idle_polls = 0;

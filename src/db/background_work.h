@@ -13,10 +13,6 @@
 //               so that the writer that fills the current chunk finds a
 //               free one instead of scanning and migrating under the log's
 //               rotation mutex;
-//   compaction  a payload log's compaction (payload_logs.h), started by
-//               the writer whose rotation found a chunk to examine, runs
-//               here instead of on that writer (a server's group-commit
-//               leader: every waiting client behind it);
 //   growth      after each migration, the pool file grows ahead of the
 //               allocations when little space is left (Allocator::
 //               GrowAhead), and a free payload chunk is kept ready
@@ -75,9 +71,6 @@ class BackgroundWork {
   void ScheduleMigration(uint64_t dram_index);
   // Log `log` is half way through its current chunk with no free chunk.
   void ScheduleRecycling(unsigned log);
-  // Payload log `log` has a compaction to run (PayloadLogs::
-  // RunScheduledCompaction); false if no thread will run it.
-  bool ScheduleCompaction(unsigned log);
 
   // DRAM entries migrated and log chunks recycled by the threads.
   uint64_t migrations() const { return migrations_.Read(); }
@@ -101,7 +94,6 @@ class BackgroundWork {
   unsigned sleeping_ GUARDED_BY(mu_) = 0;  // threads blocked on work_ready_
   std::deque<uint64_t> migrations_queued_ GUARDED_BY(mu_);
   std::deque<unsigned> recycles_queued_ GUARDED_BY(mu_);
-  std::deque<unsigned> compactions_queued_ GUARDED_BY(mu_);
 
   ShardedCounter migrations_;
   ShardedCounter recycles_;

@@ -184,8 +184,7 @@ Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
       pool_.get(), log_recycling_.get(), internal.replay_uncommitted_batches);
   write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(),
                                             background_.get(), &closed_);
-  payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get(),
-                                            background_.get());
+  payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
   s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &payload_);
   if (!s.ok()) return s;
   if (payload_->enabled()) table_->set_resolver(payload_.get());

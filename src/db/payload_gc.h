@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <string_view>
 
-#include "db/background_work.h"
 #include "db/write_path.h"
 #include "payload/payload_logs.h"
 #include "table/leveled_table.h"
@@ -19,17 +18,13 @@ namespace plush {
 
 class PayloadGc final : public payload::PayloadHost {
  public:
-  PayloadGc(table::LeveledTable* table, WritePath* write_path,
-            BackgroundWork* background)
-      : table_(*table), write_path_(*write_path), background_(*background) {}
+  PayloadGc(table::LeveledTable* table, WritePath* write_path)
+      : table_(*table), write_path_(*write_path) {}
 
   Reachability IsReachable(std::string_view key, uint64_t key_hash,
                            uint64_t ref) override;
   Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
                   const CopyFn& copy, Relocation* result) override;
-  bool CompactInBackground(unsigned log) override {
-    return background_.ScheduleCompaction(log);
-  }
 
  private:
   // True iff `ref` is the version of the key a crash would leave while
@@ -38,7 +33,6 @@ class PayloadGc final : public payload::PayloadHost {
 
   table::LeveledTable& table_;
   WritePath& write_path_;
-  BackgroundWork& background_;
 };
 
 }  // namespace plush

@@ -299,13 +299,7 @@ Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,
   }
   // Concurrent writers hold different thread indexes: they rarely share a
   // log's head line.
-  return AppendInLog(ThreadIndex() % logs_.size(), key, key_hash, value, ref,
-                     ticket);
-}
-
-Status PayloadLogs::AppendInLog(unsigned index, std::string_view key,
-                                uint64_t key_hash, std::string_view value,
-                                uint64_t* ref, Ticket* ticket) {
+  const unsigned index = ThreadIndex() % logs_.size();
   Log& log = *logs_[index];
   // Close() sets closed_, then waits for `active` to drop to 0: either it
   // sees this append or this append sees the flag (both seq_cst). A
@@ -363,16 +357,10 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
   }
 }
 
-namespace {
-
-// Set while this thread compacts: the compactor's own appends
-// (relocations) rotate too; they neither start a compaction nor wait for
-// one.
-thread_local bool compacting_here = false;
-
-}  // namespace
-
 Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
+  // The compactor's own appends (relocations) rotate too; they neither
+  // start a compaction nor wait for one.
+  thread_local bool compacting_here = false;
   Log& log = *logs_[index];
   PayloadChunk* candidate = nullptr;
   {
@@ -395,39 +383,8 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
       return Status::OK();
     }
     candidate = CompactionCandidate(log);
-    if (candidate == nullptr) return Status::OK();
-    log.compacting = true;
-    // Another thread, if the host has one: the writer goes on.
-    if (host_->CompactInBackground(index)) {
-      log.scheduled = candidate;
-      return Status::OK();
-    }
+    log.compacting = candidate != nullptr;
   }
-  CompactFrom(index, candidate);
-  return Status::OK();
-}
-
-void PayloadLogs::RunScheduledCompaction(unsigned index) {
-  Log& log = *logs_[index];
-  PayloadChunk* candidate = nullptr;
-  {
-    MutexLock lock(&log.mu);
-    std::swap(candidate, log.scheduled);
-  }
-  if (candidate != nullptr) CompactFrom(index, candidate);
-}
-
-void PayloadLogs::CancelScheduledCompaction(unsigned index) {
-  Log& log = *logs_[index];
-  MutexLock lock(&log.mu);
-  if (log.scheduled == nullptr) return;
-  log.scheduled = nullptr;
-  log.compacting = false;
-  log.caught_up.NotifyAll();
-}
-
-void PayloadLogs::CompactFrom(unsigned index, PayloadChunk* candidate) {
-  Log& log = *logs_[index];
   compacting_here = true;
   while (candidate != nullptr) {
     const bool freed = Compact(index, candidate);
@@ -443,6 +400,7 @@ void PayloadLogs::CompactFrom(unsigned index, PayloadChunk* candidate) {
     log.caught_up.NotifyAll();
   }
   compacting_here = false;
+  return Status::OK();
 }
 
 Status PayloadLogs::TakeChunk(unsigned index, PayloadChunk** out) {
@@ -591,12 +549,7 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
       std::string value;
       if (ReadValue(entry.ref, entry.key, &value) != table::RefMatch::kYes)
         return Status::NotFound("payload entry changed");
-      // Into the log being compacted, whichever thread compacts it: that
-      // log's own compactions collect these copies once they are garbage
-      // (a log that only a background compactor appended to would never
-      // be compacted: its rotations are the compactor's).
-      return AppendInLog(index, entry.key, entry.key_hash, value, copy_ref,
-                         &ticket);
+      return Append(entry.key, entry.key_hash, value, copy_ref, &ticket);
     };
     PayloadHost::Relocation r = PayloadHost::Relocation::kUnreachable;
     const Status s =

@@ -19,10 +19,7 @@
 // remaining reference into it dangle, and the chunk is freed. Otherwise the
 // chunk stays and the log waits a while before examining the next one.
 // Dangling references are skipped by readers (who validate the chunk epoch
-// after reading) and dropped by migrations. The compaction runs on a
-// background thread when the host has one (CompactInBackground), else on
-// the rotating writer; either way, writers whose rotations it falls more
-// than two chunks behind wait for it.
+// after reading) and dropped by migrations.
 //
 // Readers read entries lock-free: they check the chunk's epoch before and
 // after copying, as a seqlock, and retry their lookup when it changed.
@@ -73,11 +70,6 @@ class PayloadHost {
   // reports why not.
   virtual Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
                           const CopyFn& copy, Relocation* result) = 0;
-  // Asks another thread to call PayloadLogs::RunScheduledCompaction(log)
-  // (or CancelScheduledCompaction(log) if it never will); false if the
-  // host has no such thread: the rotating writer then compacts itself.
-  // Called under the log's mutex.
-  virtual bool CompactInBackground(unsigned log) = 0;
 };
 
 class PayloadLogs final : public table::PayloadResolver {
@@ -118,11 +110,6 @@ class PayloadLogs final : public table::PayloadResolver {
   // (KeyHasher::Hash).
   Status Append(std::string_view key, uint64_t key_hash, std::string_view value,
                 uint64_t* ref, Ticket* ticket);
-
-  // Runs the compaction that a rotation of `log` handed to the host
-  // (PayloadHost::CompactInBackground), or ends it unrun.
-  void RunScheduledCompaction(unsigned log);
-  void CancelScheduledCompaction(unsigned log);
 
   // Copies the key and (if `value` is not null) the value of the entry
   // `ref`; false if `ref` is dangling.
@@ -199,9 +186,6 @@ class PayloadLogs final : public table::PayloadResolver {
     bool compacting GUARDED_BY(mu) = false;
     // Rotations during the running compaction.
     uint64_t owed GUARDED_BY(mu) = 0;
-    // The first chunk of a compaction handed to another thread, until it
-    // starts (compacting is already set).
-    PayloadChunk* scheduled GUARDED_BY(mu) = nullptr;
     CondVar caught_up;  // owed dropped, or compaction ended
     uint64_t gc_cursor GUARDED_BY(mu) = 0;  // seq of the chunk examined last
     uint64_t rotations_to_wait GUARDED_BY(mu) = 0;
@@ -227,10 +211,6 @@ class PayloadLogs final : public table::PayloadResolver {
   // must re-check the epoch after reading (ValidatedAfterRead).
   bool Locate(const Ref& ref, uint64_t* chunk_offset, Entry* entry) const;
   bool StillValid(uint64_t chunk_offset, const Ref& ref) const;
-  // Append() into log `log_index`.
-  Status AppendInLog(unsigned log_index, std::string_view key,
-                     uint64_t key_hash, std::string_view value, uint64_t* ref,
-                     Ticket* ticket);
   Status AppendToLog(unsigned log_index, std::string_view key,
                      uint64_t key_hash, std::string_view value, uint64_t* ref,
                      Ticket* ticket);
@@ -245,9 +225,6 @@ class PayloadLogs final : public table::PayloadResolver {
   PayloadChunk* CompactionCandidate(Log& log) REQUIRES(log.mu);
   // Examines the chunk and frees it if that pays off; true if freed.
   bool Compact(unsigned log_index, PayloadChunk* chunk);
-  // Compacts from `candidate` on while rotations owe chunks, then ends the
-  // log's compaction. REQUIRES: the log's `compacting` set by this caller.
-  void CompactFrom(unsigned log_index, PayloadChunk* candidate);
   // Calls fn(offset, entry) for every intact entry of the chunk.
   template <typename Fn>
   void ForEachEntry(const PayloadChunk& chunk, Fn fn) const;

@@ -14,12 +14,10 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "media/sim_media.h"
 #include "testutil.h"
-#include "util/thread_index.h"
 
 namespace plush::payload {
 namespace {
@@ -63,14 +61,6 @@ class TableHost final : public PayloadHost {
     ++relocations;
     *result = Relocation::kMoved;
     return Status::OK();
-  }
-  // The logs to compact on "another thread" (the test runs them), when
-  // background is on; else the rotating writer compacts.
-  bool background = false;
-  std::vector<unsigned> scheduled;
-  bool CompactInBackground(unsigned log) override {
-    if (background) scheduled.push_back(log);
-    return background;
   }
 };
 
@@ -424,68 +414,6 @@ TEST_F(PayloadLogsTest, ChunkOfGarbageIsFreedAndItsReferencesDangle) {
   EXPECT_EQ(next.epoch, 2u);
   EXPECT_EQ(next.offset, 64u);
   EXPECT_EQ(logs_->chunks(), 5u) << "a new chunk instead of the free one";
-}
-
-// With a host that compacts on another thread, the rotating writer only
-// hands the compaction over; later rotations wait for it only once it
-// falls more than two chunks behind; a compaction that never runs is
-// cancelled, and the writers go on.
-TEST_F(PayloadLogsTest, CompactionHandedToTheHostRunsThereOrIsCancelled) {
-  host_.background = true;
-  for (int i = 0; i < 32 * 4 + 1; ++i)
-    Put("key" + std::to_string(i % 8), Big(i));
-  ASSERT_EQ(host_.scheduled.size(), 1u);
-  EXPECT_EQ(logs_->gc_runs(), 0u) << "the writer did not compact";
-  logs_->RunScheduledCompaction(host_.scheduled[0]);
-  EXPECT_EQ(logs_->gc_runs(), 1u);
-  EXPECT_EQ(logs_->chunk_frees_started(), 1u);
-  logs_->RunScheduledCompaction(host_.scheduled[0]);  // nothing left to run
-  EXPECT_EQ(logs_->gc_runs(), 1u);
-  // Another compaction handed over, then cancelled (the host stopped): it
-  // no longer counts as running, so the next rotations compact themselves
-  // instead of waiting for it.
-  host_.scheduled.clear();
-  for (int i = 0; i < 32 * 2; ++i) Put("key" + std::to_string(i % 8), Big(i));
-  ASSERT_EQ(host_.scheduled.size(), 1u);
-  logs_->CancelScheduledCompaction(host_.scheduled[0]);
-  const uint64_t runs = logs_->gc_runs();
-  host_.background = false;
-  for (int i = 0; i < 32 * 4; ++i) Put("key" + std::to_string(i % 8), Big(i));
-  EXPECT_GT(logs_->gc_runs(), runs);
-  for (const auto& [key, ref] : host_.newest) EXPECT_TRUE(logs_->IsLive(ref));
-}
-
-// Regression: a compaction run by another thread (the background work)
-// relocated live entries into that thread's own payload log, which no
-// writer rotated and so nothing ever compacted: under load the GC stress
-// test's logs grew past their bound. Copies now go to the compacted log.
-TEST_F(PayloadLogsTest, RelocationsGoToTheCompactedLogWhoeverCompacts) {
-  ASSERT_EQ(pool_->params().payload_log_count, 2u);
-  const unsigned writer_log = ThreadIndex() % 2;
-  host_.background = true;
-  std::map<std::string, std::string> pinned;
-  for (int i = 0; i < 10; ++i) {
-    const std::string key = "pinned" + std::to_string(i);
-    pinned[key] = Big(100 + i);
-    Put(key, pinned[key]);
-  }
-  for (int i = 0; i < 32 * 4 - 10 + 1; ++i)
-    Put("key" + std::to_string(i % 8), Big(i));
-  ASSERT_EQ(host_.scheduled, std::vector<unsigned>{writer_log});
-  // Another live thread holds the next index, and with it the other log.
-  std::thread compactor([&] {
-    ASSERT_NE(ThreadIndex() % 2, writer_log);
-    logs_->RunScheduledCompaction(writer_log);
-  });
-  compactor.join();
-  EXPECT_EQ(logs_->gc_moved(), 10u);
-  for (const auto& [key, value] : pinned) {
-    const Ref ref = Ref::Decode(host_.newest[key]);
-    EXPECT_NE(ref.chunk, 0u) << key << " was not moved";
-    EXPECT_EQ(PayloadChunkState::Decode(Header(ref.chunk)->state).log,
-              writer_log)
-        << key << " went to the compacting thread's log";
-  }
 }
 
 TEST_F(PayloadLogsTest, LiveEntriesAreRelocatedBeforeTheirChunkIsFreed) {
