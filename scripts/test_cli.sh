@@ -230,6 +230,8 @@ expect 0 "$plush" scan --hex "$hash" --limit 5
 [[ $(wc -l <"$tmp/out") == 5 ]] && ok || fail "scan --limit 5 of a hash pool printed $(wc -l <"$tmp/out") lines"
 expect 0 "$plush" info "$range"
 grep -q 'partitioning: *range' <<<"$out" && ok || fail "info of a range pool: $out"
+# Its keys share their first bytes: one unit holds them all.
+grep -Eq 'records per unit: *0 min, 0 median, [1-9][0-9]* max \(of 4 units\)' <<<"$out" && ok || fail "unit balance of a range pool: $out"
 expect 0 "$plush" scan "$range" --start j0000100 --limit 3
 expect_out "$(printf 'j0000100\tw0000100\nj0000101\tw0000101\nj0000102\tw0000102')"
 expect 0 "$plush" scan "$range" --start j0000100 --end j0000103

@@ -75,6 +75,16 @@ struct PLUSH_EXPORT Stats {
   // Occupied record slots per level, DRAM first. Counts every stored
   // version (older versions and tombstones not yet merged away included).
   std::vector<uint64_t> records_per_level;
+  // Balance of the units: a unit is a DRAM entry with its subtree on the
+  // PMem levels, the part of the table that receives a key range in a
+  // range pool (or a slice of the hashes in a hash pool), and that an
+  // ordered scan reads at once. Stored versions per unit, smallest,
+  // median and largest. When the largest is far above the median, one
+  // unit takes most records and makes the pool grow levels for all of them
+  // (docs/operations.md, "Range partitioning").
+  uint64_t unit_records_min = 0;
+  uint64_t unit_records_median = 0;
+  uint64_t unit_records_max = 0;
 
   uint64_t migrations = 0;       // directory entries migrated to a lower level
   uint64_t log_compactions = 0;  // recovery-log chunks recycled

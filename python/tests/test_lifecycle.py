@@ -11,7 +11,8 @@ STATS_FIELDS = {
     "first_level_fanout_bits", "preallocated_levels", "dram_filter_levels",
     "log_count", "log_chunk_size", "log_chunks_per_log", "payload_log_count",
     "payload_chunk_size", "dram_bytes", "pool_bytes", "pool_used_bytes",
-    "levels", "records_per_level", "migrations", "log_compactions",
+    "levels", "records_per_level", "unit_records_min", "unit_records_median",
+    "unit_records_max", "migrations", "log_compactions",
     "log_forced_migrations", "dram_migrations_background",
     "dram_migrations_inline", "log_recycles_background", "payload_chunks", "payload_bytes",
     "payload_gc_runs", "payload_gc_moved", "payload_gc_skipped",
@@ -142,6 +143,9 @@ def test_stats_has_every_field(db):
     assert isinstance(stats["power_fail_durable"], bool)
     assert len(stats["records_per_level"]) == stats["levels"]
     assert sum(stats["records_per_level"]) >= 1
+    assert (stats["unit_records_min"] <= stats["unit_records_median"]
+            <= stats["unit_records_max"])
+    assert stats["unit_records_max"] >= 1
     assert stats["user_bytes_written"] >= 16
 
 

@@ -596,7 +596,14 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->pool_bytes = m.size();
   stats->pool_used_bytes = pool_->allocator().used_bytes();
   stats->levels = table_->level_count();
-  stats->records_per_level = table_->RecordsPerLevel();
+  table::LeveledTable::Occupancy occupancy = table_->CountRecords();
+  stats->records_per_level = std::move(occupancy.per_level);
+  std::vector<uint64_t>& units = occupancy.per_unit;
+  const auto median = units.begin() + static_cast<ptrdiff_t>(units.size() / 2);
+  std::nth_element(units.begin(), median, units.end());
+  stats->unit_records_median = *median;
+  stats->unit_records_min = *std::min_element(units.begin(), median + 1);
+  stats->unit_records_max = *std::max_element(median, units.end());
   stats->migrations = table_->migrations();
   stats->log_compactions = logs_->compactions();
   stats->log_forced_migrations = logs_->forced_migrations();

@@ -270,6 +270,39 @@ TEST(DBTest, StatsDescribeBackendLevelsAndWork) {
   EXPECT_GE(slots, 5000u);
 }
 
+// The unit balance tells an even range pool from a skewed one: keys with a
+// common prefix all land in the unit of that prefix.
+TEST(DBTest, StatsReportTheBalanceOfTheUnits) {
+  auto balance = [](bool skewed) {
+    ScratchPool file(skewed ? "balance_skewed" : "balance_even");
+    Options o = TinyOptions();
+    o.partitioning = Partitioning::kRange;
+    o.dram_directory_bits = 4;
+    std::unique_ptr<DB> db;
+    EXPECT_OK(DB::Open(o, file.path(), &db));
+    for (uint64_t i = 0; i < 400; ++i) {
+      // Spread: the first byte takes every value; skewed: always 'u'.
+      const std::string key = skewed ? "user" + std::to_string(i)
+                                     : Word(i * 0x9E3779B97F4A7C15ull);
+      EXPECT_OK(db->Put({}, key, "v"));
+    }
+    Stats stats;
+    EXPECT_OK(db->GetStats(&stats));
+    uint64_t stored = 0;
+    for (uint64_t n : stats.records_per_level) stored += n;
+    EXPECT_LE(stats.unit_records_min, stats.unit_records_median);
+    EXPECT_LE(stats.unit_records_median, stats.unit_records_max);
+    EXPECT_LE(stats.unit_records_max, stored);
+    return stats;
+  };
+  const Stats skewed = balance(true);
+  EXPECT_EQ(skewed.unit_records_median, 0u);
+  EXPECT_GE(skewed.unit_records_max, 400u) << "one unit holds every key";
+  const Stats even = balance(false);
+  EXPECT_GT(even.unit_records_min, 0u);
+  EXPECT_LT(even.unit_records_max, 3 * even.unit_records_median);
+}
+
 // Every Stats field is a property with the same value, as text.
 TEST(DBTest, PropertiesAreTheStatsFields) {
   ScratchPool file("properties");
@@ -297,7 +330,7 @@ TEST(DBTest, PropertiesAreTheStatsFields) {
   size_t lines = 0;
   for (size_t at = 0; (at = value.find('\n', at)) != std::string::npos; ++at)
     ++lines;
-  EXPECT_EQ(lines, 39u);
+  EXPECT_EQ(lines, 42u);
   for (const char* bad : {"plush.nonsense", "rocksdb.stats", "", "plush."}) {
     const Status s = db->GetProperty(bad, &value);
     EXPECT_TRUE(s.IsNotFound()) << bad;

@@ -28,6 +28,9 @@ void Stats::ForEachField(StatsVisitor* v) const {
   v->Count("pool_used_bytes", pool_used_bytes);
   v->Count("levels", levels);
   v->Counts("records_per_level", records_per_level);
+  v->Count("unit_records_min", unit_records_min);
+  v->Count("unit_records_median", unit_records_median);
+  v->Count("unit_records_max", unit_records_max);
   v->Count("migrations", migrations);
   v->Count("log_compactions", log_compactions);
   v->Count("log_forced_migrations", log_forced_migrations);

@@ -558,18 +558,25 @@ std::pair<uint64_t, uint64_t> LeveledTable::ChildEpochRange(
   return {min, max};
 }
 
-std::vector<uint64_t> LeveledTable::RecordsPerLevel() const {
-  std::vector<uint64_t> records;
+LeveledTable::Occupancy LeveledTable::CountRecords() const {
+  Occupancy o;
+  o.per_unit.assign(dram_entries(), 0);
+  const unsigned dram_bits = levels_[0].index_bits;
   for (unsigned l = 0; l < level_count(); ++l) {
+    // The subtree of DRAM entry u covers a contiguous run of each level's
+    // entries (ChildIndex appends digits below the parent's index).
+    const unsigned unit_shift = levels_[l].index_bits - dram_bits;
     uint64_t n = 0;
     for (uint64_t i = 0; i < levels_[l].entry_count; ++i) {
-      n += std::min(
+      const unsigned size = std::min(
           EntryState::Decode(LoadRelaxed(levels_[l].entries[i].state)).size,
           capacity_);
+      n += size;
+      o.per_unit[i >> unit_shift] += size;
     }
-    records.push_back(n);
+    o.per_level.push_back(n);
   }
-  return records;
+  return o;
 }
 
 }  // namespace plush::table

@@ -200,8 +200,15 @@ class LeveledTable {
   unsigned level_count() const {
     return level_count_.load(std::memory_order_acquire);
   }
-  // Occupied slots per level (DRAM first). Walks every directory.
-  std::vector<uint64_t> RecordsPerLevel() const;
+  // Occupied slots per level (DRAM first), and per unit: a DRAM entry
+  // with its subtree on the PMem levels (the part of the table a range
+  // pool's ordered scans read at once). Counts stored versions; walks
+  // every directory.
+  struct Occupancy {
+    std::vector<uint64_t> per_level;
+    std::vector<uint64_t> per_unit;  // indexed by DRAM entry
+  };
+  Occupancy CountRecords() const;
   // The state word of entry `index` of `level` (0 = DRAM), for inspection.
   // REQUIRES: level < level_count(), index < entry_count(level).
   EntryState StateOf(unsigned level, uint64_t index) const {

@@ -68,6 +68,10 @@ std::string StatsSummary(const Stats& s) {
     out << "  level " << i << (i == 0 ? " (DRAM)" : "       ")
         << " records: " << s.records_per_level[i] << '\n';
   }
+  out << "records per unit:   " << s.unit_records_min << " min, "
+      << s.unit_records_median << " median, " << s.unit_records_max
+      << " max (of " << (uint64_t{1} << s.dram_directory_bits)
+      << " units)\n";
   out << "DRAM:               " << tools::HumanBytes(s.dram_bytes) << '\n'
       << "pool:               " << tools::HumanBytes(s.pool_bytes) << " ("
       << tools::HumanBytes(s.pool_used_bytes) << " used)\n";
