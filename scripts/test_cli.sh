@@ -158,6 +158,26 @@ expect 0 "$plush" load "$hash" "$tmp/records.tsv" --threads 2
 expect_err 'loaded 3000 records'
 expect 0 "$plush" get "$hash" k0002999
 expect_out v0002999
+# A range pool split at the quantiles of the load file's keys: the keys
+# share their first bytes, yet every unit takes a share.
+expect 0 "$plush" create "$tmp/sampled.pool" --small --range --sample "$tmp/records.tsv"
+grep -q 'range-partitioned at the quantiles of 256 sampled keys' <<<"$out" && ok || fail "create --sample: $out"
+expect 0 "$plush" load "$tmp/sampled.pool" "$tmp/records.tsv"
+expect 0 "$plush" info "$tmp/sampled.pool"
+grep -Eq 'records per unit: *[1-9][0-9]* min, [1-9][0-9]* median, [1-9][0-9]* max' <<<"$out" && ok || fail "unit balance of a sampled pool: $out"
+expect 0 "$plush" scan "$tmp/sampled.pool" --start k0001500 --limit 2
+expect_out "$(printf 'k0001500\tv0001500\nk0001501\tv0001501')"
+expect 2 "$plush" create "$tmp/bad.pool" --sample "$tmp/records.tsv"
+expect_err 'sample requires --range'
+expect 5 "$plush" create "$tmp/bad.pool" --range --sample "$tmp/missing.tsv"
+expect_err "cannot open sample file '$tmp/missing.tsv'"
+printf 'zz\n' >"$tmp/bad_sample"
+expect 2 "$plush" create "$tmp/bad.pool" --range --hex --sample "$tmp/bad_sample"
+expect_err "sample file '$tmp/bad_sample', line 1"
+: >"$tmp/empty_sample"
+expect 2 "$plush" create "$tmp/bad.pool" --range --sample "$tmp/empty_sample"
+expect_err "holds no keys"
+[[ ! -e $tmp/bad.pool ]] && ok || fail "a refused create left a file"
 expect 0 "$plush" verify "$hash"
 
 for i in $(seq 1 500); do printf '{"key": "j%07d", "value": "w%07d"}\n' "$i" "$i"; done >"$tmp/records.jsonl"

@@ -293,6 +293,15 @@ Options RangeDefaultish() {
   return o;
 }
 
+// RangeDefaultish with boundaries from a sample of keys like the test's
+// (another draw of the same generator).
+Options RangeSampled() {
+  Options o = RangeDefaultish();
+  std::mt19937_64 rng(99);
+  o.range_key_sample = KeyUniverse(rng, 500);
+  return o;
+}
+
 // ---- Model-based randomized test --------------------------------------------
 
 struct ScanCase {
@@ -476,14 +485,22 @@ TEST_P(ScanModelTest, MatchesReferenceMap) {
   std::printf("[scan] %s: %" PRIu64 " ops, %zu live keys, %" PRIu64
               " inline puts, %" PRIu64 " scans, %" PRIu64
               " full scans, %" PRIu64 " reopens, %" PRIu64 " crashes; %" PRIu64
-              " levels, %" PRIu64 " migrations\n",
+              " levels, %" PRIu64 " migrations; records per unit %" PRIu64
+              " / %" PRIu64 " / %" PRIu64 "\n",
               c.name, ops, model.size(), inline_puts, scans, full_scans,
-              reopens, crashes, stats.levels, migrations);
+              reopens, crashes, stats.levels, migrations,
+              stats.unit_records_min, stats.unit_records_median,
+              stats.unit_records_max);
   EXPECT_GE(stats.levels, c.min_levels) << "records must reach PMem levels";
   EXPECT_GT(migrations, 100u);
   EXPECT_GT(inline_puts, 100u);
   if (c.crashes) {
     EXPECT_GE(crashes, 10u);
+  }
+  if (!o.range_key_sample.empty()) {
+    // The boundaries survived every reopen and crash: the units stay even.
+    EXPECT_GT(stats.unit_records_min, 0u);
+    EXPECT_LT(stats.unit_records_max, 3 * stats.unit_records_median);
   }
   held.reset();
 }
@@ -495,7 +512,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ScanCase{"small_sim", RangeSmall, Medium::kSim, 60000,
                                1500, false, true, 3},
                       ScanCase{"defaultish_file", RangeDefaultish,
-                               Medium::kFile, 90000, 6000, true, false, 2}),
+                               Medium::kFile, 90000, 6000, true, false, 2},
+                      ScanCase{"sampled_sim", RangeSampled, Medium::kSim,
+                               60000, 3000, false, true, 2}),
     [](const ::testing::TestParamInfo<ScanCase>& p) {
       return std::string(p.param.name);
     });

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "plush/export.h"
 
@@ -81,6 +82,20 @@ struct PLUSH_EXPORT Options {
 
   // Key distribution over directory entries.
   Partitioning partitioning = Partitioning::kHash;
+  // Range pools only: keys like the ones the pool will hold (any order,
+  // duplicates allowed; a few per DRAM directory entry or more). The pool
+  // splits the key space at the sample's quantiles, one part per DRAM
+  // entry, and keeps those boundaries for its lifetime, so keys that share
+  // their leading bytes (`user:%08d`, big-endian counters, timestamps)
+  // spread over the whole table instead of crowding a few entries. Keys
+  // below the sample's smallest go to the first entry, keys above its
+  // largest to the last: sample the range the keys will span. Empty (the
+  // default): entries by the keys' leading dram_directory_bits bits.
+  // Used when a pool is created, like the other creation parameters: an
+  // existing pool keeps the boundaries it was created with (to re-partition
+  // one: plush dump, then plush load into a pool created with a sample;
+  // docs/operations.md, "Range partitioning").
+  std::vector<std::string> range_key_sample;
   // log2 of the number of directory entries of the DRAM level. Each entry
   // buffers up to 16 * fanout records (4 KiB at fanout 16), so the default
   // 2^14 entries buffer 4 Mi records in 72 MiB of DRAM.

@@ -120,3 +120,32 @@ def test_scan_outlives_close_safely(range_db):
     with pytest.raises(plush.InvalidArgumentError):
         for _ in scan:  # the rest of the first batch, then the closed DB
             pass
+
+
+def test_range_key_sample_spreads_shared_prefix_keys(tmp_path):
+    keys = [b"user:%08d" % i for i in range(4000)]
+    path = tmp_path / "sampled.pool"
+    with plush.open(path, small=True, partitioning="range",
+                    dram_directory_bits=4,
+                    range_key_sample=keys[::10]) as db:
+        for k in keys:
+            db[k] = b"v"
+        stats = db.stats()
+        assert stats["unit_records_min"] > 0
+        assert stats["unit_records_max"] < 2 * stats["unit_records_median"]
+        assert [k for k, _ in db.scan(start=keys[2000], limit=3)] == keys[2000:2003]
+    # An existing pool keeps its boundaries; the sample is not checked.
+    with plush.open(path, small=True, range_key_sample=[b"x"]) as db:
+        assert db.stats()["unit_records_min"] > 0
+
+
+def test_range_key_sample_is_an_iterable_of_keys(tmp_path):
+    with pytest.raises(TypeError, match="range_key_sample"):
+        plush.open(tmp_path / "a.pool", partitioning="range",
+                   range_key_sample=b"one key")
+    with pytest.raises(TypeError, match="range_key_sample item"):
+        plush.open(tmp_path / "b.pool", partitioning="range",
+                   range_key_sample=[b"a", 3])
+    with pytest.raises(plush.InvalidArgumentError,
+                       match="range_key_sample applies to range partitioning"):
+        plush.open(tmp_path / "c.pool", range_key_sample=[b"a"])

@@ -11,6 +11,7 @@
 
 #include "media/sim_media.h"
 #include "plush/limits.h"
+#include "pool/range_boundaries_region.h"
 #include "util/hash.h"
 
 namespace plush::pool {
@@ -37,8 +38,17 @@ bool IsAllZero(const void* p, size_t n) {
   return std::all_of(bytes, bytes + n, [](unsigned char b) { return b == 0; });
 }
 
+// The heap's first bytes: a range pool's boundaries, if it has them.
+uint64_t BoundariesBytesFor(const PoolParams& p) {
+  return p.range_boundaries
+             ? AlignUp(RangeBoundariesRegionBytes(*p.range_boundaries),
+                       kPageSize)
+             : 0;
+}
+
 uint64_t MinimumSizeFor(const PoolParams& p) {
-  return AlignUp(HeapOffsetFor(p) + media::Media::kGrowAlignment,
+  return AlignUp(HeapOffsetFor(p) + BoundariesBytesFor(p) +
+                     media::Media::kGrowAlignment,
                  media::Media::kGrowAlignment);
 }
 
@@ -68,6 +78,10 @@ PoolParams PoolParams::FromOptions(const Options& o) {
   p.log_chunks_per_log = o.log_chunks_per_log;
   p.payload_log_count = o.payload_log_count;
   p.payload_chunk_size = o.payload_chunk_size;
+  if (!o.range_key_sample.empty() && o.dram_directory_bits <= 24) {
+    p.range_boundaries = std::make_shared<const RangeBoundaries>(
+        RangeBoundaries::FromSample(o.range_key_sample, o.dram_directory_bits));
+  }
   return p;
 }
 
@@ -78,6 +92,11 @@ Status PoolParams::Validate() const {
   if (partitioning != Partitioning::kHash &&
       partitioning != Partitioning::kRange) {
     return bad("partitioning must be kHash or kRange");
+  }
+  if (range_boundaries && partitioning != Partitioning::kRange) {
+    return bad(
+        "range_key_sample applies to range partitioning only "
+        "(Options::partitioning = kRange)");
   }
   if (dram_directory_bits > 24)
     return bad("dram_directory_bits must be at most 24");
@@ -196,8 +215,10 @@ Status Pool::Open(const Options& options, const InternalOptions& internal,
 
 Status Pool::Create(const FormatFn& format_new) {
   heap_offset_ = HeapOffsetFor(params_);
+  if (params_.range_boundaries)
+    WriteRangeBoundaries(media_.get(), heap_offset_, *params_.range_boundaries);
   RootPage* r = root();
-  r->alloc_high_water = heap_offset_;
+  r->alloc_high_water = heap_offset_ + BoundariesBytesFor(params_);
   r->level_count = 0;
   r->payload_chunk_table = 0;
   media_->Flush(r, sizeof(RootPage));
@@ -216,7 +237,11 @@ Status Pool::Create(const FormatFn& format_new) {
   clock_gettime(CLOCK_REALTIME, &now);
   fresh.creation_time_ns =
       static_cast<uint64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
-  fresh.partitioning = static_cast<uint8_t>(params_.partitioning);
+  fresh.partitioning = params_.partitioning == Partitioning::kHash
+                           ? kHashPartitioning
+                       : params_.range_boundaries ? kRangeByBoundaries
+                                                  : kRangeByKeyBits;
+  fresh.range_boundaries_offset = params_.range_boundaries ? heap_offset_ : 0;
   fresh.dram_directory_bits = static_cast<uint8_t>(params_.dram_directory_bits);
   fresh.fanout_bits = static_cast<uint8_t>(params_.fanout_bits);
   fresh.first_level_fanout_bits =
@@ -274,7 +299,10 @@ Status Pool::Load() {
     sb.format_version = 1;
   }
   stored_version_ = sb.format_version;
-  params_.partitioning = static_cast<Partitioning>(sb.partitioning);
+  params_.partitioning =
+      sb.partitioning == kRangeByBoundaries
+          ? Partitioning::kRange
+          : static_cast<Partitioning>(sb.partitioning);
   params_.dram_directory_bits = sb.dram_directory_bits;
   params_.fanout_bits = sb.fanout_bits;
   params_.first_level_fanout_bits = sb.first_level_fanout_bits;
@@ -305,6 +333,18 @@ Status Pool::Load() {
         std::to_string(media_->size()) +
         " bytes, the pool's root page says it extends to " +
         std::to_string(pool_end) + " bytes");
+  }
+  if (sb.partitioning == kRangeByBoundaries) {
+    if (sb.range_boundaries_offset != heap_offset_) {
+      return Status::Corruption("superblock: range boundaries at " +
+                                std::to_string(sb.range_boundaries_offset) +
+                                ", not at the start of the heap");
+    }
+    uint64_t bytes = 0;
+    s = ReadRangeBoundaries(*media_, heap_offset_, root()->alloc_high_water,
+                            params_.dram_directory_bits,
+                            &params_.range_boundaries, &bytes);
+    if (!s.ok()) return s;
   }
   std::string report;
   if (Verify(&report) != 0)

@@ -41,13 +41,17 @@ struct PoolParams {
   uint32_t log_chunks_per_log = 0;
   uint32_t payload_log_count = 0;
   uint32_t payload_chunk_size = 0;
+  // A range pool's unit boundaries, if it was created with a key sample
+  // (Options::range_key_sample); null: units by the keys' leading bits.
+  std::shared_ptr<const RangeBoundaries> range_boundaries;
 
   static PoolParams FromOptions(const Options& options);
   // InvalidArgument (from options) or Corruption (from a superblock) with a
   // message naming the bad field.
   Status Validate() const;
   KeyHasher key_hasher() const {
-    return KeyHasher(partitioning == Partitioning::kRange, dram_directory_bits);
+    return KeyHasher(partitioning == Partitioning::kRange, dram_directory_bits,
+                     range_boundaries);
   }
   uint64_t log_region_size() const {
     return uint64_t{log_count} * log_chunks_per_log * log_chunk_size;

@@ -41,7 +41,7 @@ struct Superblock {
   uint32_t superblock_bytes;  // sizeof(Superblock) when written
   uint64_t creation_time_ns;  // CLOCK_REALTIME, informational
   // Creation parameters (see plush::Options for their meaning).
-  uint8_t partitioning;  // 0 = hash, 1 = range. DO NOT CHANGE: persisted.
+  uint8_t partitioning;  // kHashPartitioning, ... below
   uint8_t dram_directory_bits;
   uint8_t fanout_bits;
   uint8_t first_level_fanout_bits;
@@ -59,7 +59,10 @@ struct Superblock {
   // Payload logs (payload/payload_format.h); 0 logs: 8/8 records only.
   uint32_t payload_log_count;
   uint32_t payload_chunk_size;
-  uint64_t reserved2[7];  // zero in format version 1
+  // kRangeByBoundaries: where the RangeBoundariesHeader is (the start of
+  // the heap); else 0.
+  uint64_t range_boundaries_offset;
+  uint64_t reserved2[6];  // zero
   uint64_t checksum;      // XXH64 (seed 0) of the bytes before this field
 };
 static_assert(sizeof(Superblock) == 144);
@@ -68,6 +71,33 @@ static_assert(offsetof(Superblock, log_count) == 32);
 static_assert(offsetof(Superblock, log_region_offset) == 48);
 static_assert(offsetof(Superblock, payload_log_count) == 72);
 static_assert(offsetof(Superblock, checksum) == 136);
+
+// Superblock::partitioning. DO NOT CHANGE: persisted.
+inline constexpr uint8_t kHashPartitioning = 0;
+// Range partitioning, units by the keys' leading dram_directory_bits bits.
+inline constexpr uint8_t kRangeByKeyBits = 1;
+// Range partitioning, units by the range boundaries stored in the pool
+// (a pool created with Options::range_key_sample). Libraries that predate
+// it refuse such a pool ("superblock parameters: partitioning must be
+// kHash or kRange").
+inline constexpr uint8_t kRangeByBoundaries = 2;
+
+// The range boundaries (util/range_boundaries.h) of a kRangeByBoundaries
+// pool: written once at creation, before the superblock, at the start of
+// the heap (the allocator starts after them), then read-only. The header
+// is followed by `count` entries, each a 16-bit key length and the key's
+// bytes, packed, in ascending key order.
+inline constexpr char kRangeBoundariesMagic[8] = {'P', 'L', 'U', 'S',
+                                                  'H', 'R', 'B', '\0'};
+struct RangeBoundariesHeader {
+  char magic[8];
+  uint64_t count;             // 2^dram_directory_bits - 1
+  uint64_t entries_bytes;     // bytes of the entries after the header
+  uint64_t entries_checksum;  // XXH64 (seed 0) of those bytes
+  uint64_t reserved[3];
+  uint64_t checksum;  // XXH64 (seed 0) of the 56 bytes before
+};
+static_assert(sizeof(RangeBoundariesHeader) == 64);
 
 // Written once when a PMem level is created, then read-only.
 struct LevelDescriptor {

@@ -194,8 +194,11 @@ Status LeveledTable::EnsureLevel(unsigned level) {
     const std::string skew_hint =
         hasher_.range()
             ? " (range-partitioned pool: keys that share their leading "
-              "bytes crowd into few DRAM entries, whose subtrees need new "
-              "levels early; see docs/operations.md, \"Range partitioning\")"
+              "bytes, or fall outside its key sample, crowd into few DRAM "
+              "entries, whose subtrees need new levels early; create the "
+              "pool with a sample of its keys, Options::range_key_sample "
+              "or plush create --sample; see docs/operations.md, \"Range "
+              "partitioning\")"
             : "";
     return s.WithContext("creating level " + std::to_string(level) + " of " +
                          std::to_string(d.directory_bytes >> 20) + " MiB" +

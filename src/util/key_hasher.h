@@ -7,14 +7,17 @@
 // "Partitioning").
 //
 //   hash partitioning    KeyHash(key)
-//   range partitioning   KeyHash(key) << d | (first 8 key bytes, big-endian,
-//                                             zero-padded) >> (64 - d)
+//   range partitioning   KeyHash(key) << d | unit(key)
+//     by key bits        unit = (first 8 key bytes, big-endian,
+//                                zero-padded) >> (64 - d)
+//     by boundaries      unit = number of the pool's range boundaries at
+//                               or below the key (util/range_boundaries.h)
 //
 // with d = dram_directory_bits. Range partitioning thus orders the DRAM
-// entries by key prefix (entry i holds keys whose leading d bits are i), so
-// an ordered scan visits DRAM entries in index order; below the DRAM level
-// keys still spread by hash, so that a DRAM entry's subtree fills evenly
-// whatever the keys look like after their first d bits.
+// entries by key (entry i holds the keys of unit i), so an ordered scan
+// visits DRAM entries in index order; below the DRAM level keys still
+// spread by hash, so that a DRAM entry's subtree fills evenly whatever the
+// keys of its unit look like.
 //
 // Part of the on-media format (indirect slots and payload checksums store
 // the table hash): DO NOT CHANGE.
@@ -24,9 +27,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string_view>
 
 #include "util/hash.h"
+#include "util/range_boundaries.h"
 
 namespace plush {
 
@@ -41,32 +46,47 @@ inline uint64_t KeyPrefix(std::string_view key) {
 
 class KeyHasher {
  public:
-  // `range`: order-preserving DRAM placement on the leading `dram_bits`
-  // key bits (dram_bits <= 32).
-  KeyHasher(bool range, unsigned dram_bits)
-      : range_(range), dram_bits_(dram_bits) {}
+  // `range`: order-preserving DRAM placement (dram_bits <= 32), on the
+  // `boundaries` if given (2^dram_bits - 1 of them), else on the leading
+  // `dram_bits` key bits.
+  KeyHasher(bool range, unsigned dram_bits,
+            std::shared_ptr<const RangeBoundaries> boundaries = nullptr)
+      : range_(range),
+        dram_bits_(dram_bits),
+        boundaries_(std::move(boundaries)) {}
 
   bool range() const { return range_; }
 
   uint64_t Hash(std::string_view key) const {
     const uint64_t h = KeyHash(key);
-    return range_ ? Order(h, KeyPrefix(key)) : h;
+    return range_ ? Place(h, UnitOf(key)) : h;
   }
 
   // Hash() of an 8-byte key stored inline as a little-endian word.
   uint64_t InlineHash(uint64_t key_word) const {
     const uint64_t h = InlineKeyHash(key_word);
-    return range_ ? Order(h, __builtin_bswap64(key_word)) : h;
+    if (!range_) return h;
+    return Place(h, boundaries_ ? boundaries_->UnitOf(std::string_view(
+                                      reinterpret_cast<const char*>(&key_word),
+                                      8))
+                                : PrefixUnit(__builtin_bswap64(key_word)));
   }
 
  private:
-  uint64_t Order(uint64_t hash, uint64_t big_endian_prefix) const {
+  uint64_t UnitOf(std::string_view key) const {
+    return boundaries_ ? boundaries_->UnitOf(key) : PrefixUnit(KeyPrefix(key));
+  }
+  uint64_t PrefixUnit(uint64_t big_endian_prefix) const {
+    return dram_bits_ == 0 ? 0 : big_endian_prefix >> (64 - dram_bits_);
+  }
+  uint64_t Place(uint64_t hash, uint64_t unit) const {
     if (dram_bits_ == 0) return hash;
-    return hash << dram_bits_ | big_endian_prefix >> (64 - dram_bits_);
+    return hash << dram_bits_ | unit;
   }
 
   bool range_;
   unsigned dram_bits_;
+  std::shared_ptr<const RangeBoundaries> boundaries_;  // null: key bits
 };
 
 }  // namespace plush

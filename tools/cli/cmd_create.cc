@@ -1,10 +1,14 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// plush create POOL [--size BYTES] [--range] [--small]
-//                   [--payload-log-count N] [--payload-chunk-size BYTES]
+// plush create POOL [--size BYTES] [--range [--sample FILE [--hex|--base64]]]
+//                   [--small] [--payload-log-count N]
+//                   [--payload-chunk-size BYTES]
 
+#include <fstream>
 #include <iostream>
+#include <random>
 
+#include "codec.h"
 #include "command.h"
 #include "display.h"
 #include "stats_report.h"
@@ -17,6 +21,8 @@ struct CreateArgs {
   uint64_t size = 0;
   CLI::Option* size_option = nullptr;  // set iff --size was declared
   bool range = false;
+  std::string sample_file;  // empty: no sample
+  Encoding encoding = Encoding::kText;
   bool small = false;
   // Set iff given; else the profile's values apply.
   CLI::Option* payload_log_count_option = nullptr;
@@ -25,12 +31,56 @@ struct CreateArgs {
   uint32_t payload_chunk_size = 0;
 };
 
+// The keys of a sample file: one per line, or the key of a `plush load`
+// line (before the first TAB), spelled per `encoding`; blank lines are
+// skipped. A large file is sampled uniformly (reservoir sampling) down to
+// 64 keys per DRAM directory entry, which places the boundaries within a
+// few percent of the file's quantiles.
+Status ReadSample(const std::string& path, Encoding encoding,
+                  uint32_t dram_bits, std::vector<std::string>* sample) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cannot open sample file '" + path + "'");
+  const uint64_t capacity = uint64_t{64} << dram_bits;
+  std::mt19937_64 rng(0x5eed);
+  std::string line;
+  std::string key;
+  uint64_t seen = 0;
+  for (uint64_t number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    Status s = Decode(encoding, std::string_view(line).substr(0, line.find('\t')),
+                      &key);
+    if (!s.ok()) {
+      return s.WithContext("sample file '" + path + "', line " +
+                           std::to_string(number));
+    }
+    if (sample->size() < capacity) {
+      sample->push_back(key);
+    } else if (const uint64_t slot = rng() % (seen + 1); slot < capacity) {
+      (*sample)[slot] = key;
+    }
+    ++seen;
+  }
+  if (in.bad()) return Status::IOError("reading sample file '" + path + "'");
+  if (sample->empty()) {
+    return Status::InvalidArgument("sample file '" + path +
+                                   "' holds no keys");
+  }
+  return Status::OK();
+}
+
 int RunCreate(const CreateArgs& args) {
   Options options = args.small ? Options::SmallProfile() : Options();
   options.error_if_exists = true;
   options.backend = args.pool.backend;
   if (args.size_option->count() > 0) options.initial_pool_size = args.size;
   if (args.range) options.partitioning = Partitioning::kRange;
+  if (!args.sample_file.empty()) {
+    Status s = ReadSample(args.sample_file, args.encoding,
+                          options.dram_directory_bits,
+                          &options.range_key_sample);
+    if (!s.ok()) return ExitWith(s);
+  }
   // Out of range values are the engine's to refuse: its message gives the
   // valid range.
   if (args.payload_log_count_option->count() > 0) {
@@ -54,7 +104,14 @@ int RunCreate(const CreateArgs& args) {
     Status s = db->GetStats(&stats);
     if (s.ok()) {
       std::cout << "created " << args.pool.path << ": "
-                << (args.range ? "range" : "hash") << "-partitioned, "
+                << (args.range ? "range" : "hash") << "-partitioned"
+                << (options.range_key_sample.empty()
+                        ? ""
+                        : " at the quantiles of " +
+                              std::to_string(
+                                  options.range_key_sample.size()) +
+                              " sampled keys")
+                << ", "
                 << stats.backend << " back end, "
                 << tools::HumanBytes(stats.pool_bytes) << '\n';
     }
@@ -73,8 +130,14 @@ void AddCreateCommand(CLI::App* app, int* exit_code) {
                       "Initial size of the pool file, e.g. 64MiB (it grows "
                       "on demand)")
           ->transform(CLI::AsSizeValue(/*kb_is_1000=*/false));
-  cmd->add_flag("--range", args->range,
-                "Range-partition keys: enables scan and dump");
+  CLI::Option* range = cmd->add_flag(
+      "--range", args->range, "Range-partition keys: enables scan and dump");
+  cmd->add_option("--sample", args->sample_file,
+                  "With --range: a file of keys like the pool's, one per "
+                  "line (or a plush load input: the key before the TAB); "
+                  "the pool splits the key space at their quantiles")
+      ->needs(range);
+  AddEncodingFlags(cmd, &args->encoding);
   cmd->add_flag("--small", args->small,
                 "Small profile: tiny DRAM level and logs, for tests and "
                 "small machines");

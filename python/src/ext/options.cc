@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "args.h"
 #include "errors.h"
 #include "plush/status.h"
 
@@ -44,6 +45,17 @@ Setter EnumSetter(std::map<std::string, Enum> names) {
   };
 }
 
+// The key sample of a range pool: an iterable of keys (bytes-like).
+void SetKeySample(Options* options, py::handle value) {
+  if (py::isinstance<py::bytes>(value) || py::isinstance<py::str>(value))
+    throw py::cast_error();  // an iterable of keys, not one key
+  options->range_key_sample.clear();
+  for (py::handle key : py::iter(value)) {
+    options->range_key_sample.push_back(
+        BytesArg(key, "open()", "range_key_sample item"));
+  }
+}
+
 // One entry per field of Options.
 const std::map<std::string, Setter>& Setters() {
   static const auto* setters = new std::map<std::string, Setter>{
@@ -65,6 +77,7 @@ const std::map<std::string, Setter>& Setters() {
       {"partitioning",
        EnumSetter<&Options::partitioning, Partitioning>(
            {{"hash", Partitioning::kHash}, {"range", Partitioning::kRange}})},
+      {"range_key_sample", SetKeySample},
       {"dram_directory_bits", SetField<&Options::dram_directory_bits>},
       {"fanout_bits", SetField<&Options::fanout_bits>},
       {"first_level_fanout_bits", SetField<&Options::first_level_fanout_bits>},

@@ -135,6 +135,7 @@ def open(
     initial_pool_size: int = ...,
     max_pool_size: int = ...,
     partitioning: Literal["hash", "range"] = "hash",
+    range_key_sample: Iterable[bytes] = (),
     dram_directory_bits: int = ...,
     fanout_bits: int = ...,
     first_level_fanout_bits: int = ...,
@@ -153,5 +154,9 @@ def open(
     and the sizes of levels and logs) are fixed when the pool is created;
     naming other values for an existing pool raises InvalidArgumentError
     (small=True does not count: an existing pool keeps its parameters).
+    range_key_sample: for a new range pool, keys like the ones it will
+    hold; the pool splits the key space at their quantiles (keys sharing
+    their first bytes then spread over the whole table). Like small=True,
+    it is not checked against an existing pool, which keeps its own.
     Raises BusyError if the pool is open elsewhere.
     """
