@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "key_distribution.h"
+#include "key_space.h"
 #include "op_mix.h"
 #include "size_spec.h"
 
@@ -55,6 +56,10 @@ struct BenchConfig {
 
   SizeSpec key_size = SizeSpec::Fixed(8);
   SizeSpec value_size = SizeSpec::Fixed(8);
+  KeyOrder key_order = KeyOrder::kHashed;  // key_space.h
+  // plush, range pools: create the pool with a sample of this many keys,
+  // spread evenly over the records the run will hold (0: none).
+  uint64_t range_sample = 0;
 
   LatencyMode latency = LatencyMode::kSample;
   // Fraction of run-phase operations whose latency is measured.

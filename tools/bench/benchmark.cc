@@ -37,7 +37,7 @@ RunResult RunBenchmark(const BenchConfig& config) {
   if (config.mix[OpType::kDelete] > 0) {
     deleted = std::make_unique<DeletedSet>(config.records);
   }
-  const KeySpace keys(config.key_size, config.value_size);
+  const KeySpace keys(config.key_size, config.value_size, config.key_order);
   const uint64_t rss_baseline = ResidentAnonymousBytes();
 
   std::unique_ptr<Engine> engine;

@@ -31,6 +31,8 @@ std::string Finish(const std::string& key_size, const std::string& value_size,
   if (!SizeSpec::Parse(value_size, 0, kMaxValueSize, &c->value_size, &error)) {
     return "--value-size: " + error;
   }
+  // "user:%08d": what the reports give as the key size (key_space.h).
+  if (c->key_order == KeyOrder::kUser) c->key_size = SizeSpec::Fixed(13);
 
   bool any_ratio = false;
   for (double ratio : c->mix.ratios) any_ratio |= ratio != 0;
@@ -84,8 +86,24 @@ std::string Finish(const std::string& key_size, const std::string& value_size,
           : static_cast<double>(c->operations) * c->mix[OpType::kInsert];
   c->engine.expected_records =
       c->records + static_cast<uint64_t>(expected_inserts);
-  c->engine.word_records = c->key_size.fixed() && c->key_size.max() == 8 &&
+  c->engine.word_records = c->key_order != KeyOrder::kUser &&
+                           c->key_size.fixed() && c->key_size.max() == 8 &&
                            c->value_size.fixed() && c->value_size.max() == 8;
+  if (c->range_sample > 0) {
+    if (c->engine.name != "plush" ||
+        c->engine.plush_options.partitioning != Partitioning::kRange) {
+      return "--range-sample needs --engine plush --partitioning range";
+    }
+    // What a user would sample: keys spread over those the pool will hold.
+    const KeySpace keys(c->key_size, c->value_size, c->key_order);
+    RecordBuilder builder(keys);
+    const uint64_t records = std::max<uint64_t>(c->engine.expected_records, 1);
+    const uint64_t count = std::min(c->range_sample, records);
+    for (uint64_t i = 0; i < count; ++i) {
+      c->engine.plush_options.range_key_sample.emplace_back(
+          builder.Key(i * records / count));
+    }
+  }
   return {};
 }
 
@@ -154,6 +172,14 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
   std::string value_size = "8";
   app.add_option("--key-size", key_size, "Bytes, or normal:MEAN,STDDEV");
   app.add_option("--value-size", value_size, "Bytes, or normal:MEAN,STDDEV");
+  tools::AddChoice<KeyOrder>(
+      &app, "--key-order",
+      "Keys of records 0, 1, 2...: hashed (spread), sequential (big-endian "
+      "record numbers) or user (\"user:%08d\"; ignores --key-size)",
+      {{"hashed", KeyOrder::kHashed},
+       {"sequential", KeyOrder::kSequential},
+       {"user", KeyOrder::kUser}},
+      &c.key_order);
   tools::AddChoice<LatencyMode>(
       &app, "--latency",
       "Operations whose latency is measured: a sample (--latency-sample) "
@@ -238,6 +264,10 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
       plush, "--partitioning", "Key partitioning of a new pool (range: scans)",
       {{"hash", Partitioning::kHash}, {"range", Partitioning::kRange}},
       &plush_options.partitioning);
+  plush->add_option("--range-sample", c.range_sample,
+                    "Range pools: create the pool with a sample of this many "
+                    "keys of the records it will hold "
+                    "(Options::range_key_sample)");
 
   CLI::App* rocksdb = app.add_option_group("rocksdb engine");
   rocksdb->add_option("--rocksdb-block-cache-mb",

@@ -41,19 +41,48 @@ uint64_t LoadBigEndian(const char* in) {
   return x;
 }
 
+constexpr std::string_view kUserPrefix = "user:";
+
 }  // namespace
 
-KeySpace::KeySpace(SizeSpec key_size, SizeSpec value_size)
-    : key_size_(key_size), value_size_(value_size) {}
+std::string_view KeyOrderName(KeyOrder order) {
+  switch (order) {
+    case KeyOrder::kHashed:
+      return "hashed";
+    case KeyOrder::kSequential:
+      return "sequential";
+    case KeyOrder::kUser:
+      return "user";
+  }
+  return "?";
+}
+
+KeySpace::KeySpace(SizeSpec key_size, SizeSpec value_size, KeyOrder order)
+    : key_size_(key_size), value_size_(value_size), order_(order) {}
 
 RecordBuilder::RecordBuilder(const KeySpace& space)
     : space_(space),
-      key_(Filler(std::max(space.key_size_.max(), sizeof(uint64_t)))),
+      // A user key takes "user:" and up to 20 digits (and snprintf's NUL).
+      key_(Filler(std::max(space.key_size_.max(), size_t{32}))),
       value_(Filler(std::max(space.value_size_.max(), sizeof(uint64_t)))) {}
 
 std::string_view RecordBuilder::BuildKey(uint64_t id) {
   const uint64_t hash = Mix64(id ^ kKeySalt);
-  StoreBigEndian(hash, key_.data());
+  switch (space_.order_) {
+    case KeyOrder::kHashed:
+      StoreBigEndian(hash, key_.data());
+      break;
+    case KeyOrder::kSequential:
+      StoreBigEndian(id, key_.data());
+      break;
+    case KeyOrder::kUser: {
+      // At most 5 + 20 bytes: key_ is at least that long (the constructor).
+      const int size = std::snprintf(key_.data(), key_.size(), "%s%08llu",
+                                     kUserPrefix.data(),
+                                     static_cast<unsigned long long>(id));
+      return {key_.data(), static_cast<size_t>(size)};
+    }
+  }
   return {key_.data(), space_.key_size_.SizeOf(Mix64(hash ^ kKeySizeSalt))};
 }
 
@@ -64,8 +93,21 @@ std::string_view RecordBuilder::Value(uint64_t record) {
 }
 
 std::optional<uint64_t> RecordBuilder::RecordOf(std::string_view key) {
-  if (key.size() < sizeof(uint64_t)) return std::nullopt;
-  const uint64_t id = Unmix64(LoadBigEndian(key.data())) ^ kKeySalt;
+  uint64_t id = 0;
+  if (space_.order_ == KeyOrder::kUser) {
+    if (!key.starts_with(kUserPrefix)) return std::nullopt;
+    const std::string_view digits = key.substr(kUserPrefix.size());
+    if (digits.empty() || digits.size() > 19) return std::nullopt;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return std::nullopt;
+      id = id * 10 + static_cast<uint64_t>(c - '0');
+    }
+  } else if (key.size() < sizeof(uint64_t)) {
+    return std::nullopt;
+  } else {
+    id = LoadBigEndian(key.data());
+    if (space_.order_ == KeyOrder::kHashed) id = Unmix64(id) ^ kKeySalt;
+  }
   // The prefix fixes the record; the size and filler must match it too.
   if ((id & kAbsentBit) != 0 || Key(id) != key) return std::nullopt;
   return id;

@@ -2,11 +2,17 @@
 //
 // Turns record numbers into keys and values.
 //
-// Record r (r < 2^63) has the key Mix64(r ^ salt) in big-endian order,
-// padded with fixed random filler to its size; absent keys (for negative
-// lookups) come from Mix64((r | 2^63) ^ salt). Both steps are bijections, so
-// keys of distinct records differ in their first 8 bytes and no absent key is
-// ever a record's key. (The salt keeps record 0 away from the all-zero key,
+// Record r (r < 2^63) has, by the key order:
+//   hashed      the key Mix64(r ^ salt) in big-endian order, padded with
+//               fixed random filler to its size (the default: keys spread
+//               uniformly, in no relation to the record numbers);
+//   sequential  r in big-endian order, padded the same way (monotonic
+//               binary keys: counters, timestamps);
+//   user        "user:" and r in at least 8 decimal digits (text keys that
+//               share a prefix, "user:00000042"; the key size is that).
+// Absent keys (for negative lookups) are those of r | 2^63. Each mapping is
+// a bijection, so keys of distinct records differ and no absent key is ever
+// a record's key. (The salt keeps record 0 away from the all-zero key,
 // Mix64's fixed point, which engines may treat specially.) Values start with
 // an 8-byte tag derived from the record and continue with random filler (so
 // compression cannot flatter any engine); a reader checks a value by
@@ -29,18 +35,25 @@ namespace plush::bench {
 // Keys shorter than this could not hold the unique 8-byte prefix.
 inline constexpr size_t kMinKeySize = 8;
 
+enum class KeyOrder { kHashed, kSequential, kUser };
+// "hashed", "sequential", "user".
+std::string_view KeyOrderName(KeyOrder order);
+
 class KeySpace {
  public:
-  KeySpace(SizeSpec key_size, SizeSpec value_size);
+  KeySpace(SizeSpec key_size, SizeSpec value_size,
+           KeyOrder order = KeyOrder::kHashed);
 
   const SizeSpec& key_size() const { return key_size_; }
   const SizeSpec& value_size() const { return value_size_; }
+  KeyOrder order() const { return order_; }
 
  private:
   friend class RecordBuilder;
 
   SizeSpec key_size_;
   SizeSpec value_size_;
+  KeyOrder order_;
 };
 
 // Scratch buffers that materialize one thread's keys and values without

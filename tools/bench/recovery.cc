@@ -34,7 +34,7 @@ int LoadUntilKilled(const BenchConfig& config, const std::string& path,
                  status.ToString().c_str());
     return 1;
   }
-  const KeySpace keys(config.key_size, config.value_size);
+  const KeySpace keys(config.key_size, config.value_size, config.key_order);
   RunControl control;
   PhaseContext context{config,  *engine, keys,
                        control, nullptr, config.progress};
@@ -104,7 +104,7 @@ RunResult RunRecoveryBenchmark(const BenchConfig& config) {
     return Finish(control, std::move(result));
   }
 
-  const KeySpace keys(config.key_size, config.value_size);
+  const KeySpace keys(config.key_size, config.value_size, config.key_order);
   const uint64_t rss_baseline = ResidentAnonymousBytes();
   std::unique_ptr<Engine> engine;
   const auto start = std::chrono::steady_clock::now();

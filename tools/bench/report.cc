@@ -95,6 +95,7 @@ std::string ToJson(const BenchConfig& config, const RunResult& result) {
   json["key_size_stddev"] = config.key_size.stddev();
   json["value_size"] = config.value_size.mean();
   json["value_size_stddev"] = config.value_size.stddev();
+  json["key_order"] = std::string(KeyOrderName(config.key_order));
   json["distribution"] = std::string(DistributionName(config.distribution));
   json["skew"] = config.skew;
   json["seed"] = config.seed;

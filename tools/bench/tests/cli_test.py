@@ -26,7 +26,7 @@ SCHEMA = {
     "dram_bytes": int, "dram_source": str, "rss_delta_bytes": int,
     "pool_bytes": int, "media_write_amp": float, "persist_per_op": float,
     "flushed_lines_per_op": float, "key_size": float,
-    "key_size_stddev": float, "value_size": float,
+    "key_size_stddev": float, "key_order": str, "value_size": float,
     "value_size_stddev": float, "distribution": str, "skew": float,
     "seed": int, "backend": str, "lookup_ratio": float,
     "negative_lookup_ratio": float, "insert_ratio": float,
@@ -230,6 +230,21 @@ class CliTest(unittest.TestCase):
                                "--scan-size", "10", "--partitioning", "range")
             self.assert_ok(code, result)
 
+    def test_ordered_keys(self):
+        for order in ("user", "sequential"):
+            code, result = run("-n", "2000", "-p", "500", "--key-order", order,
+                               "--lookup", "0.5", "--insert", "0.5",
+                               "--iterate")
+            self.assert_ok(code, result)
+            self.assertEqual(result["key_order"], order)
+            self.assertEqual(result["key_size"], 13 if order == "user" else 8)
+            self.assertGreaterEqual(result["verified_records"], 2000)
+        if ENGINE == "plush":
+            code, result = run("-n", "3000", "-p", "300", "--key-order", "user",
+                               "--scan", "1", "--partitioning", "range",
+                               "--range-sample", "500")
+            self.assert_ok(code, result)
+
     def test_checkpoint(self):
         code, result = run("-n", "2000", "-p", "2000", "--unlogged",
                            "--checkpoint-threads", "2")
@@ -282,7 +297,9 @@ class CliTest(unittest.TestCase):
         for args in (["--lookup", "0.5"],             # ratios sum to 0.5
                      ["--key-size", "4"],             # below 8 bytes
                      ["--distribution", "zipfian", "--skew", "0"],
-                     ["--threads", "0"]):
+                     ["--threads", "0"],
+                     ["--key-order", "random"],
+                     ["--range-sample", "10"]):   # needs a range pool
             code, _ = run(*args)
             self.assertEqual(code, EXIT_USAGE, args)
 

@@ -90,6 +90,39 @@ TEST(KeySpaceTest, RecordOfInvertsKey) {
   }
 }
 
+// The ordered key spaces: keys ascend with the record number, and are
+// told apart from absent keys and from each other as hashed keys are.
+TEST(KeySpaceTest, OrderedKeysAscendWithTheirRecords) {
+  for (KeyOrder order : {KeyOrder::kSequential, KeyOrder::kUser}) {
+    const KeySpace space(SizeSpec::Fixed(8), SizeSpec::Fixed(8), order);
+    RecordBuilder builder(space);
+    std::string previous;
+    std::unordered_set<std::string> keys;
+    for (uint64_t r = 0; r < 20000; ++r) {
+      const std::string key(builder.Key(r));
+      ASSERT_LT(previous, key) << "record " << r;
+      ASSERT_EQ(builder.RecordOf(key), r);
+      ASSERT_FALSE(builder.RecordOf(std::string(builder.AbsentKey(r))));
+      keys.insert(key);
+      previous = key;
+    }
+    for (uint64_t r = 0; r < 20000; ++r)
+      ASSERT_EQ(keys.count(std::string(builder.AbsentKey(r))), 0u);
+  }
+  const KeySpace users(SizeSpec::Fixed(8), SizeSpec::Fixed(8), KeyOrder::kUser);
+  RecordBuilder builder(users);
+  EXPECT_EQ(builder.Key(42), "user:00000042");
+  EXPECT_EQ(builder.Key(123456789), "user:123456789");
+  for (const char* bad : {"user:", "user:0000004x", "usr:00000042",
+                          "user:00000000000000000000042", "user:0042"}) {
+    EXPECT_FALSE(builder.RecordOf(bad)) << bad;
+  }
+  const KeySpace sequential(SizeSpec::Fixed(8), SizeSpec::Fixed(8),
+                            KeyOrder::kSequential);
+  RecordBuilder counters(sequential);
+  EXPECT_EQ(counters.Key(258), std::string("\0\0\0\0\0\0\x01\x02", 8));
+}
+
 TEST(KeySpaceTest, DescribesRecordsByTheirKeyPrefix) {
   EXPECT_EQ(KeyText(std::string("\x01\x23\x45\x67\x89\xab\xcd\xef\xff", 9)),
             "key 0x0123456789abcdef");
