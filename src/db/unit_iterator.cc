@@ -15,8 +15,7 @@ void ScanBatch::Clear() {
 
 void ScanBatch::Add(std::string_view key, std::string_view value,
                     bool tombstone) {
-  records_.push_back(
-      {KeyPrefix(key), bytes_.size(), key.size(), value.size(), tombstone});
+  records_.push_back({bytes_.size(), key.size(), value.size(), tombstone});
   bytes_.append(key);
   bytes_.append(value);
 }
@@ -80,14 +79,31 @@ void UnitIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
       return;
     }
     const std::vector<ScanBatch::Record>& records = batch_.records_;
+    const size_t shared = CommonPrefixLength();
     order_.resize(records.size());
     for (uint32_t i = 0; i < order_.size(); ++i)
-      order_[i] = {records[i].prefix, i};
+      order_[i] = {KeyPrefix(batch_.KeyOf(records[i]).substr(shared)), i};
     sorted_ = 0;
     while (live_.empty() && sorted_ < order_.size()) SortMore();
     if (!live_.empty()) break;
   }
   StopAtUpperBound();
+}
+
+size_t UnitIterator::CommonPrefixLength() const {
+  const std::vector<ScanBatch::Record>& records = batch_.records_;
+  if (records.empty()) return 0;
+  const std::string_view first = batch_.KeyOf(records[0]);
+  size_t shared = first.size();
+  for (const ScanBatch::Record& r : records) {
+    const std::string_view key = batch_.KeyOf(r);
+    shared = std::min(shared, key.size());
+    shared = static_cast<size_t>(
+        std::mismatch(first.begin(), first.begin() + shared, key.begin())
+            .first -
+        first.begin());
+  }
+  return shared;
 }
 
 // Scans usually read a few dozen records, while a unit holds hundreds:

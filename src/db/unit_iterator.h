@@ -40,8 +40,6 @@ class ScanBatch {
  private:
   friend class UnitIterator;
   struct Record {
-    uint64_t prefix;  // the key's first 8 bytes, big-endian: decides most
-                      // comparisons without touching the arena
     size_t key_offset;
     size_t key_size;
     size_t value_size;  // the value follows the key in the arena
@@ -110,10 +108,16 @@ class UnitIterator final : public Iterator {
   const std::optional<std::string> upper_bound_;
   Status status_;
   ScanBatch batch_;
+  // The sort key of a record: 8 bytes of its key, big-endian, from the
+  // first byte in which the batch's keys differ (keys of a unit often
+  // share their first bytes: "user:000…"), so that the prefix decides
+  // most comparisons without touching the arena.
   struct SortKey {
-    uint64_t prefix;  // the record's prefix, copied: sorting stays local
+    uint64_t prefix;
     uint32_t record;
   };
+  // The length of the prefix every key of the batch shares.
+  size_t CommonPrefixLength() const;
   std::vector<SortKey> order_;  // batch records by key, newest first
   size_t sorted_ = 0;           // order_[0, sorted_) is sorted, in live_
   std::vector<uint32_t> live_;  // the records the iterator yields

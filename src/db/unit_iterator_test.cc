@@ -145,6 +145,31 @@ TEST_F(UnitIteratorTest, KeysComeInUnsignedByteOrder) {
   EXPECT_EQ(got, keys);
 }
 
+// Keys of a unit that share their first bytes, one of them a prefix of
+// others and one with a NUL right after the shared part: the sort skips
+// what every key shares, and must still order by whole keys.
+TEST_F(UnitIteratorTest, KeysSharingLongPrefixesComeInOrder) {
+  const std::string shared = "user:0000000000/";
+  std::vector<std::string> keys = {shared,
+                                   shared + std::string(1, '\0'),
+                                   shared + std::string(9, '\0'),
+                                   shared + "a",
+                                   shared + "abcdefgh",
+                                   shared + "abcdefghX",
+                                   shared + "abcdefgi",
+                                   shared + "\xff"};
+  source_.units.resize(1);
+  for (const std::string& k : keys) source_.units[0].push_back({k, "v"});
+  source_.units[0].push_back({shared + "a", "", true});  // newest: deleted
+  std::reverse(source_.units[0].begin(), source_.units[0].end());
+  UnitIterator it(&source_, true);
+  it.SeekToFirst();
+  keys.erase(std::find(keys.begin(), keys.end(), shared + "a"));
+  std::vector<std::string> got;
+  for (const auto& [k, v] : Rest(it)) got.push_back(k);
+  EXPECT_EQ(got, keys);
+}
+
 TEST_F(UnitIteratorTest, EmptyUnitsAndUnitsOfTombstonesAreSkipped) {
   source_.units = {{}, {{"\x41", "", true}}, {}, {{"\xC1", "x"}}};
   UnitIterator it(&source_, true);

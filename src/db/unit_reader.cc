@@ -28,9 +28,18 @@ Status UnitReader::ReadUnit(uint64_t unit, std::string_view lower_bound,
     const uint64_t prefix = KeyPrefix(k);
     return prefix != bound_prefix ? prefix > bound_prefix : k >= lower_bound;
   };
+  // Payload entries are scattered over the payload logs: their misses
+  // overlap when the entries are asked for this many slots ahead.
+  constexpr size_t kPrefetchDistance = 8;
+  auto prefetch = [&](size_t i) {
+    if (i < slots.size() && slots[i].indirect)
+      payload_.PrefetchEntry(slots[i].value);
+  };
   return write_path_.WithEntryLocked(unit, [&](uint64_t) {
     Status s = table_.CollectSubtree(unit, &slots);
+    for (size_t i = 0; i < kPrefetchDistance; ++i) prefetch(i);
     for (size_t i = 0; s.ok() && i < slots.size(); ++i) {
+      prefetch(i + kPrefetchDistance);
       const table::Slot& slot = slots[i];
       if (!slot.indirect) {
         const std::string_view inline_key(
