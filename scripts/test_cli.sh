@@ -167,6 +167,28 @@ expect 0 "$plush" info "$tmp/sampled.pool"
 grep -Eq 'records per unit: *[1-9][0-9]* min, [1-9][0-9]* median, [1-9][0-9]* max' <<<"$out" && ok || fail "unit balance of a sampled pool: $out"
 expect 0 "$plush" scan "$tmp/sampled.pool" --start k0001500 --limit 2
 expect_out "$(printf 'k0001500\tv0001500\nk0001501\tv0001501')"
+# rebalance: the skewed range pool (keys k0000001...) is re-partitioned at
+# its keys' quantiles, its records unchanged; a leftover of a crashed
+# rebalance is replaced.
+expect 0 "$plush" create "$tmp/skewed.pool" --small --range
+expect 0 "$plush" load "$tmp/skewed.pool" "$tmp/records.tsv"
+expect 0 "$plush" dump "$tmp/skewed.pool"
+before=$out
+echo leftover >"$tmp/skewed.pool.rebalance"
+expect 0 "$plush" rebalance "$tmp/skewed.pool"
+grep -Eq 'rebalanced .*: 3000 records; records per unit \(min, median, max\) 0, 0, 3000 -> [1-9][0-9]*, ' <<<"$out" && ok || fail "rebalance: $out"
+[[ ! -e $tmp/skewed.pool.rebalance ]] && ok || fail "rebalance left its new pool behind"
+expect 0 "$plush" info "$tmp/skewed.pool"
+grep -Eq 'records per unit: *[1-9][0-9]* min, [1-9][0-9]* median' <<<"$out" && ok || fail "unit balance after rebalance: $out"
+expect 0 "$plush" dump "$tmp/skewed.pool"
+[[ $out == "$before" ]] && ok || fail "rebalance changed the records"
+expect 0 "$plush" verify "$tmp/skewed.pool"
+expect 2 "$plush" rebalance "$hash"
+expect_err "is hash-partitioned: its keys spread by hash already; rebalance re-partitions range pools"
+expect 0 "$plush" create "$tmp/empty.pool" --small --range
+expect 2 "$plush" rebalance "$tmp/empty.pool"
+expect_err "holds no records to partition by"
+expect 2 "$plush" rebalance "$tmp/missing.pool"
 expect 2 "$plush" create "$tmp/bad.pool" --sample "$tmp/records.tsv"
 expect_err 'sample requires --range'
 expect 5 "$plush" create "$tmp/bad.pool" --range --sample "$tmp/missing.tsv"

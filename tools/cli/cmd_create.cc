@@ -6,10 +6,10 @@
 
 #include <fstream>
 #include <iostream>
-#include <random>
 
 #include "codec.h"
 #include "command.h"
+#include "key_sample.h"
 #include "display.h"
 #include "stats_report.h"
 
@@ -33,18 +33,14 @@ struct CreateArgs {
 
 // The keys of a sample file: one per line, or the key of a `plush load`
 // line (before the first TAB), spelled per `encoding`; blank lines are
-// skipped. A large file is sampled uniformly (reservoir sampling) down to
-// 64 keys per DRAM directory entry, which places the boundaries within a
-// few percent of the file's quantiles.
+// skipped. A large file is sampled (key_sample.h).
 Status ReadSample(const std::string& path, Encoding encoding,
                   uint32_t dram_bits, std::vector<std::string>* sample) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IOError("cannot open sample file '" + path + "'");
-  const uint64_t capacity = uint64_t{64} << dram_bits;
-  std::mt19937_64 rng(0x5eed);
+  KeySample keys(dram_bits);
   std::string line;
   std::string key;
-  uint64_t seen = 0;
   for (uint64_t number = 1; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
@@ -54,18 +50,14 @@ Status ReadSample(const std::string& path, Encoding encoding,
       return s.WithContext("sample file '" + path + "', line " +
                            std::to_string(number));
     }
-    if (sample->size() < capacity) {
-      sample->push_back(key);
-    } else if (const uint64_t slot = rng() % (seen + 1); slot < capacity) {
-      (*sample)[slot] = key;
-    }
-    ++seen;
+    keys.Add(key);
   }
   if (in.bad()) return Status::IOError("reading sample file '" + path + "'");
-  if (sample->empty()) {
+  if (keys.seen() == 0) {
     return Status::InvalidArgument("sample file '" + path +
                                    "' holds no keys");
   }
+  *sample = keys.Take();
   return Status::OK();
 }
 

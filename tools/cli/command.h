@@ -52,6 +52,7 @@ void AddScanCommand(CLI::App* app, int* exit_code);
 void AddDumpCommand(CLI::App* app, int* exit_code);
 void AddLoadCommand(CLI::App* app, int* exit_code);
 void AddBackupCommand(CLI::App* app, int* exit_code);
+void AddRebalanceCommand(CLI::App* app, int* exit_code);
 
 // Where a subcommand finds its pool: the positional POOL and --backend.
 struct PoolArgs {

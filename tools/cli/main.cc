@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
                    plush::cli::AddPutCommand, plush::cli::AddGetCommand,
                    plush::cli::AddDeleteCommand, plush::cli::AddScanCommand,
                    plush::cli::AddDumpCommand, plush::cli::AddLoadCommand,
-                   plush::cli::AddBackupCommand}) {
+                   plush::cli::AddBackupCommand,
+                   plush::cli::AddRebalanceCommand}) {
     add(&app, &exit_code);
   }
 
