@@ -20,6 +20,7 @@
 
 #include "plush/db.h"
 #include "testutil.h"
+#include "util/hash.h"
 
 namespace plush {
 namespace {
@@ -213,6 +214,79 @@ TEST(RangeSampleTest, DamagedBoundariesAreRefused) {
     EXPECT_TRUE(s.IsCorruption()) << s.ToString();
     EXPECT_NE(s.ToString().find(d.message), std::string::npos)
         << s.ToString() << " (expected " << d.message << ")";
+  }
+}
+
+// Every byte of the region is covered by a checksum: any flip is refused.
+TEST(RangeSampleTest, EveryFlippedByteOfTheBoundariesIsRefused) {
+  ScratchPool file("flips");
+  Options o = SmallRange();
+  o.dram_directory_bits = 2;
+  o.range_key_sample = {"apple", "kiwi", "mango", "pear"};
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  ASSERT_OK(db->Close());
+  const uint64_t region = BoundariesOffset(file.path());
+  uint64_t entries_bytes;
+  std::memcpy(&entries_bytes, ReadAt(file.path(), region + 16, 8).data(), 8);
+  ASSERT_EQ(entries_bytes, 3 * 2 + 4 + 5 + 4u) << "kiwi, mango, pear";
+  for (uint64_t at = 0; at < 64 + entries_bytes; ++at) {
+    const std::string original = ReadAt(file.path(), region + at, 1);
+    WriteAt(file.path(), region + at, std::string(1, original[0] ^ 0x10));
+    const Status s = DB::Open(SmallRange(), file.path(), &db);
+    EXPECT_TRUE(s.IsCorruption()) << "byte " << at << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find("range boundaries: "), std::string::npos)
+        << s.ToString();
+    WriteAt(file.path(), region + at, original);
+  }
+  ASSERT_OK(DB::Open(SmallRange(), file.path(), &db));
+}
+
+// Regions whose checksums are right but whose contents are not: the
+// checks behind the checksums, each with its message.
+TEST(RangeSampleTest, InconsistentBoundariesAreRefused) {
+  struct Case {
+    uint64_t count;
+    std::vector<std::string> keys;
+    std::string trailing;  // bytes after the entries
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {2, {"b", "c"}, "", "2 boundaries for 4 DRAM directory entries"},
+      {3, {"c", "b", "d"}, "", "boundary 1 is out of order"},
+      {3, {"b", "c", std::string(1025, 'x')}, "", "boundary 2 has a bad length (1025)"},
+      {3, {"b", "c", "d"}, "zz", "entries do not fill the region"},
+      {3, {"b", "c"}, "", "entries cut short"},
+  };
+  for (const Case& c : cases) {
+    ScratchPool file("inconsistent");
+    Options o = SmallRange();
+    o.dram_directory_bits = 2;
+    o.range_key_sample = {"a", "b", "c", "d"};
+    std::unique_ptr<DB> db;
+    ASSERT_OK(DB::Open(o, file.path(), &db));
+    ASSERT_OK(db->Close());
+    std::string entries;
+    for (const std::string& k : c.keys) {
+      const auto length = static_cast<uint16_t>(k.size());
+      entries.append(reinterpret_cast<const char*>(&length), 2);
+      entries += k;
+    }
+    entries += c.trailing;
+    uint64_t header[8];
+    const uint64_t region = BoundariesOffset(file.path());
+    std::memcpy(header, ReadAt(file.path(), region, 64).data(), 64);
+    header[1] = c.count;
+    header[2] = entries.size();
+    header[3] = Checksum(entries.data(), entries.size());
+    header[7] = Checksum(header, 56);
+    WriteAt(file.path(), region,
+            std::string(reinterpret_cast<const char*>(header), 64) + entries);
+    const Status s = DB::Open(SmallRange(), file.path(), &db);
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(s.ToString().find(std::string("range boundaries: ") + c.message),
+              std::string::npos)
+        << s.ToString() << " (expected " << c.message << ")";
   }
 }
 
