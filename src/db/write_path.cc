@@ -26,30 +26,22 @@ Status WritePath::WriteRecords(const WriteOptions& options,
     uint32_t next_position = 0;  // of the batch's next record in it
     uint64_t epoch = 0;
   };
+  // One sort of (entry, record) pairs, packed into words, gives both.
+  std::vector<uint64_t> by_entry(records.size());
+  for (size_t i = 0; i < records.size(); ++i)
+    by_entry[i] = table_.DramIndex(records[i].hash) << 32 | i;
+  std::sort(by_entry.begin(), by_entry.end());
   std::vector<Entry> entries;
   entries.reserve(records.size());
-  for (const Record& r : records) entries.push_back({table_.DramIndex(r.hash)});
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) {
-              return a.dram_index < b.dram_index;
-            });
-  entries.erase(std::unique(entries.begin(), entries.end(),
-                            [](const Entry& a, const Entry& b) {
-                              return a.dram_index == b.dram_index;
-                            }),
-                entries.end());
   std::vector<uint32_t> entry_of(records.size());
-  for (size_t i = 0; i < records.size(); ++i) {
-    const uint64_t d = table_.DramIndex(records[i].hash);
-    entry_of[i] = static_cast<uint32_t>(
-        std::lower_bound(entries.begin(), entries.end(), d,
-                         [](const Entry& e, uint64_t v) {
-                           return e.dram_index < v;
-                         }) -
-        entries.begin());
+  for (const uint64_t pair : by_entry) {
+    const uint64_t d = pair >> 32;
+    if (entries.empty() || entries.back().dram_index != d)
+      entries.push_back({d});
+    entry_of[pair & UINT32_MAX] = static_cast<uint32_t>(entries.size() - 1);
     // More than an entry holds would need a migration between the batch's
     // records, which would make part of the batch durable on its own.
-    if (++entries[entry_of[i]].records > table_.capacity()) {
+    if (++entries.back().records > table_.capacity()) {
       return Status::InvalidArgument(
           "batch puts more than " + std::to_string(table_.capacity()) +
           " operations into one DRAM directory entry, which holds " +
