@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -74,6 +75,19 @@ uint64_t BoundariesOffset(const std::string& path) {
   uint64_t offset;
   std::memcpy(&offset, ReadAt(path, kBoundariesOffsetOffset, 8).data(), 8);
   return offset;
+}
+
+// Creates a range pool at `path` split at the quantiles of `sample`, with
+// one record, and closes it.
+void CreateSampled(const std::string& path, std::vector<std::string> sample,
+                   uint32_t dram_bits) {
+  Options o = SmallRange();
+  o.dram_directory_bits = dram_bits;
+  o.range_key_sample = std::move(sample);
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, path, &db));
+  ASSERT_OK(db->Put({}, "b1", "v"));
+  ASSERT_OK(db->Close());
 }
 
 // Loads `count` keys in order; returns the stats after a reopen.
@@ -203,12 +217,9 @@ TEST(RangeSampleTest, DamagedBoundariesAreRefused) {
   };
   for (const Damage& d : damages) {
     ScratchPool file("damaged");
-    Options o = SmallRange();
-    o.range_key_sample = Sample(UserKey, 1000, 1);
+    ASSERT_NO_FATAL_FAILURE(
+        CreateSampled(file.path(), Sample(UserKey, 1000, 1), 6));
     std::unique_ptr<DB> db;
-    ASSERT_OK(DB::Open(o, file.path(), &db));
-    ASSERT_OK(db->Put({}, UserKey(5), "v"));
-    ASSERT_OK(db->Close());
     WriteAt(file.path(), BoundariesOffset(file.path()) + d.at, d.bytes);
     const Status s = DB::Open(SmallRange(), file.path(), &db);
     EXPECT_TRUE(s.IsCorruption()) << s.ToString();
@@ -220,12 +231,9 @@ TEST(RangeSampleTest, DamagedBoundariesAreRefused) {
 // Every byte of the region is covered by a checksum: any flip is refused.
 TEST(RangeSampleTest, EveryFlippedByteOfTheBoundariesIsRefused) {
   ScratchPool file("flips");
-  Options o = SmallRange();
-  o.dram_directory_bits = 2;
-  o.range_key_sample = {"apple", "kiwi", "mango", "pear"};
+  ASSERT_NO_FATAL_FAILURE(
+      CreateSampled(file.path(), {"apple", "kiwi", "mango", "pear"}, 2));
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(o, file.path(), &db));
-  ASSERT_OK(db->Close());
   const uint64_t region = BoundariesOffset(file.path());
   uint64_t entries_bytes;
   std::memcpy(&entries_bytes, ReadAt(file.path(), region + 16, 8).data(), 8);
@@ -254,18 +262,15 @@ TEST(RangeSampleTest, InconsistentBoundariesAreRefused) {
   const std::vector<Case> cases = {
       {2, {"b", "c"}, "", "2 boundaries for 4 DRAM directory entries"},
       {3, {"c", "b", "d"}, "", "boundary 1 is out of order"},
-      {3, {"b", "c", std::string(1025, 'x')}, "", "boundary 2 has a bad length (1025)"},
+      {3, {"b", "c", std::string(1025, 'x')}, "",
+       "boundary 2 has a bad length (1025)"},
       {3, {"b", "c", "d"}, "zz", "entries do not fill the region"},
       {3, {"b", "c"}, "", "entries cut short"},
   };
   for (const Case& c : cases) {
     ScratchPool file("inconsistent");
-    Options o = SmallRange();
-    o.dram_directory_bits = 2;
-    o.range_key_sample = {"a", "b", "c", "d"};
+    ASSERT_NO_FATAL_FAILURE(CreateSampled(file.path(), {"a", "b", "c", "d"}, 2));
     std::unique_ptr<DB> db;
-    ASSERT_OK(DB::Open(o, file.path(), &db));
-    ASSERT_OK(db->Close());
     std::string entries;
     for (const std::string& k : c.keys) {
       const auto length = static_cast<uint16_t>(k.size());
