@@ -340,10 +340,9 @@ Status Pool::Load() {
                                 std::to_string(sb.range_boundaries_offset) +
                                 ", not at the start of the heap");
     }
-    uint64_t bytes = 0;
     s = ReadRangeBoundaries(*media_, heap_offset_, root()->alloc_high_water,
                             params_.dram_directory_bits,
-                            &params_.range_boundaries, &bytes);
+                            &params_.range_boundaries);
     if (!s.ok()) return s;
   }
   std::string report;

@@ -55,8 +55,7 @@ void WriteRangeBoundaries(media::Media* media, uint64_t offset,
 
 Status ReadRangeBoundaries(const media::Media& media, uint64_t offset,
                            uint64_t limit, unsigned dram_bits,
-                           std::shared_ptr<const RangeBoundaries>* boundaries,
-                           uint64_t* bytes) {
+                           std::shared_ptr<const RangeBoundaries>* boundaries) {
   auto damaged = [](const std::string& what) {
     return Status::Corruption("range boundaries: " + what);
   };
@@ -96,7 +95,6 @@ Status ReadRangeBoundaries(const media::Media& media, uint64_t offset,
   }
   if (at != h.entries_bytes) return damaged("entries do not fill the region");
   *boundaries = std::make_shared<const RangeBoundaries>(std::move(keys));
-  *bytes = sizeof(h) + h.entries_bytes;
   return Status::OK();
 }
 

@@ -25,12 +25,10 @@ void WriteRangeBoundaries(media::Media* media, uint64_t offset,
 
 // Reads the region at `offset`, which must end at or before `limit`, and
 // checks it: its checksums, 2^dram_bits - 1 keys of valid lengths, in
-// ascending order. Corruption naming what is wrong otherwise. *bytes: the
-// region's size.
+// ascending order. Corruption naming what is wrong otherwise.
 Status ReadRangeBoundaries(const media::Media& media, uint64_t offset,
                            uint64_t limit, unsigned dram_bits,
-                           std::shared_ptr<const RangeBoundaries>* boundaries,
-                           uint64_t* bytes);
+                           std::shared_ptr<const RangeBoundaries>* boundaries);
 
 }  // namespace plush::pool
 
