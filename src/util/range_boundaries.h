@@ -49,9 +49,22 @@ class RangeBoundaries {
     auto operator<=>(const Prefix&) const = default;
   };
   static Prefix PrefixOf(std::string_view key);
+  // The number of prefixes below `p` (std::lower_bound's answer), from
+  // the prefixes in breadth-first (Eytzinger) order: every key placed pays
+  // this search, and 2^14 prefixes do not fit in L1. The walk down that
+  // tree compares without branches and prefetches the line of the
+  // grandchildren: 39 ns instead of 76 for std::lower_bound on 2^14
+  // random 8-byte boundaries, 54 instead of 76 for "user:%08d" ones.
+  // *equal: the prefix found there equals p.
+  size_t CountBelow(const Prefix& p, bool* equal) const;
 
   std::vector<std::string> keys_;
-  std::vector<Prefix> prefixes_;
+  std::vector<Prefix> prefixes_;  // of keys_, in the same order
+  // prefixes_ in breadth-first order of the implicit search tree (the
+  // children of node k are 2k and 2k + 1; node 0 unused), and the index
+  // in prefixes_ of each node.
+  std::vector<Prefix> tree_;
+  std::vector<uint32_t> rank_;
 };
 
 }  // namespace plush

@@ -72,8 +72,8 @@ TEST(RangeBoundariesTest, UnitIsTheCountOfBoundariesAtOrBelow) {
       k.push_back(static_cast<char>("\x00\x01" "09az\xfe\xff"[rng() % 8]));
     return k;
   };
-  for (unsigned bits : {0u, 1u, 4u, 8u}) {
-    std::vector<std::string> sample(300);
+  for (unsigned bits : {0u, 1u, 2u, 4u, 8u, 12u}) {
+    std::vector<std::string> sample(std::max<size_t>(300, size_t{2} << bits));
     for (std::string& k : sample) k = random_key();
     const RangeBoundaries b = RangeBoundaries::FromSample(sample, bits);
     ASSERT_EQ(b.keys().size(), (1u << bits) - 1);
