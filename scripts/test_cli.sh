@@ -165,6 +165,7 @@ grep -q 'range-partitioned at the quantiles of 256 sampled keys' <<<"$out" && ok
 expect 0 "$plush" load "$tmp/sampled.pool" "$tmp/records.tsv"
 expect 0 "$plush" info "$tmp/sampled.pool"
 grep -Eq 'records per unit: *[1-9][0-9]* min, [1-9][0-9]* median, [1-9][0-9]* max' <<<"$out" && ok || fail "unit balance of a sampled pool: $out"
+grep -q 'partitioning: *range (units by key sample)' <<<"$out" && ok || fail "info of a sampled pool: $out"
 expect 0 "$plush" scan "$tmp/sampled.pool" --start k0001500 --limit 2
 expect_out "$(printf 'k0001500\tv0001500\nk0001501\tv0001501')"
 # rebalance: the skewed range pool (keys k0000001...) is re-partitioned at

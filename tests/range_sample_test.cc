@@ -130,6 +130,7 @@ TEST(RangeSampleTest, SharedPrefixKeysInOrderSpreadOverEveryUnit) {
   Options o = SmallRange();
   o.range_key_sample = Sample(UserKey, kKeys, 97);
   const Stats with = LoadInOrder(o, sampled.path(), UserKey, kKeys);
+  EXPECT_EQ(with.range_units, "key sample");
   EXPECT_GT(with.unit_records_min, 0u);
   EXPECT_LT(with.unit_records_max, 2 * with.unit_records_median);
 

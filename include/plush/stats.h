@@ -49,6 +49,10 @@ struct PLUSH_EXPORT Stats {
   // How the pool places keys (creation parameter): "hash" or "range"
   // (range: ordered iteration).
   std::string partitioning;
+  // Range pools: how their units' key ranges were set, "key bits" (the
+  // keys' leading bits) or "key sample" (Options::range_key_sample);
+  // empty for hash pools.
+  std::string range_units;
   // The pool's other creation parameters (see Options), as recorded in its
   // superblock: what applies, whatever Options the pool was opened with.
   uint32_t dram_directory_bits = 0;

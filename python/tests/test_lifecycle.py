@@ -7,7 +7,8 @@ from conftest import key, value
 
 STATS_FIELDS = {
     "backend", "power_fail_durable", "guarantee", "granularity",
-    "format_version", "partitioning", "dram_directory_bits", "fanout_bits",
+    "format_version", "partitioning", "range_units", "dram_directory_bits",
+    "fanout_bits",
     "first_level_fanout_bits", "preallocated_levels", "dram_filter_levels",
     "log_count", "log_chunk_size", "log_chunks_per_log", "payload_log_count",
     "payload_chunk_size", "dram_bytes", "pool_bytes", "pool_used_bytes",

@@ -131,6 +131,7 @@ def test_range_key_sample_spreads_shared_prefix_keys(tmp_path):
         for k in keys:
             db[k] = b"v"
         stats = db.stats()
+        assert stats["range_units"] == "key sample"
         assert stats["unit_records_min"] > 0
         assert stats["unit_records_max"] < 2 * stats["unit_records_median"]
         assert [k for k, _ in db.scan(start=keys[2000], limit=3)] == keys[2000:2003]

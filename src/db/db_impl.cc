@@ -582,6 +582,8 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->format_version = pool_->format_version();
   stats->partitioning = table_->hasher().range() ? "range" : "hash";
   const pool::PoolParams& p = pool_->params();
+  if (table_->hasher().range())
+    stats->range_units = p.range_boundaries ? "key sample" : "key bits";
   stats->dram_directory_bits = p.dram_directory_bits;
   stats->fanout_bits = p.fanout_bits;
   stats->first_level_fanout_bits = p.first_level_fanout_bits;

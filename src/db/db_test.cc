@@ -210,6 +210,7 @@ TEST(DBTest, RangeOptionOnAHashPoolIsRefused) {
   Stats stats;
   ASSERT_OK(db->GetStats(&stats));
   EXPECT_EQ(stats.partitioning, "range");
+  EXPECT_EQ(stats.range_units, "key bits");
 }
 
 // Linux reports a writeback error once; a sync after it must not claim
@@ -330,7 +331,7 @@ TEST(DBTest, PropertiesAreTheStatsFields) {
   size_t lines = 0;
   for (size_t at = 0; (at = value.find('\n', at)) != std::string::npos; ++at)
     ++lines;
-  EXPECT_EQ(lines, 42u);
+  EXPECT_EQ(lines, 43u);
   for (const char* bad : {"plush.nonsense", "rocksdb.stats", "", "plush."}) {
     const Status s = db->GetProperty(bad, &value);
     EXPECT_TRUE(s.IsNotFound()) << bad;

@@ -13,6 +13,7 @@ void Stats::ForEachField(StatsVisitor* v) const {
   v->Text("granularity", granularity);
   v->Count("format_version", format_version);
   v->Text("partitioning", partitioning);
+  v->Text("range_units", range_units);
   v->Count("dram_directory_bits", dram_directory_bits);
   v->Count("fanout_bits", fanout_bits);
   v->Count("first_level_fanout_bits", first_level_fanout_bits);

@@ -58,7 +58,9 @@ std::string StatsToText(const Stats& stats) {
 std::string StatsSummary(const Stats& s) {
   std::ostringstream out;
   out << "format version:     " << s.format_version << '\n'
-      << "partitioning:       " << s.partitioning << '\n'
+      << "partitioning:       " << s.partitioning
+      << (s.range_units.empty() ? "" : " (units by " + s.range_units + ")")
+      << '\n'
       << "back end:           " << s.backend << " (" << s.granularity
       << " granularity)\n"
       << "durability:         " << s.guarantee << '\n'
