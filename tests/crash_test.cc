@@ -42,6 +42,22 @@ TEST(CrashTest, SampledPersistPointsOfALargerWorkload) {
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 }
 
+// A range pool split at a key sample's quantiles: its records are placed
+// by the boundaries read back at every recovery (and on a crash during
+// recovery).
+TEST(CrashTest, EveryPersistPointOfARangePoolWithAKeySample) {
+  Options o = TinyCrashPool();
+  o.partitioning = Partitioning::kRange;
+  for (uint64_t key = 0; key < 60; key += 3)
+    o.range_key_sample.push_back(KeyBytes(key, 8));
+  CrashExplorer explorer(o, RandomWorkload(Soak() ? 1500 : 400, 60, 21));
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("exhaustive, range pool with a key sample", stats);
+  EXPECT_GT(stats.persist_points, 400u);
+  EXPECT_EQ(stats.crash_states, stats.persist_points);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+}
+
 // With level 1's filters in DRAM, a crash leaves no filter on PMem to
 // trust: recovery rebuilds it from the records.
 TEST(CrashTest, SampledPersistPointsWithFiltersInDram) {
