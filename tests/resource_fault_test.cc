@@ -195,8 +195,10 @@ TEST(ResourceFaultTest, PathsThatCannotHoldAPoolAreIOError) {
 
 TEST(ResourceFaultTest, PoolOpenInAnotherProcessIsBusy) {
   ScratchPool file("busy");
+  Options no_threads = Small();  // fork copies only the calling thread
+  no_threads.background_threads = 0;
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(Small(), file.path(), &db));
+  ASSERT_OK(DB::Open(no_threads, file.path(), &db));
   const int status = RunInChild([&] {
     std::unique_ptr<DB> second;
     const Status s = DB::Open(Small(), file.path(), &second);

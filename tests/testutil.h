@@ -6,6 +6,7 @@
 #ifndef PLUSH_TESTS_TESTUTIL_H_
 #define PLUSH_TESTS_TESTUTIL_H_
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -139,10 +140,39 @@ struct Pool {
   std::string path;
 };
 
+#if defined(__SANITIZE_THREAD__)
+#define PLUSH_TEST_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PLUSH_TEST_UNDER_TSAN 1
+#endif
+#endif
+
+// The threads of this process (/proc/self/task).
+inline size_t ThreadCount() {
+  size_t n = 0;
+  if (DIR* dir = opendir("/proc/self/task")) {
+    while (const dirent* e = readdir(dir)) n += e->d_name[0] != '.';
+    closedir(dir);
+  }
+  return n;
+}
+
 // Forks; in the child, arranges for it to be killed if the test process
 // dies first, so that no child outlives a failed test (and keeps ctest
-// waiting on its output). Returns fork()'s result.
+// waiting on its output). Returns fork()'s result, or -1 if another
+// thread runs: the child would inherit the locks that thread holds (a DB's
+// background thread inside malloc left ASan's allocator locked in a child
+// forever), so the caller must stop it first (Options::background_threads
+// = 0, or close its DB). TSan runs a thread of its own and forks safely.
 inline pid_t ForkTestChild() {
+#ifndef PLUSH_TEST_UNDER_TSAN
+  if (const size_t threads = ThreadCount(); threads != 1) {
+    ADD_FAILURE() << "fork with " << threads
+                  << " threads running: the child could deadlock";
+    return -1;
+  }
+#endif
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid == 0) prctl(PR_SET_PDEATHSIG, SIGKILL);
