@@ -259,6 +259,7 @@ TEST(RangeSampleTest, InconsistentBoundariesAreRefused) {
     std::vector<std::string> keys;
     std::string trailing;  // bytes after the entries
     const char* message;
+    uint64_t claimed_bytes = 0;  // entries_bytes, if not their size
   };
   const std::vector<Case> cases = {
       {2, {"b", "c"}, "", "2 boundaries for 4 DRAM directory entries"},
@@ -267,6 +268,8 @@ TEST(RangeSampleTest, InconsistentBoundariesAreRefused) {
        "boundary 2 has a bad length (1025)"},
       {3, {"b", "c", "d"}, "zz", "entries do not fill the region"},
       {3, {"b", "c"}, "", "entries cut short"},
+      {3, {"b", "c", "d"}, "", "entries extend past the pool's allocations",
+       uint64_t{1} << 40},
   };
   for (const Case& c : cases) {
     ScratchPool file("inconsistent");
@@ -283,7 +286,7 @@ TEST(RangeSampleTest, InconsistentBoundariesAreRefused) {
     const uint64_t region = BoundariesOffset(file.path());
     std::memcpy(header, ReadAt(file.path(), region, 64).data(), 64);
     header[1] = c.count;
-    header[2] = entries.size();
+    header[2] = c.claimed_bytes != 0 ? c.claimed_bytes : entries.size();
     header[3] = Checksum(entries.data(), entries.size());
     header[7] = Checksum(header, 56);
     WriteAt(file.path(), region,
@@ -294,6 +297,28 @@ TEST(RangeSampleTest, InconsistentBoundariesAreRefused) {
               std::string::npos)
         << s.ToString() << " (expected " << c.message << ")";
   }
+}
+
+// The superblock names where the boundaries are; anywhere but the start
+// of the heap is refused (with a checksum that matches: not a bit flip).
+TEST(RangeSampleTest, BoundariesAnywhereButTheHeapStartAreRefused) {
+  ScratchPool file("moved");
+  ASSERT_NO_FATAL_FAILURE(CreateSampled(file.path(), {"a", "b", "c", "d"}, 2));
+  constexpr uint64_t kChecksumOffset = 136;  // XXH64 of bytes 0..135
+  std::string superblock = ReadAt(file.path(), 0, kChecksumOffset);
+  const uint64_t moved = BoundariesOffset(file.path()) + 4096;
+  std::memcpy(superblock.data() + kBoundariesOffsetOffset, &moved, 8);
+  const uint64_t checksum = Checksum(superblock.data(), superblock.size());
+  superblock.append(reinterpret_cast<const char*>(&checksum), 8);
+  WriteAt(file.path(), 0, superblock);
+  std::unique_ptr<DB> db;
+  const Status s = DB::Open(SmallRange(), file.path(), &db);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("superblock: range boundaries at " +
+                              std::to_string(moved) +
+                              ", not at the start of the heap"),
+            std::string::npos)
+      << s.ToString();
 }
 
 }  // namespace

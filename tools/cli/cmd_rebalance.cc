@@ -79,19 +79,22 @@ Status CopyRecords(DB* from, DB* to, uint64_t* copied) {
   WriteOptions unlogged;  // durable at Close(), which the caller checks
   unlogged.log = false;
   WriteBatch batch;
+  auto write = [&] {
+    Status s = to->Write(unlogged, &batch);
+    if (s.ok()) *copied += batch.Count();
+    batch.Clear();
+    return s;
+  };
   std::unique_ptr<Iterator> it = from->NewIterator({});
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     batch.Put(it->key(), it->value());
     if (batch.Count() == kBatch) {
-      Status s = to->Write(unlogged, &batch);
+      Status s = write();
       if (!s.ok()) return s;
-      *copied += batch.Count();
-      batch.Clear();
     }
   }
   if (!it->status().ok()) return it->status();
-  *copied += batch.Count();
-  return batch.Count() == 0 ? Status::OK() : to->Write(unlogged, &batch);
+  return batch.Count() == 0 ? Status::OK() : write();
 }
 
 Status Rebalance(const PoolArgs& args, DB* db) {
