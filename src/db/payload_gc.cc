@@ -2,18 +2,38 @@
 
 #include "db/payload_gc.h"
 
+#include <algorithm>
+#include <array>
+
 namespace plush {
 
-payload::PayloadHost::Reachability PayloadGc::IsReachable(std::string_view key,
-                                                          uint64_t key_hash,
-                                                          uint64_t ref) {
-  const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
-  table::Slot slot;
-  const table::Found f = table_.Lookup(lookup, &slot);
-  if (f != table::Found::kAbsent && slot.indirect && slot.value == ref)
-    return Reachability::kReachable;
-  return IsNewestDurable(lookup, ref) ? Reachability::kBlocked
-                                      : Reachability::kUnreachable;
+// The lookups run in groups, as MultiGet's do: a compaction examines a
+// whole chunk, one lookup per entry, and their misses then overlap.
+void PayloadGc::ClassifyReachability(std::span<const Candidate> entries,
+                                     Reachability* out) {
+  constexpr size_t kGroup = 64;
+  std::array<table::LookupKey, kGroup> keys;
+  std::array<table::Slot, kGroup> slots;
+  std::array<table::Found, kGroup> found;
+  for (size_t first = 0; first < entries.size(); first += kGroup) {
+    const size_t m = std::min(kGroup, entries.size() - first);
+    for (size_t i = 0; i < m; ++i) {
+      const Candidate& e = entries[first + i];
+      keys[i] = table::LookupKey::For(e.key, e.key_hash);
+    }
+    table_.MultiLookup(keys.data(), m, slots.data(), found.data());
+    for (size_t i = 0; i < m; ++i) {
+      const uint64_t ref = entries[first + i].ref;
+      if (found[i] != table::Found::kAbsent && slots[i].indirect &&
+          slots[i].value == ref) {
+        out[first + i] = Reachability::kReachable;
+      } else {
+        out[first + i] = IsNewestDurable(keys[i], ref)
+                             ? Reachability::kBlocked
+                             : Reachability::kUnreachable;
+      }
+    }
+  }
 }
 
 // A version shadowed only by unlogged ones is what a crash would bring

@@ -8,6 +8,7 @@
 #define PLUSH_DB_PAYLOAD_GC_H_
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "db/write_path.h"
@@ -21,8 +22,8 @@ class PayloadGc final : public payload::PayloadHost {
   PayloadGc(table::LeveledTable* table, WritePath* write_path)
       : table_(*table), write_path_(*write_path) {}
 
-  Reachability IsReachable(std::string_view key, uint64_t key_hash,
-                           uint64_t ref) override;
+  void ClassifyReachability(std::span<const Candidate> entries,
+                            Reachability* out) override;
   Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
                   const CopyFn& copy, Relocation* result) override;
 

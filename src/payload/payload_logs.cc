@@ -515,23 +515,26 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
   while (chunk->pending.load(std::memory_order_seq_cst) != 0)
     std::this_thread::yield();
 
-  struct Live {
-    uint64_t ref;
-    std::string key;
-    uint64_t key_hash;
-  };
-  std::vector<Live> live;
-  uint64_t live_bytes = 0;
-  bool blocked = false;
+  std::vector<PayloadHost::Candidate> entries;
+  std::vector<uint64_t> sizes;
   ForEachEntry(*chunk, [&](uint64_t offset, std::string_view key,
                            uint64_t key_hash, uint64_t size) {
-    const uint64_t ref = Ref{chunk->id, Ref::EpochBits(chunk->epoch),
-                             static_cast<uint32_t>(offset)}
-                             .Encode();
-    switch (host_->IsReachable(key, key_hash, ref)) {
+    entries.push_back({key, key_hash,
+                       Ref{chunk->id, Ref::EpochBits(chunk->epoch),
+                           static_cast<uint32_t>(offset)}
+                           .Encode()});
+    sizes.push_back(size);
+  });
+  std::vector<PayloadHost::Reachability> reachability(entries.size());
+  host_->ClassifyReachability(entries, reachability.data());
+  std::vector<const PayloadHost::Candidate*> live;
+  uint64_t live_bytes = 0;
+  bool blocked = false;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    switch (reachability[i]) {
       case PayloadHost::Reachability::kReachable:
-        live.push_back({ref, std::string(key), key_hash});
-        live_bytes += size;
+        live.push_back(&entries[i]);
+        live_bytes += sizes[i];
         break;
       case PayloadHost::Reachability::kBlocked:
         blocked = true;
@@ -539,11 +542,11 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
       case PayloadHost::Reachability::kUnreachable:
         break;
     }
-  });
+  }
   bool freed = !blocked && live_bytes * 2 <= chunk_size_ - kPayloadChunkHeaderSize;
   uint64_t moved = 0;
   for (size_t i = 0; freed && i < live.size(); ++i) {
-    const Live& entry = live[i];
+    const PayloadHost::Candidate& entry = *live[i];
     Ticket ticket;  // until the host published the copy
     auto copy = [&](uint64_t* copy_ref) -> Status {
       std::string value;

@@ -32,6 +32,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,10 +62,20 @@ class PayloadHost {
   // read any more.
   using CopyFn = std::function<Status(uint64_t* moved)>;
 
+  // An entry of a chunk being compacted.
+  struct Candidate {
+    std::string_view key;
+    uint64_t key_hash = 0;
+    uint64_t ref = 0;
+  };
+
   virtual ~PayloadHost() = default;
-  // Lock-free estimate: does a lookup of `key` yield `ref`?
-  virtual Reachability IsReachable(std::string_view key, uint64_t key_hash,
-                                   uint64_t ref) = 0;
+  // Lock-free estimates, out[i] for entries[i]: does a lookup of the
+  // entry's key yield its reference? Asked for a whole chunk at once, so
+  // that the host can overlap the lookups' cache misses (compaction of an
+  // overwritten key space is one lookup per entry written).
+  virtual void ClassifyReachability(std::span<const Candidate> entries,
+                                    Reachability* out) = 0;
   // Under the key's lock: if a lookup of `key` yields `ref`, calls `copy`
   // and publishes the copy as the key's newest version (kMoved), or
   // reports why not.

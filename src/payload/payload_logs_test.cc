@@ -35,13 +35,17 @@ class TableHost final : public PayloadHost {
   std::map<std::string, bool> refuse_relocation;
   int relocations = 0;
 
-  Reachability IsReachable(std::string_view key, uint64_t,
-                           uint64_t ref) override {
-    const std::string k(key);
+  void ClassifyReachability(std::span<const Candidate> entries,
+                            Reachability* out) override {
+    for (const Candidate& e : entries) *out++ = Classify(e);
+  }
+  Reachability Classify(const Candidate& e) const {
+    const std::string k(e.key);
     if (blocked.count(k) != 0) return Reachability::kBlocked;
     auto it = newest.find(k);
-    return it != newest.end() && it->second == ref ? Reachability::kReachable
-                                                   : Reachability::kUnreachable;
+    return it != newest.end() && it->second == e.ref
+               ? Reachability::kReachable
+               : Reachability::kUnreachable;
   }
   Status Relocate(std::string_view key, uint64_t, uint64_t ref,
                   const CopyFn& copy, Relocation* result) override {

@@ -170,14 +170,17 @@ class LeveledTable {
   // leave, i.e. ignoring the DRAM level's unlogged records.
   Found Lookup(const LookupKey& key, Slot* slot,
                bool durable_only = false) const;
+  // Lookup() of n keys, run in lockstep so that their cache misses overlap
+  // (same answers). found[i] and slots[i] answer keys[i].
+  void MultiLookup(const LookupKey* keys, size_t n, Slot* slots,
+                   Found* found) const;
   // Lookup() and the copy of the value it finds (from the slot, or from the
   // payload logs). kValue: *value holds it; kAbsent or kTombstone: no value.
   // kDamaged: the newest version references a payload entry of another key
   // (only a damaged pool does that).
   Found Get(const LookupKey& key, std::string* value) const;
-  // Get() of n keys, their lookups run in lockstep so that their cache
-  // misses overlap (same answers as Get). found[i] and values[i] answer
-  // keys[i].
+  // Get() of n keys, their lookups and value copies run in lockstep (same
+  // answers as Get). found[i] and values[i] answer keys[i].
   void MultiGet(const LookupKey* keys, size_t n, std::string* values,
                 Found* found) const;
 
@@ -277,6 +280,7 @@ class LeveledTable {
   };
   void PlanLookup(const LookupKey& key, LookupPlan* plan) const;
   void PrefetchCandidates(const LookupPlan& plan) const;
+  void PrefetchNewestPayload(const LookupPlan& plan) const;
   Found FinishLookup(LookupPlan* plan, Slot* slot,
                      bool durable_only = false) const;
   // The value of the newest version found, `slot`; looks up again if a

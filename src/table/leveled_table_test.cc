@@ -10,6 +10,8 @@
 
 #include <atomic>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "media/sim_media.h"
 #include "testutil.h"
@@ -135,6 +137,48 @@ TEST_F(LeveledTableTest, DanglingRefThatNoCompactionExplainsEndsTheLookup) {
   Slot slot;
   EXPECT_EQ(table_->Lookup(key_, &slot), Found::kAbsent);
   EXPECT_GT(resolver_.dangling_lookups.load(), 1'000'000'000 - 10);
+}
+
+// MultiLookup runs the lookups of a group in lockstep: each key still gets
+// Lookup's answer, across groups (16 keys), levels, tombstones, absent keys
+// and an indirect slot.
+TEST_F(LeveledTableTest, MultiLookupAnswersEachKeyAsLookupDoes) {
+  std::vector<LookupKey> keys = {key_};
+  std::vector<uint64_t> words;
+  for (uint64_t i = 0; i < 3000; ++i) words.push_back(i * 0x9E3779B97F4A7C15);
+  for (size_t i = 0; i < words.size(); ++i) {
+    const uint64_t hash = table_->hasher().InlineHash(words[i]);
+    const uint64_t d = table_->DramIndex(hash);
+    SpinLockRef lock = table_->DramLock(d);
+    lock.lock();
+    const Status s = table_->DramFull(d) ? table_->MigrateDram(d) : Status::OK();
+    // Every third key deleted, every other one never written.
+    if (s.ok() && i % 2 == 0) {
+      table_->InsertDram(d, hash, {words[i], i, i % 3 == 0, false},
+                         /*logged=*/true);
+    }
+    lock.unlock();
+    ASSERT_OK(s);
+  }
+  ASSERT_GT(table_->level_count(), 1u);
+  for (const uint64_t& w : words) {
+    const std::string_view bytes(reinterpret_cast<const char*>(&w), 8);
+    keys.push_back(LookupKey::For(bytes, table_->hasher().Hash(bytes)));
+  }
+  std::vector<Slot> slots(keys.size());
+  std::vector<Found> found(keys.size());
+  table_->MultiLookup(keys.data(), keys.size(), slots.data(), found.data());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    Slot slot;
+    const Found expected = table_->Lookup(keys[i], &slot);
+    ASSERT_EQ(found[i], expected) << "key " << i;
+    if (expected != Found::kAbsent) {
+      EXPECT_EQ(slots[i].value, slot.value) << "key " << i;
+      EXPECT_EQ(slots[i].tombstone, slot.tombstone) << "key " << i;
+    }
+  }
+  EXPECT_EQ(found[0], Found::kValue);
+  EXPECT_EQ(slots[0].value, kRef);
 }
 
 }  // namespace
