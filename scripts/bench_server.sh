@@ -4,23 +4,27 @@
 # values of 8 and 200 bytes, against
 #   plush      plush-server, pool in /dev/shm (file back end: a write is
 #              answered once it survives a crash of the process)
+#   synced     plush-server --sync-writes, pool beside Redis's AOF (a write
+#              is answered once msync'd: it survives a power failure)
 #   always     redis-server, appendonly yes, appendfsync always (a write is
 #              answered once fsync'd: it survives a power failure)
 #   everysec   redis-server, appendonly yes, appendfsync everysec (answered
 #              once written to the AOF: survives a crash of the process)
 #   none       redis-server without persistence
-# all four running at once, each test run against each of them in turn (so
+# all five running at once, each test run against each of them in turn (so
 # that a change in the machine's load hits all alike), ROUNDS times. Prints
-# a Markdown table: the median requests per second of the rounds, and
-# plush's ratios to always and everysec.
+# a Markdown table: the median requests per second of the rounds, plush's
+# ratios to always and everysec, and synced's to always (the same
+# guarantee).
 #
 # Usage: scripts/bench_server.sh [BUILD_DIR]    (default: build/release)
 # Environment:
 #   REQUESTS       requests per run (default 200000; a tenth for always
-#                  without pipelining, which is slow)
+#                  and synced without pipelining, which are slow)
 #   ROUNDS         runs of each test against each server (default 3)
-#   REDIS_AOF_DIR  where Redis keeps its AOF (default /var/tmp: a disk, as
-#                  appendfsync always is meant for; /dev/shm makes fsync free)
+#   REDIS_AOF_DIR  where Redis keeps its AOF and synced its pool (default
+#                  /var/tmp: a disk, as appendfsync always is meant for;
+#                  plush-server --sync-writes refuses tmpfs)
 #   PLUSH_THREADS  plush-server's --threads (default: one per core)
 # Needs redis-tools and redis-server (scripts/install_deps.sh).
 set -euo pipefail
@@ -49,12 +53,16 @@ free_port() {
 }
 
 declare -A port
-targets=(plush always everysec none)
-port[plush]=$(free_port)
+targets=(plush synced always everysec none)
 threads=()
 [[ -n ${PLUSH_THREADS:-} ]] && threads=(--threads "$PLUSH_THREADS")
+port[plush]=$(free_port)
 "$server" --pool "$pool_dir/bench.pool" --create --port "${port[plush]}" "${threads[@]}" \
   2>"$pool_dir/plush.log" &
+pids+=($!)
+port[synced]=$(free_port)
+"$server" --pool "$aof_root/synced.pool" --create --port "${port[synced]}" "${threads[@]}" \
+  --sync-writes 2>"$aof_root/synced.log" &
 pids+=($!)
 for mode in always everysec none; do
   port[$mode]=$(free_port)
@@ -78,17 +86,17 @@ done
 # rps TARGET TEST SIZE PIPELINE: requests per second of one run.
 rps() {
   local n=$requests
-  [[ $1 == always && $4 == 1 ]] && n=$((requests / 10))
+  [[ ($1 == always || $1 == synced) && $4 == 1 ]] && n=$((requests / 10))
   redis-benchmark -p "${port[$1]}" -c 50 -n "$n" -P "$4" -d "$3" -r 100000 -t "$2" --csv 2>/dev/null |
     awk -F'"' 'NR == 2 { printf "%.0f", $4 }'
 }
 
 echo "machine: $(nproc) vCPU, $(lscpu | sed -n 's/^Model name: *//p'); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "redis-benchmark -c 50 -n $requests -P {1,16} -d {8,200} -r 100000 -t {set,get,incr,mset} --csv" \
-  "(always with -P 1: -n $((requests / 10))); median of $rounds rounds; Redis AOF in ${REDIS_AOF_DIR:-/var/tmp}"
+  "(always and synced with -P 1: -n $((requests / 10))); median of $rounds rounds; Redis AOF in ${REDIS_AOF_DIR:-/var/tmp}"
 echo
-echo "| test | value | pipeline | plush | Redis always | Redis everysec | Redis none | plush / always | plush / everysec |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| test | value | pipeline | plush | plush synced | Redis always | Redis everysec | Redis none | plush / always | plush / everysec | synced / always |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for size in 8 200; do
   for pipeline in 1 16; do
     for test in set get incr mset; do
@@ -102,11 +110,12 @@ for size in 8 200; do
         result[$target]=$(tr ' ' '\n' <<<"${runs[$target]}" | grep . | sort -n |
           awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
       done
-      printf '| %s | %s B | %s | %s | %s | %s | %s | %.1f | %.2f |\n' \
-        "${test^^}" "$size" "$pipeline" "${result[plush]}" "${result[always]}" \
-        "${result[everysec]}" "${result[none]}" \
+      printf '| %s | %s B | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f |\n' \
+        "${test^^}" "$size" "$pipeline" "${result[plush]}" "${result[synced]}" \
+        "${result[always]}" "${result[everysec]}" "${result[none]}" \
         "$(echo "${result[plush]} / ${result[always]}" | bc -l)" \
-        "$(echo "${result[plush]} / ${result[everysec]}" | bc -l)"
+        "$(echo "${result[plush]} / ${result[everysec]}" | bc -l)" \
+        "$(echo "${result[synced]} / ${result[always]}" | bc -l)"
     done
   done
 done

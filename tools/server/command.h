@@ -31,6 +31,10 @@ struct CommandCall {
   // to server.group_commit and answers +OK, or the error, when they are
   // committed. They point into args.
   std::vector<KeyValue>& puts;
+  // Set by a command that wrote other than through `puts` (INCR, DEL, SET
+  // with options): with --sync-writes its reply may go out only after a
+  // sync that began after it (GroupCommit::AwaitSync).
+  bool wrote = false;
 };
 
 // Runs call.args: authentication, lookup, arity, then the command.

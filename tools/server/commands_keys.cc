@@ -74,6 +74,7 @@ void RunDel(CommandCall& call) {
     }
     deleted += existed ? 1 : 0;
   }
+  call.wrote = deleted > 0;
   call.reply.Integer(deleted);
 }
 

@@ -27,13 +27,14 @@ struct SetMode {
 };
 
 // A SET with a condition or GET: one DB::Update. On success *stored says
-// whether the value was written, *old holds the value before (nullopt if
-// the key was absent; filled only with mode.reply_old_value).
-Status ConditionalSet(DB* db, std::string_view key, std::string_view value,
-                      const SetMode& mode, bool* stored,
+// whether the value was written (and so call.wrote), *old holds the value
+// before (nullopt if the key was absent; filled only with
+// mode.reply_old_value).
+Status ConditionalSet(CommandCall& call, std::string_view key,
+                      std::string_view value, const SetMode& mode, bool* stored,
                       std::optional<std::string>* old) {
   // The function may run more than once; only its last run counts.
-  return db->Update(
+  const Status s = call.server.db->Update(
       WriteOptions(), key, [&](const std::string* current, std::string* next) {
         if (mode.reply_old_value) {
           *old = current == nullptr ? std::nullopt
@@ -45,6 +46,8 @@ Status ConditionalSet(DB* db, std::string_view key, std::string_view value,
         next->assign(value);
         return DB::UpdateAction::kPut;
       });
+  call.wrote = s.ok() && *stored;
+  return s;
 }
 
 void ReplyOptionalValue(ReplyWriter& reply,
@@ -79,6 +82,7 @@ void Increment(CommandCall& call, std::string_view key, int64_t delta) {
         *next = std::to_string(result);
         return DB::UpdateAction::kPut;
       });
+  call.wrote = s.ok() && outcome == Outcome::kDone;
   if (!s.ok()) {
     ReplyError(call.reply, s);
   } else if (outcome == Outcome::kNotAnInteger) {
@@ -135,7 +139,7 @@ void RunSet(CommandCall& call) {
   }
   bool stored = false;
   std::optional<std::string> old;
-  Status s = ConditionalSet(call.server.db, key, value, mode, &stored, &old);
+  Status s = ConditionalSet(call, key, value, mode, &stored, &old);
   if (!s.ok()) {
     ReplyError(call.reply, s);
   } else if (mode.reply_old_value) {
@@ -150,7 +154,7 @@ void RunSet(CommandCall& call) {
 void RunSetNx(CommandCall& call) {
   bool stored = false;
   std::optional<std::string> old;
-  Status s = ConditionalSet(call.server.db, call.args[1], call.args[2],
+  Status s = ConditionalSet(call, call.args[1], call.args[2],
                             {.only_if_absent = true}, &stored, &old);
   if (s.ok()) {
     call.reply.Integer(stored ? 1 : 0);
@@ -162,7 +166,7 @@ void RunSetNx(CommandCall& call) {
 void RunGetSet(CommandCall& call) {
   bool stored = false;
   std::optional<std::string> old;
-  Status s = ConditionalSet(call.server.db, call.args[1], call.args[2],
+  Status s = ConditionalSet(call, call.args[1], call.args[2],
                             {.reply_old_value = true}, &stored, &old);
   if (s.ok()) {
     ReplyOptionalValue(call.reply, old);

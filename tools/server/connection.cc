@@ -2,6 +2,8 @@
 
 #include "connection.h"
 
+#include <utility>
+
 #include "command.h"
 
 namespace plush::server {
@@ -84,7 +86,9 @@ void Connection::Process() {
     if (!CommitPuts()) return;  // Committed() resumes
   }
   Touch();
-  if (output_.empty() && !session_.close_after_reply) {
+  if (unsynced_from_ != kNone) {
+    AwaitSync();  // Committed() flushes
+  } else if (output_.empty() && !session_.close_after_reply) {
     Read();
   } else {
     Flush();
@@ -119,8 +123,11 @@ void Connection::RunBuffered() {
 void Connection::Run(std::span<const std::string_view> args) {
   const bool was_authenticated = session_.authenticated;
   const size_t puts_before = puts_.size();
+  const size_t reply_from = output_.size();
   CommandCall call{server_, session_, args, reply_, puts_};
   Execute(call);
+  if (call.wrote && server_.config.sync_writes && unsynced_from_ == kNone)
+    unsynced_from_ = reply_from;
   if (puts_.size() > puts_before) {
     command_ends_.push_back(puts_.size());
     for (size_t i = puts_before; i < puts_.size(); ++i) {
@@ -146,6 +153,8 @@ bool Connection::CommitPuts() {
   server_.group_commit.Submit(puts_, command_ends_, this);
   CommitState expected = CommitState::kSubmitting;
   if (commit_state_.compare_exchange_strong(expected, CommitState::kWaiting)) {
+    awaiting_commit_ = asio::prefer(socket_.get_executor(),
+                                    asio::execution::outstanding_work.tracked);
     return false;
   }
   // This thread led the group that held the puts: answer them right away
@@ -162,9 +171,39 @@ void Connection::Committed(std::vector<Status> statuses) {
     return;  // still in Submit(): CommitPuts() goes on
   }
   asio::post(socket_.get_executor(), [self = std::move(committing_)] {
+    self->awaiting_commit_ = {};
+    if (std::exchange(self->awaiting_sync_, false)) {
+      self->AnswerSync();
+      self->Flush();
+      return;
+    }
     self->AnswerPuts();
     self->Process();
   });
+}
+
+void Connection::AwaitSync() {
+  committing_ = shared_from_this();
+  awaiting_sync_ = true;
+  awaiting_commit_ = asio::prefer(socket_.get_executor(),
+                                  asio::execution::outstanding_work.tracked);
+  commit_state_.store(CommitState::kWaiting);  // Committed() posts
+  server_.group_commit.AwaitSync(this);
+}
+
+// A failed sync is the answer to the first write it was to cover: the
+// replies from there on are dropped (the writes were made, but not
+// durably), and the connection ends after the error, since the replies it
+// owes for the requests after that write are gone.
+void Connection::AnswerSync() {
+  const Status status = statuses_.at(0);
+  statuses_.clear();
+  if (!status.ok()) {
+    output_.resize(unsynced_from_);
+    ReplyToPuts(reply_, status);
+    session_.close_after_reply = true;
+  }
+  unsynced_from_ = kNone;
 }
 
 void Connection::AnswerPuts() {

@@ -59,7 +59,7 @@ class Connection final : public std::enable_shared_from_this<Connection>,
 
  private:
   // Runs the buffered requests and commits their puts; ends by reading,
-  // writing, or waiting for a group commit.
+  // writing, or waiting for a group commit or a sync.
   void Process();
   // Runs buffered requests until one has to wait for the puts before it,
   // the buffer is used up, or the replies fill kFlushBytes.
@@ -73,6 +73,11 @@ class Connection final : public std::enable_shared_from_this<Connection>,
   // answered) before Submit returned; false if Committed() will resume.
   bool CommitPuts();
   void AnswerPuts();
+  // --sync-writes: has the syncer tell Committed() once a sync covers the
+  // replies from unsynced_from_ on; AnswerSync() then lets them go, or
+  // replaces them with the sync's error and closes the connection.
+  void AwaitSync();
+  void AnswerSync();
   void Read();
   void Flush();
   void Committed(std::vector<Status> statuses) override;  // any thread
@@ -97,11 +102,21 @@ class Connection final : public std::enable_shared_from_this<Connection>,
   std::optional<RequestParser::Outcome> held_;
   // Keeps the connection alive while the group commit holds it.
   std::shared_ptr<Connection> committing_;
+  // Keeps the event loop running meanwhile (outstanding work): on SHUTDOWN
+  // the loop ends only once the commit is answered (with --sync-writes the
+  // syncer thread answers it, after the loop may have run out of handlers).
+  asio::any_io_executor awaiting_commit_;
+  // --sync-writes: where in output_ the replies begin that wait for a sync
+  // (of writes made outside the group commit; kNone: none), and whether
+  // the group commit's Committed() answers such a wait (AwaitSync).
+  static constexpr size_t kNone = ~size_t{0};
+  size_t unsynced_from_ = kNone;
+  bool awaiting_sync_ = false;
   // Who goes on after a commit: CommitPuts() if Committed() came while it
   // was still in Submit() (kDone), else Committed() (kWaiting).
   enum class CommitState { kSubmitting, kWaiting, kDone };
   std::atomic<CommitState> commit_state_{CommitState::kDone};
-  std::vector<Status> statuses_;  // of the last commit
+  std::vector<Status> statuses_;  // of the last commit or sync
   bool closed_ = false;
   std::atomic<Clock::rep> last_progress_;
 };

@@ -2,6 +2,8 @@
 
 #include "group_commit.h"
 
+#include <cassert>
+
 namespace plush::server {
 namespace {
 
@@ -70,6 +72,21 @@ std::vector<GroupCommit::Submission> GroupCommit::TakeGroup() {
   return group;
 }
 
+GroupCommit::GroupCommit(DB* db, size_t max_batch_bytes, bool sync)
+    : db_(db), max_batch_bytes_(max_batch_bytes), sync_(sync) {
+  if (sync_) syncer_ = std::thread([this] { SyncLoop(); });
+}
+
+GroupCommit::~GroupCommit() {
+  if (!syncer_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(sync_mu_);
+    stopping_ = true;
+  }
+  sync_wanted_.notify_one();
+  syncer_.join();
+}
+
 void GroupCommit::Commit(const std::vector<Submission>& group) {
   WriteBatch batch;
   size_t commands = 0;
@@ -80,6 +97,8 @@ void GroupCommit::Commit(const std::vector<Submission>& group) {
   const Status status = Write(&batch);
   commands_.fetch_add(commands, std::memory_order_relaxed);
   const bool split = status.IsInvalidArgument() && commands > 1;
+  std::vector<Written> written;
+  written.reserve(group.size());
   for (const Submission& s : group) {
     std::vector<Status> statuses;
     statuses.reserve(s.command_ends.size());
@@ -94,7 +113,54 @@ void GroupCommit::Commit(const std::vector<Submission>& group) {
       }
       begin = end;
     }
-    s.waiter->Committed(std::move(statuses));
+    written.push_back({s.waiter, std::move(statuses)});
+  }
+  if (!sync_) {
+    for (Written& w : written) w.waiter->Committed(std::move(w.statuses));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(sync_mu_);
+    for (Written& w : written) unsynced_.push_back(std::move(w));
+  }
+  sync_wanted_.notify_one();
+}
+
+void GroupCommit::AwaitSync(Waiter* waiter) {
+  assert(sync_);
+  {
+    std::lock_guard<std::mutex> lock(sync_mu_);
+    unsynced_.push_back({waiter, {Status::OK()}});
+  }
+  sync_wanted_.notify_one();
+}
+
+void GroupCommit::SyncLoop() {
+  std::vector<Written> batch;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(sync_mu_);
+      sync_wanted_.wait(lock, [&] { return stopping_ || !unsynced_.empty(); });
+      if (unsynced_.empty()) return;  // stopping, nothing left to tell
+      batch.swap(unsynced_);
+    }
+    // Everything in `batch` was written before this sync begins. If it
+    // fails, none of it is known to survive power loss: no OK is told.
+    bool any_written = false;
+    for (const Written& w : batch) {
+      for (const Status& st : w.statuses) any_written |= st.ok();
+    }
+    if (any_written) {
+      syncs_.fetch_add(1, std::memory_order_relaxed);
+      const Status synced = db_->Sync();
+      for (Written& w : batch) {
+        for (Status& st : w.statuses) {
+          if (st.ok()) st = synced;
+        }
+      }
+    }
+    for (Written& w : batch) w.waiter->Committed(std::move(w.statuses));
+    batch.clear();
   }
 }
 

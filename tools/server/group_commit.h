@@ -21,6 +21,14 @@
 // than the pool takes at once), each of its commands is written on its
 // own, so that one command's error is never another's.
 //
+// With sync (--sync-writes), a written group is handed to a syncer thread
+// instead of being answered: it syncs the pool (DB::Sync) and then tells
+// the waiters of every group written before that sync began. While it
+// syncs, the event loops go on writing, so that one sync covers the
+// groups of many event-loop passes — with one event loop, where no two
+// submissions overlap, it is what groups writes at all (as Redis's
+// `appendfsync always` fsyncs once per event-loop pass).
+//
 // A group carries at most max_batch_bytes of keys and values (its first
 // submission may carry more alone): WriteBatchLimit(), which bounds the
 // memory one request may hold and the time one commit keeps the clients
@@ -33,11 +41,13 @@
 #define PLUSH_TOOLS_SERVER_GROUP_COMMIT_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <mutex>
 #include <span>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "plush/db.h"
@@ -71,10 +81,15 @@ class GroupCommit {
   struct Counters {
     uint64_t groups = 0;    // DB::Write calls
     uint64_t commands = 0;  // commands committed
+    uint64_t syncs = 0;     // DB::Sync calls (with sync)
   };
 
-  GroupCommit(DB* db, size_t max_batch_bytes)
-      : db_(db), max_batch_bytes_(max_batch_bytes) {}
+  // `sync`: a group's writes are also synced (DB::Sync) before its
+  // waiters are told, so that they survive power loss on the file back end
+  // (by the syncer thread, which the destructor stops once it has told
+  // every waiter).
+  GroupCommit(DB* db, size_t max_batch_bytes, bool sync = false);
+  ~GroupCommit();
   GroupCommit(const GroupCommit&) = delete;
   GroupCommit& operator=(const GroupCommit&) = delete;
 
@@ -82,14 +97,21 @@ class GroupCommit {
   // `command_ends` (ascending, the last one puts.size()), in order (a
   // later put of a key wins), then calls waiter->Committed() exactly once:
   // on this thread before Submit returns if it leads the group, else on
-  // the leader's thread. The spans and what they point to must stay valid
+  // the leader's thread (with sync: always on the syncer's thread). The spans and what they point to must stay valid
   // until then. Thread-safe.
   void Submit(std::span<const KeyValue> puts,
               std::span<const size_t> command_ends, Waiter* waiter);
 
+  // With sync: calls waiter->Committed() with the one status of a sync
+  // that begins after this call, on the syncer's thread — for a reply to a
+  // write made outside the group commit (DB::Update: INCR, DEL...), which
+  // then shares the syncs of the groups. REQUIRES: sync.
+  void AwaitSync(Waiter* waiter);
+
   Counters counters() const {
     return {groups_.load(std::memory_order_relaxed),
-            commands_.load(std::memory_order_relaxed)};
+            commands_.load(std::memory_order_relaxed),
+            syncs_.load(std::memory_order_relaxed)};
   }
 
  private:
@@ -102,18 +124,35 @@ class GroupCommit {
   // Moves the next group off the queue. REQUIRES: mu_ held, queue_ not
   // empty.
   std::vector<Submission> TakeGroup();
-  // Writes a group and tells its waiters.
+  // Writes a group and tells its waiters, or with sync hands them to the
+  // syncer.
   void Commit(const std::vector<Submission>& group);
+  // A waiter whose puts are written, with what it will be told.
+  struct Written {
+    Waiter* waiter;
+    std::vector<Status> statuses;
+  };
+  // The syncer thread: syncs and tells what was written before, until
+  // stopped with nothing left.
+  void SyncLoop();
   // DB::Write, counted.
   Status Write(WriteBatch* batch);
 
   DB* const db_;
   const size_t max_batch_bytes_;
+  const bool sync_;
   std::mutex mu_;
   std::deque<Submission> queue_;  // guarded by mu_
   bool leader_active_ = false;    // guarded by mu_
   std::atomic<uint64_t> groups_{0};
   std::atomic<uint64_t> commands_{0};
+  std::atomic<uint64_t> syncs_{0};
+
+  std::mutex sync_mu_;
+  std::condition_variable sync_wanted_;
+  std::vector<Written> unsynced_;  // guarded by sync_mu_
+  bool stopping_ = false;          // guarded by sync_mu_
+  std::thread syncer_;             // with sync only
 };
 
 }  // namespace plush::server

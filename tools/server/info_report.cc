@@ -50,8 +50,10 @@ void PersistenceSection(const ServerContext& server, const Stats& stats,
       << "loading:0\r\n"
       // A write is answered once durable within this guarantee.
       << "plush_backend:" << stats.backend << "\r\n"
-      << "plush_power_fail_durable:" << (stats.power_fail_durable ? 1 : 0)
+      << "plush_power_fail_durable:"
+      << (stats.power_fail_durable || server.config.sync_writes ? 1 : 0)
       << "\r\n"
+      << "plush_sync_writes:" << (server.config.sync_writes ? 1 : 0) << "\r\n"
       << "plush_guarantee:" << stats.guarantee << "\r\n"
       << "rdb_last_save_time:" << server.last_save_time.load() << "\r\n";
 }
@@ -69,7 +71,8 @@ Status StatsSection(ServerContext& server, std::ostream& out) {
       << "\r\n"
       << "rejected_connections:" << server.rejected_connections.load() << "\r\n"
       << "plush_group_commits:" << commits.groups << "\r\n"
-      << "plush_group_committed_commands:" << commits.commands << "\r\n";
+      << "plush_group_committed_commands:" << commits.commands << "\r\n"
+      << "plush_group_syncs:" << commits.syncs << "\r\n";
   // "name: value" lines.
   std::istringstream lines(fields);
   for (std::string line; std::getline(lines, line);) {

@@ -3,10 +3,13 @@
 // plush-server: serves one Plush pool over the Redis protocol. Run
 // `plush-server --help` for the options; docs/api.md lists the commands.
 
+#include <linux/magic.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -25,6 +28,22 @@ constexpr rlim_t kReservedDescriptors = 32;
 int Fail(const plush::Status& status) {
   std::cerr << "plush-server: " << status.ToString() << '\n';
   return static_cast<int>(status.code());
+}
+
+// --sync-writes promises that answered writes survive power loss, which
+// no sync gives a pool in memory (tmpfs, ramfs: /dev/shm): refused there
+// rather than promised falsely.
+plush::Status CheckSyncWritesCanHold(const std::string& pool_path) {
+  std::filesystem::path dir = std::filesystem::absolute(pool_path).parent_path();
+  struct statfs fs {};
+  if (statfs(dir.c_str(), &fs) != 0) return plush::Status::OK();  // Open tells
+  if (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC) {
+    return plush::Status::InvalidArgument(
+        "--sync-writes: " + dir.string() +
+        " is a file system in memory (tmpfs or ramfs), whose contents do not "
+        "survive power loss; put the pool on a disk");
+  }
+  return plush::Status::OK();
 }
 
 // Raises the file descriptor limit to what --maxclients needs, as far as
@@ -91,6 +110,11 @@ int main(int argc, char** argv) {
   app.add_option("--idle-timeout", config.idle_timeout_seconds,
                  "Close clients idle for this many seconds (0: never)")
       ->capture_default_str();
+  app.add_flag("--sync-writes", config.sync_writes,
+               "Answer a write only once it survives power loss: the file "
+               "back end syncs the pool (msync) once per group commit, as "
+               "Redis's appendfsync always; without it a write is answered "
+               "once it survives a crash of the server process");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -104,6 +128,10 @@ int main(int argc, char** argv) {
     plush::Status s = plush::server::ReadPasswordFile(password_file, &password);
     if (!s.ok()) return Fail(s);
     config.password = std::move(password);
+  }
+  if (config.sync_writes) {
+    plush::Status s = CheckSyncWritesCanHold(pool.path);
+    if (!s.ok()) return Fail(s);
   }
   if (config.threads == 0) {
     config.threads = std::max(1u, std::thread::hardware_concurrency());
@@ -129,7 +157,10 @@ int main(int argc, char** argv) {
   }
   std::cerr << "plush-server: serving " << pool.path << " on " << config.bind
             << ':' << server.port() << " (" << stats.backend
-            << " back end: " << stats.guarantee << ")\n";
+            << " back end: " << stats.guarantee
+            << (config.sync_writes ? "; every write synced before its reply"
+                                   : "")
+            << ")\n";
   server.Run();
   // Every client is gone: no write is in flight.
   s = db->Close();

@@ -22,6 +22,11 @@ struct ServerConfig {
   uint32_t idle_timeout_seconds = 300;
   // Clients must AUTH with this first, if set.
   std::optional<std::string> password;
+  // Answer a write only once DB::Sync made it survive power loss: what the
+  // file back end otherwise promises for process crashes only (one msync
+  // per group commit, as Redis's `appendfsync always` fsyncs once per
+  // event-loop pass). The pmem back end gives it without.
+  bool sync_writes = false;
 };
 
 }  // namespace plush::server

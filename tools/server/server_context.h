@@ -24,7 +24,7 @@ struct ServerContext {
       : db(pool),
         config(std::move(server_config)),
         max_write_bytes(WriteBatchLimit(pool)),
-        group_commit(pool, max_write_bytes) {}
+        group_commit(pool, max_write_bytes, config.sync_writes) {}
 
   DB* const db;
   const ServerConfig config;

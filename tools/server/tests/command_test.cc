@@ -9,13 +9,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "media/fault_injection.h"
 #include "plush/db.h"
 
 namespace plush::server {
@@ -38,7 +42,7 @@ class CommandTest : public ::testing::Test {
   void TearDown() override { Close(); }
 
   void OpenPool(Partitioning partitioning,
-                std::optional<std::string> password) {
+                std::optional<std::string> password, bool sync_writes = false) {
     Close();
     path_ = testing::TempDir() + "/plush_server_command_test_" +
             std::to_string(getpid()) + ".pool";
@@ -49,6 +53,7 @@ class CommandTest : public ::testing::Test {
     ServerConfig config;
     config.threads = 1;
     config.password = std::move(password);
+    config.sync_writes = sync_writes;
     context_ = std::make_unique<ServerContext>(db_.get(), config);
     context_->request_shutdown = [this] { ++shutdowns_; };
     session_ = Session();
@@ -59,7 +64,9 @@ class CommandTest : public ::testing::Test {
   void Close() {
     context_.reset();
     if (db_ != nullptr) {
-      EXPECT_TRUE(db_->Close().ok());
+      // A failed sync is sticky: Close reports it again.
+      EXPECT_EQ(db_->Close().ok(), !sync_failed_);
+      sync_failed_ = false;
       db_.reset();
       std::filesystem::remove(path_);
     }
@@ -72,19 +79,35 @@ class CommandTest : public ::testing::Test {
     std::vector<KeyValue> puts;
     CommandCall call{*context_, session_, views, reply_, puts};
     Execute(call);
+    // With --sync-writes the syncer thread tells these, later.
+    struct Waiter final : GroupCommit::Waiter {
+      void Committed(std::vector<Status> s) override {
+        statuses = s;
+        told.store(true);
+      }
+      std::vector<Status> statuses;
+      std::atomic<bool> told{false};
+    } waiter;
     if (!puts.empty()) {
       EXPECT_EQ(out_, "") << "a command with puts replies after the commit";
       EXPECT_TRUE(IsPlainPut(session_, views));
-      struct Waiter final : GroupCommit::Waiter {
-        void Committed(std::vector<Status> s) override { statuses = s; }
-        std::vector<Status> statuses;
-      } waiter;
       const size_t ends[] = {puts.size()};
       context_->group_commit.Submit(puts, ends, &waiter);
+      while (!waiter.told.load()) std::this_thread::yield();
       EXPECT_EQ(waiter.statuses.size(), 1u);
       for (const Status& s : waiter.statuses) ReplyToPuts(reply_, s);
     } else {
       EXPECT_FALSE(IsPlainPut(session_, views));
+      if (call.wrote && context_->config.sync_writes) {
+        // The connection's AwaitSync: a failed sync replaces the reply.
+        context_->group_commit.AwaitSync(&waiter);
+        while (!waiter.told.load()) std::this_thread::yield();
+        EXPECT_EQ(waiter.statuses.size(), 1u);
+        if (!waiter.statuses.at(0).ok()) {
+          out_.clear();
+          ReplyToPuts(reply_, waiter.statuses[0]);
+        }
+      }
     }
     return out_;
   }
@@ -124,6 +147,7 @@ class CommandTest : public ::testing::Test {
   std::string out_;
   ReplyWriter reply_{&out_};
   int shutdowns_ = 0;
+  bool sync_failed_ = false;  // the DB's sync failed: its Close fails too
 };
 
 TEST_F(CommandTest, PingEchoSelect) {
@@ -394,6 +418,51 @@ TEST_F(CommandTest, EngineErrorsAreAnswered) {
   EXPECT_EQ(closed.substr(0, 21), "-ERR InvalidArgument:") << closed;
   EXPECT_EQ(Run({"SET", "k", "v"}).substr(0, 21), "-ERR InvalidArgument:");
   EXPECT_EQ(Run({"INCR", "k"}).substr(0, 21), "-ERR InvalidArgument:");
+}
+
+// --sync-writes: every write is synced before its reply, and a failed
+// sync is the reply of every write it was to cover (never an OK).
+TEST_F(CommandTest, SyncedWritesReportTheirSyncsFailure) {
+  OpenPool(Partitioning::kHash, std::nullopt, /*sync_writes=*/true);
+  EXPECT_EQ(Run({"SET", "k", "1"}), "+OK\r\n");
+  EXPECT_EQ(Run({"INCR", "k"}), ":2\r\n");
+  EXPECT_EQ(Run({"SET", "k", "3", "XX"}), "+OK\r\n");
+  EXPECT_EQ(Run({"DEL", "k"}), ":1\r\n");
+  const std::string info = Run({"INFO", "persistence"});
+  EXPECT_NE(info.find("plush_sync_writes:1\r\n"), std::string::npos) << info;
+  EXPECT_NE(info.find("plush_power_fail_durable:1\r\n"), std::string::npos)
+      << info;
+
+  const std::string failed =
+      "-ERR IOError: a sync of the pool failed; writes and syncs are refused "
+      "until the pool is opened again: msync of the pool file: Input/output "
+      "error\r\n";
+  for (const std::vector<std::string>& write :
+       {std::vector<std::string>{"SET", "a", "1"}, {"INCR", "b"},
+        {"SETNX", "c", "1"}, {"MSET", "d", "1", "e", "2"}}) {
+    media::testing::FailNextSyncs(1, EIO);
+    sync_failed_ = true;
+    const std::string reply = Run(write);
+    EXPECT_EQ(reply, failed) << write[0];
+    OpenPool(Partitioning::kHash, std::nullopt, /*sync_writes=*/true);
+  }
+  // DEL syncs only if it deleted something.
+  EXPECT_EQ(Run({"SET", "f", "1"}), "+OK\r\n");
+  media::testing::FailNextSyncs(1, EIO);
+  sync_failed_ = true;
+  EXPECT_EQ(Run({"DEL", "nosuchkey"}), ":0\r\n");
+  EXPECT_EQ(Run({"DEL", "f"}), failed);
+}
+
+// Without --sync-writes nothing syncs: an injected failure waits unspent.
+TEST_F(CommandTest, WritesAreNotSyncedUnlessAsked) {
+  media::testing::FailNextSyncs(1, EIO);
+  EXPECT_EQ(Run({"SET", "k", "1"}), "+OK\r\n");
+  EXPECT_EQ(Run({"INCR", "k"}), ":2\r\n");
+  EXPECT_NE(Run({"INFO", "persistence"}).find("plush_sync_writes:0\r\n"),
+            std::string::npos);
+  EXPECT_FALSE(db_->Sync().ok());  // spends it
+  sync_failed_ = true;
 }
 
 }  // namespace

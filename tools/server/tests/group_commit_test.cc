@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "media/fault_injection.h"
 
 namespace plush::server {
 namespace {
@@ -54,7 +57,7 @@ class GroupCommitTest : public ::testing::Test {
     ASSERT_TRUE(DB::Open(Options::SmallProfile(), path_, &db_).ok());
   }
   void TearDown() override {
-    EXPECT_TRUE(db_->Close().ok());
+    EXPECT_EQ(db_->Close().ok(), !sync_failed_);  // a failed sync is sticky
     std::filesystem::remove(path_);
   }
 
@@ -66,6 +69,7 @@ class GroupCommitTest : public ::testing::Test {
 
   std::string path_;
   std::unique_ptr<DB> db_;
+  bool sync_failed_ = false;
 };
 
 TEST_F(GroupCommitTest, ALoneSubmissionIsCommittedBeforeSubmitReturns) {
@@ -143,6 +147,45 @@ TEST_F(GroupCommitTest, GroupsStopAtTheByteLimit) {
   commit.Submit(first_puts, ends, &first);
   EXPECT_EQ(third.calls.load(), 1);
   EXPECT_EQ(commit.counters().groups, 3u);  // 6 + 6 bytes > 10
+}
+
+// With sync, one sync decides every command written before it: when it
+// fails, none is answered OK (their writes are in the pool, but not known
+// to survive power loss), and a command that failed on its own keeps its
+// own error. (The syncer tells `first` on its thread; the two submissions
+// made from there are written and synced after.)
+TEST_F(GroupCommitTest, AFailedSyncFailsEveryCommandOfItsGroup) {
+  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()), /*sync=*/true);
+  RecordingWaiter first, second, third;
+  const std::vector<KeyValue> first_puts = {{"first", "1"}};
+  const std::vector<KeyValue> second_puts = {{"second", "1"}};
+  const std::string too_long(kMaxKeySize + 1, 'k');
+  const std::vector<KeyValue> third_puts = {{"third", "1"}, {too_long, "1"}};
+  const std::vector<size_t> one = {1};
+  const std::vector<size_t> two = {1, 2};
+  first.then = [&] {  // after the first group's sync: these form the next
+    media::testing::FailNextSyncs(1, EIO);
+    sync_failed_ = true;
+    commit.Submit(second_puts, one, &second);
+    commit.Submit(third_puts, two, &third);
+  };
+  commit.Submit(first_puts, one, &first);
+  for (RecordingWaiter* w : {&first, &second, &third}) {
+    while (w->calls.load() == 0) std::this_thread::yield();  // the syncer's
+  }
+  EXPECT_EQ(commit.counters().syncs, 2u);
+  ASSERT_EQ(first.statuses.size(), 1u);
+  EXPECT_TRUE(first.statuses[0].ok());
+  ASSERT_EQ(second.statuses.size(), 1u);
+  ASSERT_EQ(third.statuses.size(), 2u);
+  const std::string failed =
+      "IOError: a sync of the pool failed; writes and syncs are refused until "
+      "the pool is opened again: msync of the pool file: Input/output error";
+  EXPECT_EQ(second.statuses[0].ToString(), failed);
+  EXPECT_EQ(third.statuses[0].ToString(), failed);
+  EXPECT_EQ(third.statuses[1].ToString(),
+            "InvalidArgument: batch operation 0: key of 1025 bytes exceeds "
+            "the limit of 1024");
 }
 
 TEST_F(GroupCommitTest, ConcurrentClientsAreCommittedTogether) {

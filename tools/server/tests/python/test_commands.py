@@ -4,12 +4,13 @@
 # asks for with HELLO 3) and RESP2, errors with their messages, pipelines,
 # binary keys, and the sizes at the limits.
 
+import os
 import subprocess
 
 import pytest
 import redis
 
-from conftest import CLI, read_until, verify_pool
+from conftest import CLI, SERVER, read_until, verify_pool
 
 PROTOCOLS = [2, 3]
 
@@ -211,6 +212,47 @@ def test_shutdown_closes_the_pool(start_server, pool_path):
     verify_pool(pool_path)
     r = start_server(create=False).client()
     assert r.get("kept") == b"yes"
+
+
+def file_system_type(path):
+    return subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def test_sync_writes_are_refused_for_a_pool_in_memory():
+    pool = "/dev/shm/plush-server-sync-writes-test.pool"
+    if file_system_type("/dev/shm") != "tmpfs":
+        pytest.skip("/dev/shm is not a tmpfs here")
+    result = subprocess.run([SERVER, "--pool", pool, "--create", "--port", "0",
+                             "--sync-writes"], capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2  # InvalidArgument
+    assert result.stderr == (
+        "plush-server: InvalidArgument: --sync-writes: /dev/shm is a file "
+        "system in memory (tmpfs or ramfs), whose contents do not survive "
+        "power loss; put the pool on a disk\n")
+    assert not os.path.exists(pool)
+
+
+def test_sync_writes_on_a_disk(start_server, tmp_path):
+    if file_system_type(tmp_path) in ("tmpfs", "ramfs"):
+        pytest.skip("the test's temporary directory is in memory here")
+    pool = tmp_path / "synced.pool"
+    server = start_server("--sync-writes", pool=str(pool))
+    r = server.client()
+    assert r.set("k", "1")
+    assert r.incr("k") == 2
+    assert r.mset({"a": "1", "b": "2"})
+    assert r.delete("a") == 1
+    assert r.setnx("c", "3")
+    persistence = r.info("persistence")
+    assert persistence["plush_sync_writes"] == 1
+    assert persistence["plush_power_fail_durable"] == 1
+    server.stop()
+    verify_pool(pool)
+    r = start_server(pool=str(pool), create=False).client()
+    assert r.mget("k", "a", "b", "c") == [b"2", None, b"2", b"3"]
+    assert r.info("persistence")["plush_sync_writes"] == 0
 
 
 def test_resp3_after_hello(server):
