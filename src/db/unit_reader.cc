@@ -22,15 +22,22 @@ Status UnitReader::ReadUnit(uint64_t unit, std::string_view lower_bound,
   thread_local std::string key;
   thread_local std::string value;
   slots.clear();
-  // Most keys are told from the bound by their first 8 bytes alone.
-  const uint64_t bound_prefix = KeyPrefix(lower_bound);
+  // Most keys are told from the bound by their first 16 bytes alone (the
+  // first 8 alone often do not: "user:000…").
+  auto second_word = [](std::string_view k) {
+    return KeyPrefix(k.size() > 8 ? k.substr(8) : std::string_view());
+  };
+  const uint64_t bound_first = KeyPrefix(lower_bound);
+  const uint64_t bound_second = second_word(lower_bound);
   auto at_or_above_bound = [&](std::string_view k) {
-    const uint64_t prefix = KeyPrefix(k);
-    return prefix != bound_prefix ? prefix > bound_prefix : k >= lower_bound;
+    const uint64_t first = KeyPrefix(k);
+    if (first != bound_first) return first > bound_first;
+    const uint64_t second = second_word(k);
+    return second != bound_second ? second > bound_second : k >= lower_bound;
   };
   // Payload entries are scattered over the payload logs: their misses
   // overlap when the entries are asked for this many slots ahead.
-  constexpr size_t kPrefetchDistance = 8;
+  constexpr size_t kPrefetchDistance = 16;
   auto prefetch = [&](size_t i) {
     if (i < slots.size() && slots[i].indirect)
       payload_.PrefetchEntry(slots[i].value);

@@ -21,21 +21,42 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
     const unsigned shift = level.index_bits - levels_[0].index_bits;
     const uint64_t first = dram_index << shift;
     const uint64_t end = (dram_index + 1) << shift;
-    for (uint64_t i = first; i < end; ++i) {
+    // Deep levels hold a unit's records a few per entry, each entry's in
+    // buckets elsewhere: start loading an entry's last bucket (the first
+    // read) a few entries ahead, so that the misses overlap.
+    constexpr uint64_t kAhead = 4;
+    auto last_bucket = [&](uint64_t i) -> const Bucket* {
       const DirectoryEntry& e = level.entries[i];
       const unsigned size =
           std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
-      for (unsigned pos = size; pos-- > 0;) {
-        const Bucket* bucket = BucketAt(level, i, e, pos / kSlotsPerBucket);
+      return size == 0 ? nullptr
+                       : BucketAt(level, i, e, (size - 1) / kSlotsPerBucket);
+    };
+    for (uint64_t i = first; i < end; ++i) {
+      if (i + kAhead < end) {
+        if (const Bucket* ahead = last_bucket(i + kAhead)) {
+          __builtin_prefetch(ahead->keys);
+          __builtin_prefetch(ahead->values);
+        }
+      }
+      const DirectoryEntry& e = level.entries[i];
+      const unsigned size =
+          std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
+      for (unsigned b = (size + kSlotsPerBucket - 1) / kSlotsPerBucket; b-- > 0;) {
+        const Bucket* bucket = BucketAt(level, i, e, b);
         if (bucket == nullptr) {
           return Status::Corruption("level " + std::to_string(l) + " entry " +
                                     std::to_string(i) +
                                     ": damaged bucket reference");
         }
-        const unsigned s = pos % kSlotsPerBucket;
-        slots->push_back({LoadRelaxed(bucket->keys[s]),
-                          LoadRelaxed(bucket->values[s]),
-                          TestBit(e.tombstone, pos), TestBit(e.indirect, pos)});
+        for (unsigned pos = std::min(size, (b + 1) * kSlotsPerBucket);
+             pos-- > b * kSlotsPerBucket;) {
+          const unsigned s = pos % kSlotsPerBucket;
+          slots->push_back({LoadRelaxed(bucket->keys[s]),
+                            LoadRelaxed(bucket->values[s]),
+                            TestBit(e.tombstone, pos),
+                            TestBit(e.indirect, pos)});
+        }
       }
     }
   }
