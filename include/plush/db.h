@@ -150,6 +150,18 @@ class PLUSH_EXPORT DB {
   // The caller owns it and must destroy it before the DB.
   virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
 
+  // Range pools (with an adaptive range map: every range pool this version
+  // creates): splits every heavy unit now, as the background thread does
+  // when a unit becomes heavy (Options::range_rebalance), until none is or
+  // no move helps; *moves (if not null) receives the key-range moves made
+  // (Stats::range_rebalances counts them all). Safe to call while other
+  // threads read and write: writers of the two units a move involves wait
+  // for it (milliseconds), readers do not. NotSupported on hash pools and
+  // on range pools of earlier versions (convert those with plush
+  // rebalance). docs/operations.md, "Range partitioning".
+  virtual Status Rebalance(uint64_t* moves) = 0;
+  Status Rebalance() { return Rebalance(nullptr); }
+
   // Moves the whole DRAM level to persistent memory, so that every write
   // issued before the call (logged or not) is durable when it returns
   // (within the back end's guarantee; on the file back end it also syncs).

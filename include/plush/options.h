@@ -68,6 +68,13 @@ struct PLUSH_EXPORT Options {
   // design). 0: writers do that work themselves when they meet it.
   // Started by Open, stopped by Close.
   unsigned background_threads = 1;
+  // Range pools: the background thread splits a unit that becomes heavy
+  // (more than twice the mean of the units plus one DRAM entry's capacity)
+  // into a unit it frees by merging two light neighbours, so that keys
+  // that share a prefix or keep growing spread over the table (docs/
+  // operations.md, "Range partitioning"). false: only DB::Rebalance()
+  // re-balances. Needs background_threads > 0.
+  bool range_rebalance = true;
 
   // ---- Space ---------------------------------------------------------------
 
@@ -84,17 +91,14 @@ struct PLUSH_EXPORT Options {
   Partitioning partitioning = Partitioning::kHash;
   // Range pools only: keys like the ones the pool will hold (any order,
   // duplicates allowed; a few per DRAM directory entry or more). The pool
-  // splits the key space at the sample's quantiles, one part per DRAM
-  // entry, and keeps those boundaries for its lifetime, so keys that share
-  // their leading bytes (`user:%08d`, big-endian counters, timestamps)
-  // spread over the whole table instead of crowding a few entries. Keys
-  // below the sample's smallest go to the first entry, keys above its
-  // largest to the last: sample the range the keys will span. Empty (the
-  // default): entries by the keys' leading dram_directory_bits bits.
-  // Used when a pool is created, like the other creation parameters: an
-  // existing pool keeps the boundaries it was created with (to re-partition
-  // one: plush dump, then plush load into a pool created with a sample;
-  // docs/operations.md, "Range partitioning").
+  // starts with its key space split at the sample's quantiles, one part
+  // per DRAM entry, so that keys that share their leading bytes
+  // (`user:%08d`, big-endian counters, timestamps) spread over the whole
+  // table from the first record on; re-balancing (range_rebalance) then
+  // follows the keys as they come. Empty (the default): the key space
+  // starts split by the keys' leading dram_directory_bits bits, and
+  // re-balancing alone adapts it. Used when a pool is created, like the
+  // other creation parameters.
   std::vector<std::string> range_key_sample;
   // log2 of the number of directory entries of the DRAM level. Each entry
   // buffers up to 16 * fanout records (4 KiB at fanout 16), so the default

@@ -49,8 +49,10 @@ struct PLUSH_EXPORT Stats {
   // How the pool places keys (creation parameter): "hash" or "range"
   // (range: ordered iteration).
   std::string partitioning;
-  // Range pools: how their units' key ranges were set, "key bits" (the
-  // keys' leading bits) or "key sample" (Options::range_key_sample);
+  // Range pools: how their units' key ranges are set: "adaptive" (a range
+  // map that re-balances online: every range pool this version creates),
+  // or, for range pools created by earlier versions, "key bits" (the keys'
+  // leading bits) or "key sample" (fixed boundaries from a key sample);
   // empty for hash pools.
   std::string range_units;
   // The pool's other creation parameters (see Options), as recorded in its
@@ -83,12 +85,17 @@ struct PLUSH_EXPORT Stats {
   // PMem levels, the part of the table that receives a key range in a
   // range pool (or a slice of the hashes in a hash pool), and that an
   // ordered scan reads at once. Stored versions per unit, smallest,
-  // median and largest. When the largest is far above the median, one
+  // median and largest (of a range map's units, those its positions name). When the largest is far above the median, one
   // unit takes most records and makes the pool grow levels for all of them
   // (docs/operations.md, "Range partitioning").
   uint64_t unit_records_min = 0;
   uint64_t unit_records_median = 0;
   uint64_t unit_records_max = 0;
+  // Range pools with units "adaptive": the moves of a key range from one
+  // unit to another that re-balancing made since the pool was created (a
+  // re-balance of a heavy unit is usually two: a merge of two light
+  // neighbours, then the split of the heavy unit into the unit it freed).
+  uint64_t range_rebalances = 0;
 
   uint64_t migrations = 0;       // directory entries migrated to a lower level
   uint64_t log_compactions = 0;  // recovery-log chunks recycled

@@ -30,16 +30,25 @@ BackgroundWork::BackgroundWork(table::LeveledTable* table,
       high_water_(table->capacity() - table->capacity() / 8) {}
 
 void BackgroundWork::Start(log::RecoveryLogs* logs,
-                           payload::PayloadLogs* payload) {
+                           payload::PayloadLogs* payload,
+                           RangeRebalancer* rebalancer) {
   if (thread_count_ == 0) return;
   logs_ = logs;
   payload_ = payload;
+  rebalancer_ = rebalancer != nullptr && rebalancer->enabled() ? rebalancer
+                                                               : nullptr;
   {
     MutexLock lock(&mu_);
     running_ = true;
   }
-  for (unsigned i = 0; i < thread_count_; ++i)
-    threads_.emplace_back([this] { Run(); });
+  for (unsigned i = 0; i < thread_count_; ++i) {
+    threads_.emplace_back([this, i] {
+      // Counting takes a walk of the levels: in the background, not in
+      // Open (recovery time stays flat); until it ends, no unit is heavy.
+      if (i == 0 && rebalancer_ != nullptr) rebalancer_->CountUnits();
+      Run();
+    });
+  }
 }
 
 void BackgroundWork::Stop() {
@@ -106,6 +115,13 @@ void BackgroundWork::Run() {
 }
 
 void BackgroundWork::MigrateIfAboveHighWater(uint64_t dram_index) {
+  // A heavy unit of a range pool is split instead (which migrates it); an
+  // error is met again by the inline path, as for migrations.
+  if (rebalancer_ != nullptr && rebalancer_->Heavy(dram_index)) {
+    uint64_t moves = 0;
+    if (rebalancer_->Rebalance(dram_index, {}, &moves).ok())
+      (void)rebalancer_->RebalanceOverloaded(&moves);
+  }
   SpinLockRef lock = table_.DramLock(dram_index);
   lock.lock();
   // A writer may have migrated the entry meanwhile (it filled before this

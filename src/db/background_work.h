@@ -13,6 +13,9 @@
 //               so that the writer that fills the current chunk finds a
 //               free one instead of scanning and migrating under the log's
 //               rotation mutex;
+//   re-balancing  a range pool's unit that reaches its high-water mark
+//               while it is heavy is split (RangeRebalancer) instead of
+//               migrated (the split migrates it);
 //   growth      after each migration, the pool file grows ahead of the
 //               allocations when little space is left (Allocator::
 //               GrowAhead), and a free payload chunk is kept ready
@@ -40,6 +43,7 @@
 #include <thread>
 #include <vector>
 
+#include "db/range_rebalancer.h"
 #include "log/recovery_log.h"
 #include "payload/payload_logs.h"
 #include "pool/allocator.h"
@@ -61,7 +65,10 @@ class BackgroundWork {
   unsigned high_water() const { return high_water_; }
 
   // Starts the threads (after recovery: before, nothing is scheduled).
-  void Start(log::RecoveryLogs* logs, payload::PayloadLogs* payload);
+  // `rebalancer`: null, or what splits heavy units (it counts the units
+  // first, on the first thread).
+  void Start(log::RecoveryLogs* logs, payload::PayloadLogs* payload,
+             RangeRebalancer* rebalancer);
   // Waits for the work in progress, drops the queued work and ends the
   // threads; later Schedule*() calls do nothing. Idempotent.
   void Stop();
@@ -86,6 +93,7 @@ class BackgroundWork {
   const unsigned high_water_;
   log::RecoveryLogs* logs_ = nullptr;  // set by Start()
   payload::PayloadLogs* payload_ = nullptr;  // set by Start()
+  RangeRebalancer* rebalancer_ = nullptr;    // set by Start()
   std::vector<std::thread> threads_;
 
   Mutex mu_;

@@ -167,7 +167,9 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
   impl->pool_->UpgradeFormat();
   impl->logs_->ZeroInvalidSlots();
   impl->payload_->FinishOpen();
-  impl->background_->Start(impl->logs_.get(), impl->payload_.get());
+  impl->background_->Start(
+      impl->logs_.get(), impl->payload_.get(),
+      impl->auto_rebalance_ ? impl->rebalancer_.get() : nullptr);
   impl->opened_ = true;
   *db = std::move(impl);
   return Status::OK();
@@ -190,6 +192,10 @@ Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
   if (payload_->enabled()) table_->set_resolver(payload_.get());
   unit_reader_ = std::make_unique<UnitReader>(table_.get(), payload_.get(),
                                               write_path_.get());
+  rebalancer_ = std::make_unique<RangeRebalancer>(pool_.get(), table_.get(),
+                                                  payload_.get(), &closed_);
+  auto_rebalance_ = rebalancer_->enabled() && options_.range_rebalance &&
+                    options_.background_threads > 0;
   if (created) {
     // A new pool's first log appends then take no page faults. (Reopening
     // does not pre-fault: ~70 ms for the default 256 MiB of logs would add
@@ -209,18 +215,63 @@ Status DBImpl::CheckWritable() const {
   return m.failed() ? m.sticky_error() : Status::OK();
 }
 
+Placement DBImpl::Place(std::string_view key) const {
+  const uint64_t version = table_->hasher().version();
+  return {table_->hasher().Hash(key), version};
+}
+
+Placement DBImpl::PlaceInline(uint64_t key_word) const {
+  const uint64_t version = table_->hasher().version();
+  return {table_->hasher().InlineHash(key_word), version};
+}
+
+Status DBImpl::WriteInline(const WriteOptions& options, uint64_t key_word,
+                           const table::Slot& slot) {
+  bool moved = true;
+  Status s;
+  Placement placement;
+  while (s.ok() && moved) {
+    placement = PlaceInline(key_word);
+    s = write_path_->WriteSlot(options, placement, slot, &moved);
+  }
+  return s.ok() ? SplitIfOverloaded(
+                      placement.hash,
+                      std::string_view(reinterpret_cast<const char*>(&key_word),
+                                       8))
+                : s;
+}
+
+// A writer whose unit is overloaded has outrun the background thread's
+// splits of it (all writes go to one unit when keys only grow): it splits
+// the unit before it writes more. Its own write is done by then.
+Status DBImpl::SplitIfOverloaded(uint64_t hash, std::string_view key) {
+  if (!auto_rebalance_) return Status::OK();
+  const uint64_t unit = table_->DramIndex(hash);
+  if (!rebalancer_->Overloaded(unit)) return Status::OK();
+  uint64_t moves = 0;
+  return rebalancer_->Rebalance(unit, key, &moves);
+}
+
 Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
                             std::string_view value, bool tombstone) {
-  const uint64_t hash = table_->hasher().Hash(key);
-  uint64_t ref = 0;
-  payload::PayloadLogs::Ticket ticket;  // until the reference is published
-  Status s = payload_->Append(key, hash, value, &ref, &ticket);
-  if (!s.ok()) return s;
-  // A logged write's fence (its log append) covers the entry. An unlogged
-  // one is published without a fence of its own, and a migration by
-  // another thread cannot persist this thread's flushes: fence here.
-  if (!options.log) pool_->media().Drain();
-  return write_path_->WriteSlot(options, hash, {hash, ref, tombstone, true});
+  for (;;) {
+    const Placement placement = Place(key);
+    uint64_t ref = 0;
+    payload::PayloadLogs::Ticket ticket;  // until the reference is published
+    Status s = payload_->Append(key, placement.hash, value, &ref, &ticket);
+    if (!s.ok()) return s;
+    // A logged write's fence (its log append) covers the entry. An unlogged
+    // one is published without a fence of its own, and a migration by
+    // another thread cannot persist this thread's flushes: fence here.
+    if (!options.log) pool_->media().Drain();
+    bool moved = false;
+    s = write_path_->WriteSlot(options, placement,
+                               {placement.hash, ref, tombstone, true}, &moved);
+    if (!s.ok()) return s;
+    // A key that moved to another unit needs an entry checked against its
+    // new table hash; the one written is left to compaction.
+    if (!moved) return SplitIfOverloaded(placement.hash, key);
+  }
 }
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key,
@@ -234,9 +285,8 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
         " bytes exceeds the limit of " + std::to_string(kMaxValueSize));
   }
   s = key.size() == 8 && value.size() == 8
-          ? write_path_->WriteSlot(options,
-                                   table_->hasher().InlineHash(Word(key)),
-                                   {Word(key), Word(value), false, false})
+          ? WriteInline(options, Word(key),
+                        {Word(key), Word(value), false, false})
           : WritePayload(options, key, value, /*tombstone=*/false);
   if (s.ok()) user_bytes_.Add(key.size() + value.size());
   return s;
@@ -249,9 +299,7 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
   // An 8-byte key's tombstone is inline; it hides the key's older
   // versions whether they are inline or in the payload logs.
   s = key.size() == 8
-          ? write_path_->WriteSlot(options,
-                                   table_->hasher().InlineHash(Word(key)),
-                                   {Word(key), 0, true, false})
+          ? WriteInline(options, Word(key), {Word(key), 0, true, false})
           : WritePayload(options, key, {}, /*tombstone=*/true);
   if (s.ok()) user_bytes_.Add(key.size());
   return s;
@@ -298,30 +346,42 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
     bytes += op.key.size() + op.value.size();
   }
   // Payload entries are written (flushed, not fenced) before the records
-  // that reference them; the batch's one log barrier covers both.
-  std::deque<payload::PayloadLogs::Ticket> tickets;  // until published
-  std::vector<WritePath::Record> records;
-  records.reserve(collect.ops.size());
-  bool payloads = false;
-  for (const Op& op : collect.ops) {
-    if (op.key.size() == 8 && (op.tombstone || op.value.size() == 8)) {
-      records.push_back({table_->hasher().InlineHash(Word(op.key)),
-                         {Word(op.key), op.tombstone ? 0 : Word(op.value),
-                          op.tombstone, false}});
-      continue;
+  // that reference them; the batch's one log barrier covers both. If a
+  // re-balance moves keys meanwhile, the whole batch is placed again.
+  for (bool moved = true; moved;) {
+    std::deque<payload::PayloadLogs::Ticket> tickets;  // until published
+    std::vector<WritePath::Record> records;
+    records.reserve(collect.ops.size());
+    bool payloads = false;
+    const uint64_t version = table_->hasher().version();
+    for (const Op& op : collect.ops) {
+      if (op.key.size() == 8 && (op.tombstone || op.value.size() == 8)) {
+        records.push_back({table_->hasher().InlineHash(Word(op.key)),
+                           {Word(op.key), op.tombstone ? 0 : Word(op.value),
+                            op.tombstone, false}});
+        continue;
+      }
+      const uint64_t hash = table_->hasher().Hash(op.key);
+      uint64_t ref = 0;
+      s = payload_->Append(op.key, hash, op.value, &ref,
+                           &tickets.emplace_back());
+      if (!s.ok()) return s;
+      records.push_back({hash, {hash, ref, op.tombstone, true}});
+      payloads = true;
     }
-    const uint64_t hash = table_->hasher().Hash(op.key);
-    uint64_t ref = 0;
-    s = payload_->Append(op.key, hash, op.value, &ref, &tickets.emplace_back());
+    // An unlogged batch has no barrier of its own (WritePayload).
+    if (!options.log && payloads) pool_->media().Drain();
+    s = write_path_->WriteRecords(options, records, version, &moved);
     if (!s.ok()) return s;
-    records.push_back({hash, {hash, ref, op.tombstone, true}});
-    payloads = true;
+    if (!moved) {
+      for (size_t i = 0; i < records.size(); ++i) {
+        s = SplitIfOverloaded(records[i].hash, collect.ops[i].key);
+        if (!s.ok()) return s;
+      }
+    }
   }
-  // An unlogged batch has no barrier of its own (WritePayload).
-  if (!options.log && payloads) pool_->media().Drain();
-  s = write_path_->WriteRecords(options, records);
-  if (s.ok()) user_bytes_.Add(bytes);
-  return s;
+  user_bytes_.Add(bytes);
+  return Status::OK();
 }
 
 Status DBImpl::ReadCurrent(const table::LookupKey& lookup, std::string* value,
@@ -348,17 +408,21 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
   Status s = CheckWritable();
   if (!s.ok()) return s;
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
-  const uint64_t hash = table_->hasher().Hash(key);
-  const table::LookupKey lookup = table::LookupKey::For(key, hash);
   const bool inline_key = key.size() == 8;
+  // A key that a re-balance moved (`moved`) is placed again, and the
+  // decision taken again on its current value.
   for (;;) {
+    const Placement placement = Place(key);
+    const table::LookupKey lookup = table::LookupKey::For(key, placement.hash);
     std::string current;
     std::string next;
     bool present = false;
     UpdateAction action = UpdateAction::kKeep;
     bool needs_payload = false;
+    bool moved = false;
     s = write_path_->Write(
-        options, hash, [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
+        options, placement,
+        [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
           *skip = true;
           Status r = ReadCurrent(lookup, &current, &present);
           if (r.ok()) r = decide(present ? &current : nullptr, &next, &action);
@@ -376,32 +440,37 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
             needs_payload = true;
           }
           return Status::OK();
-        });
-    if (!s.ok() || !needs_payload) {
-      if (s.ok() && action != UpdateAction::kKeep)
+        },
+        &moved);
+    if (!s.ok()) return s;
+    if (moved) continue;
+    if (!needs_payload) {
+      if (action != UpdateAction::kKeep)
         user_bytes_.Add(key.size() + next.size());
       return s;
     }
     const bool tombstone = action == UpdateAction::kDelete;
     uint64_t ref = 0;
     payload::PayloadLogs::Ticket ticket;  // until the reference is published
-    s = payload_->Append(key, hash, tombstone ? std::string_view() : next,
-                         &ref, &ticket);
+    s = payload_->Append(key, placement.hash,
+                         tombstone ? std::string_view() : next, &ref, &ticket);
     if (!s.ok()) return s;
     if (!options.log) pool_->media().Drain();  // as in WritePayload
     bool changed = false;
     s = write_path_->Write(
-        options, hash, [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
+        options, placement,
+        [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
           std::string now;
           bool now_present = false;
           Status r = ReadCurrent(lookup, &now, &now_present);
           changed = now_present != present || (present && now != current);
           *skip = changed;
-          *slot = {hash, ref, tombstone, true};
+          *slot = {placement.hash, ref, tombstone, true};
           return r;
-        });
+        },
+        &moved);
     if (!s.ok()) return s;
-    if (!changed) {
+    if (!changed && !moved) {
       user_bytes_.Add(key.size() + next.size());
       return Status::OK();
     }
@@ -447,13 +516,20 @@ Status DBImpl::Increment(const WriteOptions& options, std::string_view key,
   return s;
 }
 
+// A lookup places its key on the range map, then searches the unit it
+// named; if a re-balance changed the map in between, the unit may no
+// longer hold the key's newest version, and the lookup is made again.
 Status DBImpl::Get(const ReadOptions&, std::string_view key,
                    std::string* value) {
   if (closed()) return WritePath::ClosedError();
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
-  const table::LookupKey lookup =
-      table::LookupKey::For(key, table_->hasher().Hash(key));
-  return FoundStatus(table_->Get(lookup, value));
+  const KeyHasher& hasher = table_->hasher();
+  for (;;) {
+    const Placement placement = Place(key);
+    const table::Found found =
+        table_->Get(table::LookupKey::For(key, placement.hash), value);
+    if (hasher.Unchanged(placement.version)) return FoundStatus(found);
+  }
 }
 
 std::vector<Status> DBImpl::MultiGet(const ReadOptions&,
@@ -466,25 +542,31 @@ std::vector<Status> DBImpl::MultiGet(const ReadOptions&,
     return statuses;
   }
   // The keys over the size limit get their error; the others are looked
-  // up together.
-  std::vector<table::LookupKey> lookups;
+  // up together (again, all of them, if a re-balance came in between).
   std::vector<size_t> positions;
-  lookups.reserve(keys.size());
   positions.reserve(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     if (keys[i].size() > kMaxKeySize) {
       statuses[i] = KeyTooLarge(keys[i]);
-      continue;
+    } else {
+      positions.push_back(i);
     }
-    lookups.push_back(
-        table::LookupKey::For(keys[i], table_->hasher().Hash(keys[i])));
-    positions.push_back(i);
   }
-  std::vector<std::string> found_values(lookups.size());
-  std::vector<table::Found> found(lookups.size());
-  table_->MultiGet(lookups.data(), lookups.size(), found_values.data(),
-                   found.data());
-  for (size_t j = 0; j < lookups.size(); ++j) {
+  std::vector<table::LookupKey> lookups(positions.size());
+  std::vector<std::string> found_values(positions.size());
+  std::vector<table::Found> found(positions.size());
+  const KeyHasher& hasher = table_->hasher();
+  for (;;) {
+    const uint64_t version = hasher.version();
+    for (size_t j = 0; j < positions.size(); ++j) {
+      const std::string_view key = keys[positions[j]];
+      lookups[j] = table::LookupKey::For(key, hasher.Hash(key));
+    }
+    table_->MultiGet(lookups.data(), lookups.size(), found_values.data(),
+                     found.data());
+    if (hasher.Unchanged(version)) break;
+  }
+  for (size_t j = 0; j < positions.size(); ++j) {
     statuses[positions[j]] = FoundStatus(found[j]);
     (*values)[positions[j]] = std::move(found_values[j]);
     if (!statuses[positions[j]].ok()) (*values)[positions[j]].clear();
@@ -504,6 +586,15 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   }
   return std::make_unique<UnitIterator>(unit_reader_.get(), ordered,
                                         options.iterate_upper_bound);
+}
+
+Status DBImpl::Rebalance(uint64_t* moves) {
+  Status s = CheckWritable();
+  if (!s.ok()) return s;
+  uint64_t made = 0;
+  s = rebalancer_->RebalanceAll(&made);
+  if (moves != nullptr) *moves = made;
+  return s;
 }
 
 Status DBImpl::CheckpointRange(uint64_t first, uint64_t end) {
@@ -582,8 +673,13 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->format_version = pool_->format_version();
   stats->partitioning = table_->hasher().range() ? "range" : "hash";
   const pool::PoolParams& p = pool_->params();
-  if (table_->hasher().range())
-    stats->range_units = p.range_boundaries ? "key sample" : "key bits";
+  if (table_->hasher().range()) {
+    using Units = pool::PoolParams::RangeUnits;
+    stats->range_units = p.range_units == Units::kKeyBits     ? "key bits"
+                         : p.range_units == Units::kBoundaries ? "key sample"
+                                                               : "adaptive";
+    stats->range_rebalances = pool_->range_map_generation();
+  }
   stats->dram_directory_bits = p.dram_directory_bits;
   stats->fanout_bits = p.fanout_bits;
   stats->first_level_fanout_bits = p.first_level_fanout_bits;
@@ -600,7 +696,13 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->levels = table_->level_count();
   table::LeveledTable::Occupancy occupancy = table_->CountRecords();
   stats->records_per_level = std::move(occupancy.per_level);
-  std::vector<uint64_t>& units = occupancy.per_unit;
+  std::vector<uint64_t> units;
+  if (const RangeMap* map = pool_->range_map()) {
+    for (const uint32_t u : map->Read().units)
+      units.push_back(occupancy.per_unit[u]);
+  } else {
+    units = std::move(occupancy.per_unit);
+  }
   const auto median = units.begin() + static_cast<ptrdiff_t>(units.size() / 2);
   std::nth_element(units.begin(), median, units.end());
   stats->unit_records_median = *median;

@@ -10,6 +10,7 @@
 //   log_recycling  what the recovery logs need to recycle chunks
 //   payload_gc     what payload compaction needs to relocate records
 //   unit_reader    a unit's records, for ordered scans
+//   range_rebalancer  moving key ranges between a range pool's units
 //
 // db_impl.cc itself holds the API: argument checks, reads, writes of whole
 // records (inline, or through the payload logs), Checkpoint, Close.
@@ -25,6 +26,7 @@
 #include "db/background_work.h"
 #include "db/log_recycling.h"
 #include "db/payload_gc.h"
+#include "db/range_rebalancer.h"
 #include "db/unit_reader.h"
 #include "db/write_path.h"
 #include "log/recovery_log.h"
@@ -57,6 +59,7 @@ class DBImpl final : public DB {
   Status Increment(const WriteOptions& options, std::string_view key,
                    int64_t delta, int64_t* result) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
+  Status Rebalance(uint64_t* moves) override;
   Status Checkpoint(unsigned threads) override;
   Status Sync() override;
   Status Verify(std::string* report) override;
@@ -74,6 +77,17 @@ class DBImpl final : public DB {
   // Opens the layers on an opened pool, then recovers an existing pool.
   // Writes nothing to an existing pool.
   Status OpenLayers(const InternalOptions& internal, bool created);
+  // The placement of a key (of an 8-byte key as a word) on the table, as
+  // of now.
+  Placement Place(std::string_view key) const;
+  Placement PlaceInline(uint64_t key_word) const;
+  // A record stored inline: an 8-byte key with an 8-byte value, or an
+  // 8-byte key's tombstone.
+  Status WriteInline(const WriteOptions& options, uint64_t key_word,
+                     const table::Slot& slot);
+  // Splits the unit of `hash` if it is overloaded (RangeRebalancer), after
+  // a write of `key` to it.
+  Status SplitIfOverloaded(uint64_t hash, std::string_view key);
   // A record stored in the payload logs: key and value out of place, or a
   // tombstone for a key that is not 8 bytes long.
   Status WritePayload(const WriteOptions& options, std::string_view key,
@@ -104,6 +118,9 @@ class DBImpl final : public DB {
   std::unique_ptr<PayloadGc> payload_gc_;
   std::unique_ptr<payload::PayloadLogs> payload_;
   std::unique_ptr<UnitReader> unit_reader_;
+  std::unique_ptr<RangeRebalancer> rebalancer_;
+  // Units are split as they become heavy (Options::range_rebalance).
+  bool auto_rebalance_ = false;
   bool opened_ = false;  // Open() succeeded: the pool is ours to write
   std::atomic<bool> closed_{false};
   ShardedCounter user_bytes_;

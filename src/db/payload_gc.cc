@@ -50,15 +50,22 @@ bool PayloadGc::IsNewestDurable(const table::LookupKey& lookup,
 
 // Relocation is a write of the record's current version, under its DRAM
 // entry's lock: nothing can overtake it, and like any logged write it
-// survives a crash before the compacted chunk is freed.
+// survives a crash before the compacted chunk is freed. An entry written
+// for a unit its key no longer lies in (`key_hash` is the table hash it
+// was written with) is no key's current version: a re-balance gave the
+// key's records new entries in the unit it moved them to.
 Status PayloadGc::Relocate(std::string_view key, uint64_t key_hash,
                            uint64_t ref, const CopyFn& copy,
                            Relocation* result) {
   *result = Relocation::kUnreachable;
+  const uint64_t version = table_.hasher().version();
+  if (table_.hasher().Hash(key) != key_hash) return Status::OK();
   WriteOptions logged;
   logged.log = true;
-  return write_path_.Write(
-      logged, key_hash, [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
+  bool moved = false;
+  Status s = write_path_.Write(
+      logged, {key_hash, version},
+      [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
         *skip = true;
         const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
         auto not_moved = [&] {
@@ -71,15 +78,20 @@ Status PayloadGc::Relocate(std::string_view key, uint64_t key_hash,
             !current.indirect || current.value != ref) {
           return not_moved();
         }
-        uint64_t moved = 0;
-        const Status s = copy(&moved);
-        if (s.IsNotFound()) return not_moved();
-        if (!s.ok()) return s;
-        *slot = {key_hash, moved, current.tombstone, true};
+        uint64_t moved_ref = 0;
+        const Status c = copy(&moved_ref);
+        if (c.IsNotFound()) return not_moved();
+        if (!c.ok()) return c;
+        *slot = {key_hash, moved_ref, current.tombstone, true};
         *skip = false;
         *result = Relocation::kMoved;
         return Status::OK();
-      });
+      },
+      &moved);
+  // The key moved meanwhile: whether the entry is still reachable is not
+  // known here; the chunk stays.
+  if (s.ok() && moved) *result = Relocation::kBlocked;
+  return s;
 }
 
 }  // namespace plush

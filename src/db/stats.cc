@@ -32,6 +32,7 @@ void Stats::ForEachField(StatsVisitor* v) const {
   v->Count("unit_records_min", unit_records_min);
   v->Count("unit_records_median", unit_records_median);
   v->Count("unit_records_max", unit_records_max);
+  v->Count("range_rebalances", range_rebalances);
   v->Count("migrations", migrations);
   v->Count("log_compactions", log_compactions);
   v->Count("log_forced_migrations", log_forced_migrations);

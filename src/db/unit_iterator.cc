@@ -29,20 +29,35 @@ void UnitIterator::Seek(std::string_view target) {
     return;
   }
   status_ = Status::OK();
-  LoadFrom(source_->UnitOf(target), target);
+  LoadRange(target);
 }
 
 void UnitIterator::SeekToPartition(uint64_t partition) {
   status_ = Status::OK();
-  LoadFrom(partition, {});
+  if (!ordered_) {
+    LoadUnit(partition);
+    return;
+  }
+  const std::optional<std::string> start = source_->RangeStart(partition);
+  if (start) {
+    LoadRange(*start);
+  } else {
+    live_.clear();
+    position_ = 0;
+  }
 }
 
 void UnitIterator::Next() {
   if (!Valid()) return;
   ++position_;
   while (position_ == live_.size() && sorted_ < order_.size()) SortMore();
-  if (position_ == live_.size() && unit_ + 1 < source_->unit_count())
-    LoadFrom(unit_ + 1, {});
+  if (position_ == live_.size()) {
+    if (ordered_ && range_.upper) {
+      LoadRange(std::string(*range_.upper));
+    } else if (!ordered_ && unit_ + 1 < source_->unit_count()) {
+      LoadUnit(unit_ + 1);
+    }
+  }
   StopAtUpperBound();
 }
 
@@ -61,33 +76,49 @@ std::string_view UnitIterator::value() const {
   return Valid() ? batch_.ValueOf(current()) : std::string_view();
 }
 
-void UnitIterator::LoadFrom(uint64_t unit, std::string_view lower_bound) {
-  // lower_bound may point into batch_: copy it before the batch is reused.
-  const std::string bound(lower_bound);
+void UnitIterator::LoadUnit(uint64_t unit) {
   live_.clear();
   position_ = 0;
-  // Units past the upper bound's hold only larger keys: not read at all.
-  const uint64_t end =
-      upper_bound_ ? std::min(source_->unit_count(),
-                              source_->UnitOf(*upper_bound_) + 1)
-                   : source_->unit_count();
-  for (unit_ = unit; unit_ < end; ++unit_) {
+  for (unit_ = unit; unit_ < source_->unit_count(); ++unit_) {
     batch_.Clear();
-    status_ = source_->ReadUnit(unit_, unit_ == unit ? bound : "", &batch_);
+    status_ = source_->ReadUnit(unit_, &batch_);
     if (!status_.ok()) {
       live_.clear();
       return;
     }
-    const std::vector<ScanBatch::Record>& records = batch_.records_;
-    const size_t shared = CommonPrefixLength();
-    order_.resize(records.size());
-    for (uint32_t i = 0; i < order_.size(); ++i)
-      order_[i] = {KeyPrefix(batch_.KeyOf(records[i]).substr(shared)), i};
-    sorted_ = 0;
-    while (live_.empty() && sorted_ < order_.size()) SortMore();
-    if (!live_.empty()) break;
+    if (SortBatch()) break;
+  }
+}
+
+void UnitIterator::LoadRange(std::string_view from) {
+  // `from` may point into batch_: copy it before the batch is reused.
+  std::string start(from);
+  live_.clear();
+  position_ = 0;
+  for (;;) {
+    // Ranges from the upper bound on hold only larger keys: not read.
+    if (upper_bound_ && start >= *upper_bound_) return;
+    batch_.Clear();
+    status_ = source_->ReadRange(start, &batch_, &range_);
+    if (!status_.ok()) {
+      live_.clear();
+      return;
+    }
+    if (SortBatch() || !range_.upper) break;
+    start = *range_.upper;
   }
   StopAtUpperBound();
+}
+
+bool UnitIterator::SortBatch() {
+  const std::vector<ScanBatch::Record>& records = batch_.records_;
+  const size_t shared = CommonPrefixLength();
+  order_.resize(records.size());
+  for (uint32_t i = 0; i < order_.size(); ++i)
+    order_[i] = {KeyPrefix(batch_.KeyOf(records[i]).substr(shared)), i};
+  sorted_ = 0;
+  while (live_.empty() && sorted_ < order_.size()) SortMore();
+  return !live_.empty();
 }
 
 size_t UnitIterator::CommonPrefixLength() const {

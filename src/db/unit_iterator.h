@@ -9,13 +9,15 @@
 // key and drops tombstones, then walks the result; when it runs out, it
 // reads the next unit.
 //
-// Range partitioning (util/key_hasher.h) orders the units by key: every
-// key of unit u sorts before every key of unit u + 1, so the iteration is
-// in key order, and Seek reads only the units that can hold the keys it
-// asks for (the paper's "divide and conquer", §6.6; a unit is read in
-// full). Hash partitioning spreads keys over units by hash: the iteration
-// returns every key once, in key order within a unit only, and Seek is
-// NotSupported.
+// Range partitioning (util/key_hasher.h) gives each unit a key range, and
+// the ranges (the "positions" of util/range_map.h) follow one another in
+// key order: the iteration goes from range to range, each read as the
+// range that holds the key where the last one ended, so it is in key order
+// even while a re-balance moves ranges between units, and Seek reads only
+// the ranges that can hold the keys it asks for (the paper's "divide and
+// conquer", §6.6; a unit is read in full). Hash partitioning spreads keys
+// over units by hash: the iteration returns every key once, in key order
+// within a unit only, and Seek is NotSupported.
 
 #ifndef PLUSH_DB_RANGE_ITERATOR_H_
 #define PLUSH_DB_RANGE_ITERATOR_H_
@@ -60,14 +62,24 @@ class ScanBatch {
 // What the iterator needs from the DB.
 class ScanSource {
  public:
+  // The key range of one read of an ordered source.
+  struct Range {
+    uint64_t position = 0;  // its rank among the ranges
+    std::optional<std::string> upper;  // exclusive; absent: the last range
+  };
   virtual ~ScanSource() = default;
-  // Units partition the key space in order: units 0 .. unit_count() - 1.
+  // Unordered sources: units 0 .. unit_count() - 1. Adds to *batch every
+  // version (tombstones included) of the keys of `unit`, as of one moment.
   virtual uint64_t unit_count() const = 0;
-  virtual uint64_t UnitOf(std::string_view key) const = 0;
-  // Adds to *batch every version (tombstones included) of the keys of
-  // `unit` that are >= `lower_bound`, as of one moment.
-  virtual Status ReadUnit(uint64_t unit, std::string_view lower_bound,
-                          ScanBatch* batch) = 0;
+  virtual Status ReadUnit(uint64_t unit, ScanBatch* batch) = 0;
+  // Ordered sources: adds to *batch every version of the keys >= `from` of
+  // the range that holds `from`, as of one moment, and describes that
+  // range in *range.
+  virtual Status ReadRange(std::string_view from, ScanBatch* batch,
+                           Range* range) = 0;
+  // Ordered sources: the smallest key of range `position`; nullopt past
+  // the last range.
+  virtual std::optional<std::string> RangeStart(uint64_t position) = 0;
 };
 
 class UnitIterator final : public Iterator {
@@ -84,16 +96,23 @@ class UnitIterator final : public Iterator {
   void Seek(std::string_view target) override;
   void SeekToFirst() override { SeekToPartition(0); }
   void Next() override;
-  uint64_t partition() const override { return unit_; }
+  uint64_t partition() const override {
+    return ordered_ ? range_.position : unit_;
+  }
   void SeekToPartition(uint64_t partition) override;
   std::string_view key() const override;
   std::string_view value() const override;
   Status status() const override { return status_; }
 
  private:
-  // Positions at the first live key >= lower_bound in units unit, unit + 1,
+  // Unordered: positions at the first live key of units unit, unit + 1,
   // ... (invalid if there is none, or on error).
-  void LoadFrom(uint64_t unit, std::string_view lower_bound);
+  void LoadUnit(uint64_t unit);
+  // Ordered: positions at the first live key >= from, reading range after
+  // range (invalid if there is none, or on error).
+  void LoadRange(std::string_view from);
+  // Prepares the batch just read for SortMore; true if it holds a live key.
+  bool SortBatch();
   // Sorts the next part of the batch and appends to live_ the newest
   // version of each of its keys unless it is a tombstone.
   void SortMore();
@@ -122,7 +141,8 @@ class UnitIterator final : public Iterator {
   size_t sorted_ = 0;           // order_[0, sorted_) is sorted, in live_
   std::vector<uint32_t> live_;  // the records the iterator yields
   size_t position_ = 0;         // in live_; == live_.size(): not valid
-  uint64_t unit_ = 0;           // the unit batch_ holds
+  uint64_t unit_ = 0;           // unordered: the unit batch_ holds
+  ScanSource::Range range_;     // ordered: the range batch_ holds
 };
 
 }  // namespace plush

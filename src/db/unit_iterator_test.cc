@@ -47,9 +47,25 @@ class ScriptedSource final : public ScanSource {
   std::vector<std::pair<uint64_t, std::string>> reads;
 
   uint64_t unit_count() const override { return units.size(); }
-  uint64_t UnitOf(std::string_view key) const override { return unit_of(key); }
-  Status ReadUnit(uint64_t unit, std::string_view lower_bound,
-                  ScanBatch* batch) override {
+  Status ReadUnit(uint64_t unit, ScanBatch* batch) override {
+    return Read(unit, "", batch);
+  }
+  // Ordered: unit u holds [u << 6, (u + 1) << 6) (first byte).
+  Status ReadRange(std::string_view from, ScanBatch* batch,
+                   Range* range) override {
+    const uint64_t unit = unit_of(from);
+    range->position = unit;
+    range->upper = RangeStart(unit + 1);
+    return Read(unit, from, batch);
+  }
+  std::optional<std::string> RangeStart(uint64_t position) override {
+    if (position >= units.size()) return std::nullopt;
+    return position == 0 ? std::string()
+                         : std::string(1, static_cast<char>(position << 6));
+  }
+
+ private:
+  Status Read(uint64_t unit, std::string_view lower_bound, ScanBatch* batch) {
     reads.emplace_back(unit, std::string(lower_bound));
     if (unit == failing_unit) return failure;
     for (const Version& v : units[unit]) {
@@ -191,11 +207,12 @@ TEST_F(UnitIteratorTest, SeekStartsAtTheFirstKeyAtOrAboveTheTarget) {
   it.Seek("\x55");
   EXPECT_EQ(it.partition(), 1u);
   EXPECT_EQ(Rest(it), (Pairs{{"\x60", "d"}, {"\x70", "e"}, {"\xD0", "f"}}));
-  // Only the target's unit is read from the target on; later ones whole.
+  // The target's range is read from the target on, later ones from where
+  // the one before ended.
   ASSERT_GE(source_.reads.size(), 3u);
   EXPECT_EQ(source_.reads[0], std::make_pair(uint64_t{1}, std::string("\x55")));
-  EXPECT_EQ(source_.reads[1], std::make_pair(uint64_t{2}, std::string()));
-  EXPECT_EQ(source_.reads[2], std::make_pair(uint64_t{3}, std::string()));
+  EXPECT_EQ(source_.reads[1], std::make_pair(uint64_t{2}, std::string("\x80")));
+  EXPECT_EQ(source_.reads[2], std::make_pair(uint64_t{3}, std::string("\xC0")));
   it.Seek("\x60");
   ASSERT_TRUE(it.Valid());
   EXPECT_EQ(it.key(), "\x60") << "a key equal to the target is included";

@@ -2,12 +2,68 @@
 
 #include "db/unit_reader.h"
 
+#include <bit>
 #include <string>
 #include <vector>
 
 #include "util/key_hasher.h"
 
 namespace plush {
+
+Status UnitReader::ReadUnit(uint64_t unit, ScanBatch* batch) {
+  return write_path_.WithEntryLocked(unit, [&](uint64_t) {
+    return CollectLocked(unit, {}, std::nullopt, batch);
+  });
+}
+
+// The unit of `from` is read under its lock, if the map did not change
+// between placing `from` and taking the lock: a unit's range changes only
+// under its lock, so it then holds `from`'s range for as long as the read
+// takes.
+Status UnitReader::ReadRange(std::string_view from, ScanBatch* batch,
+                             Range* range) {
+  const KeyHasher& hasher = table_.hasher();
+  for (;;) {
+    const uint64_t version = hasher.version();
+    const uint64_t unit = table_.DramIndex(hasher.Hash(from));
+    bool moved = false;
+    Status s = write_path_.WithEntryLocked(unit, [&](uint64_t) {
+      moved = !hasher.Unchanged(version);
+      if (moved) return Status::OK();
+      RangeMap::Range r = RangeOfUnit(unit);
+      range->position = r.position;
+      range->upper = std::move(r.upper);
+      return CollectLocked(unit, from, range->upper, batch);
+    });
+    if (!moved) return s;
+  }
+}
+
+std::optional<std::string> UnitReader::RangeStart(uint64_t position) {
+  if (const RangeMap* map = table_.hasher().map())
+    return map->PositionStart(position);
+  if (position >= table_.dram_entries()) return std::nullopt;
+  return position == 0
+             ? std::string()
+             : RangeMap::LeadingBitsSeparator(
+                   position, static_cast<unsigned>(std::countr_zero(
+                                 table_.dram_entries())));
+}
+
+RangeMap::Range UnitReader::RangeOfUnit(uint64_t unit) const {
+  if (const RangeMap* map = table_.hasher().map()) {
+    // A unit the map names (the key placed on it is in its range).
+    return *map->RangeOfUnit(unit);
+  }
+  RangeMap::Range range;
+  range.position = unit;
+  if (unit + 1 < table_.dram_entries()) {
+    range.upper = RangeMap::LeadingBitsSeparator(
+        unit + 1,
+        static_cast<unsigned>(std::countr_zero(table_.dram_entries())));
+  }
+  return range;
+}
 
 // Under the DRAM entry's lock nothing moves in its subtree, and a payload
 // entry that one of its slots references stays readable unless a newer
@@ -16,8 +72,9 @@ namespace plush {
 // is held while payloads are copied, so that no newest version can become
 // dangling meanwhile (compaction relocates a key's newest version under
 // the same lock).
-Status UnitReader::ReadUnit(uint64_t unit, std::string_view lower_bound,
-                            ScanBatch* batch) {
+Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
+                                 const std::optional<std::string>& upper,
+                                 ScanBatch* batch) {
   thread_local std::vector<table::Slot> slots;
   thread_local std::string key;
   thread_local std::string value;
@@ -29,11 +86,16 @@ Status UnitReader::ReadUnit(uint64_t unit, std::string_view lower_bound,
   };
   const uint64_t bound_first = KeyPrefix(lower_bound);
   const uint64_t bound_second = second_word(lower_bound);
-  auto at_or_above_bound = [&](std::string_view k) {
+  auto in_range = [&](std::string_view k) {
     const uint64_t first = KeyPrefix(k);
-    if (first != bound_first) return first > bound_first;
-    const uint64_t second = second_word(k);
-    return second != bound_second ? second > bound_second : k >= lower_bound;
+    if (first != bound_first) {
+      if (first < bound_first) return false;
+    } else {
+      const uint64_t second = second_word(k);
+      if (second != bound_second ? second < bound_second : k < lower_bound)
+        return false;
+    }
+    return !upper || k < *upper;
   };
   // Payload entries are scattered over the payload logs: their misses
   // overlap when the entries are asked for this many slots ahead.
@@ -42,29 +104,25 @@ Status UnitReader::ReadUnit(uint64_t unit, std::string_view lower_bound,
     if (i < slots.size() && slots[i].indirect)
       payload_.PrefetchEntry(slots[i].value);
   };
-  return write_path_.WithEntryLocked(unit, [&](uint64_t) {
-    Status s = table_.CollectSubtree(unit, &slots);
-    for (size_t i = 0; i < kPrefetchDistance; ++i) prefetch(i);
-    for (size_t i = 0; s.ok() && i < slots.size(); ++i) {
-      prefetch(i + kPrefetchDistance);
-      const table::Slot& slot = slots[i];
-      if (!slot.indirect) {
-        const std::string_view inline_key(
-            reinterpret_cast<const char*>(&slot.key), 8);
-        if (at_or_above_bound(inline_key)) {
-          batch->Add(inline_key,
-                     std::string_view(
-                         reinterpret_cast<const char*>(&slot.value),
-                         slot.tombstone ? 0 : 8),
-                     slot.tombstone);
-        }
-      } else if (payload_.ReadEntry(slot.value, &key, &value) &&
-                 at_or_above_bound(key)) {
-        batch->Add(key, value, slot.tombstone);
+  Status s = table_.CollectSubtree(unit, &slots);
+  for (size_t i = 0; i < kPrefetchDistance; ++i) prefetch(i);
+  for (size_t i = 0; s.ok() && i < slots.size(); ++i) {
+    prefetch(i + kPrefetchDistance);
+    const table::Slot& slot = slots[i];
+    if (!slot.indirect) {
+      const std::string_view inline_key(
+          reinterpret_cast<const char*>(&slot.key), 8);
+      if (in_range(inline_key)) {
+        batch->Add(inline_key,
+                   std::string_view(reinterpret_cast<const char*>(&slot.value),
+                                    slot.tombstone ? 0 : 8),
+                   slot.tombstone);
       }
+    } else if (payload_.ReadEntry(slot.value, &key, &value) && in_range(key)) {
+      batch->Add(key, value, slot.tombstone);
     }
-    return s;
-  });
+  }
+  return s;
 }
 
 }  // namespace plush

@@ -1,8 +1,9 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Reads a unit (a DRAM entry and its subtree on the PMem levels) for the
-// range iterator (ScanSource in unit_iterator.h): every stored version of
-// its keys, as of one moment.
+// iterator (ScanSource in unit_iterator.h): every stored version of its
+// keys, as of one moment; in a range pool, of the keys of its range only
+// (a re-balance leaves copies of the keys it moved out behind).
 
 #ifndef PLUSH_DB_UNIT_READER_H_
 #define PLUSH_DB_UNIT_READER_H_
@@ -24,13 +25,21 @@ class UnitReader final : public ScanSource {
       : table_(*table), payload_(*payload), write_path_(*write_path) {}
 
   uint64_t unit_count() const override { return table_.dram_entries(); }
-  uint64_t UnitOf(std::string_view key) const override {
-    return table_.DramIndex(table_.hasher().Hash(key));
-  }
-  Status ReadUnit(uint64_t unit, std::string_view lower_bound,
-                  ScanBatch* batch) override;
+  Status ReadUnit(uint64_t unit, ScanBatch* batch) override;
+  Status ReadRange(std::string_view from, ScanBatch* batch,
+                   Range* range) override;
+  std::optional<std::string> RangeStart(uint64_t position) override;
 
  private:
+  // The key range of `unit` (a range pool's). REQUIRES: the unit's lock
+  // (its range changes only under it).
+  RangeMap::Range RangeOfUnit(uint64_t unit) const;
+  // Adds the versions of unit `unit` with keys in [lower_bound, upper) to
+  // *batch. REQUIRES: the unit's lock.
+  Status CollectLocked(uint64_t unit, std::string_view lower_bound,
+                       const std::optional<std::string>& upper,
+                       ScanBatch* batch);
+
   const table::LeveledTable& table_;
   const payload::PayloadLogs& payload_;
   WritePath& write_path_;

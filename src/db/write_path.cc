@@ -10,7 +10,9 @@
 namespace plush {
 
 Status WritePath::WriteRecords(const WriteOptions& options,
-                               const std::vector<Record>& records) {
+                               const std::vector<Record>& records,
+                               uint64_t version, bool* moved) {
+  *moved = false;
   if (records.empty()) return Status::OK();
   if (options.log && records.size() > logs_.max_batch_records()) {
     return Status::InvalidArgument(
@@ -65,6 +67,11 @@ Status WritePath::WriteRecords(const WriteOptions& options,
     if (closed()) {
       unlock_all();
       return ClosedError();
+    }
+    if (!Placed(version)) {
+      unlock_all();
+      *moved = true;
+      return Status::OK();
     }
     // Room first: migrating an entry's older records makes nothing of the
     // batch durable.

@@ -15,7 +15,13 @@
 // Every writer of the table goes through here: Put, Delete, Update and
 // write batches, and payload compaction's relocations. The DB's closed
 // flag is checked under the entry lock, so that no write starts after
-// Close() passed that lock.
+// Close() passed that lock. So is the range map's version (range pools):
+// a re-balance moves a key range between units under both units' locks,
+// so a writer that placed its key on the map it still finds under its
+// entry's lock writes to the right unit; one that finds another version
+// writes nothing and reports that its key moved (the caller places the
+// key again, with a new payload entry if it has one: entries are checked
+// against the table hash).
 //
 // A write batch (WriteRecords) takes the locks of all its DRAM entries, in
 // index order (no other writer holds more than one), gives each record its
@@ -41,6 +47,13 @@ namespace plush {
 static_assert(table::kMaxSlots <= 1u << log::kPositionBits,
               "a log record names its slot in its DRAM entry");
 
+// Where a write puts its key: its table hash, and the range map version
+// the hash was computed on (KeyHasher::version(), read before the hash).
+struct Placement {
+  uint64_t hash = 0;
+  uint64_t version = 0;
+};
+
 class WritePath {
  public:
   WritePath(table::LeveledTable* table, log::RecoveryLogs* logs,
@@ -50,19 +63,25 @@ class WritePath {
         background_(*background),
         closed_(*closed) {}
 
-  // Writes one slot for `hash`. `prepare(dram_index, &slot, &skip)` runs
-  // under the DRAM entry's lock, before the record is logged: it fills in
-  // the slot, or sets skip to write nothing; its error ends the write.
+  // Writes one slot at `placement`. `prepare(dram_index, &slot, &skip)`
+  // runs under the DRAM entry's lock, before the record is logged: it
+  // fills in the slot, or sets skip to write nothing; its error ends the
+  // write. *moved: the range map changed since the placement; nothing was
+  // written (and prepare did not run).
   template <typename Prepare>
-  Status Write(const WriteOptions& options, uint64_t hash, Prepare prepare);
+  Status Write(const WriteOptions& options, Placement placement,
+               Prepare prepare, bool* moved);
 
   // Write() of a slot known in advance.
-  Status WriteSlot(const WriteOptions& options, uint64_t hash,
-                   const table::Slot& slot) {
-    return Write(options, hash, [&](uint64_t, table::Slot* out, bool*) {
-      *out = slot;
-      return Status::OK();
-    });
+  Status WriteSlot(const WriteOptions& options, Placement placement,
+                   const table::Slot& slot, bool* moved) {
+    return Write(
+        options, placement,
+        [&](uint64_t, table::Slot* out, bool*) {
+          *out = slot;
+          return Status::OK();
+        },
+        moved);
   }
 
   // A record of a write batch: its slot and the table hash of its key.
@@ -74,8 +93,11 @@ class WritePath {
   // of a key wins. Logged: one persistence barrier; unlogged: none (and no
   // atomicity across crashes). InvalidArgument if more records than a log
   // chunk holds, or than one DRAM entry holds, would go together.
+  // `version`: of the range map the records' hashes were computed on;
+  // *moved as for Write().
   Status WriteRecords(const WriteOptions& options,
-                      const std::vector<Record>& records);
+                      const std::vector<Record>& records, uint64_t version,
+                      bool* moved);
 
   // Runs `fn(dram_index)` under the DRAM entry's lock; InvalidArgument if
   // the DB was closed (checked under the lock).
@@ -97,6 +119,10 @@ class WritePath {
 
  private:
   bool closed() const { return closed_.load(std::memory_order_relaxed); }
+  // Under an entry's lock: the range map still has `version`.
+  bool Placed(uint64_t version) const {
+    return table_.hasher().version() == version;
+  }
 
   table::LeveledTable& table_;
   log::RecoveryLogs& logs_;
@@ -106,9 +132,11 @@ class WritePath {
 };
 
 template <typename Prepare>
-Status WritePath::Write(const WriteOptions& options, uint64_t hash,
-                        Prepare prepare) {
+Status WritePath::Write(const WriteOptions& options, Placement placement,
+                        Prepare prepare, bool* moved) {
+  const uint64_t hash = placement.hash;
   const uint64_t d = table_.DramIndex(hash);
+  *moved = false;
   const unsigned log = logs_.LogOf(d);
   table_.PrefetchDram(hash);
   for (;;) {
@@ -117,6 +145,11 @@ Status WritePath::Write(const WriteOptions& options, uint64_t hash,
     if (closed()) {
       lock.unlock();
       return ClosedError();
+    }
+    if (!Placed(placement.version)) {
+      lock.unlock();
+      *moved = true;
+      return Status::OK();
     }
     table::Slot slot;
     bool skip = false;

@@ -90,6 +90,11 @@ thread_local unsigned tickets_held = 0;
 
 }  // namespace
 
+// A thread that appends under DRAM entry locks (a re-balance) must not
+// compact either: compaction relocates under those locks.
+PayloadLogs::DeferCompaction::DeferCompaction() { ++tickets_held; }
+PayloadLogs::DeferCompaction::~DeferCompaction() { --tickets_held; }
+
 void PayloadLogs::Ticket::Release() {
   if (pending_ == nullptr) return;
   pending_->fetch_sub(1, std::memory_order_seq_cst);
@@ -104,7 +109,7 @@ PayloadLogs::PayloadLogs(pool::Pool* pool, PayloadHost* host)
       media_(pool->media()),
       host_(host),
       chunk_size_(pool->params().payload_chunk_size),
-      hasher_(pool->params().key_hasher()),
+      hasher_(pool->key_hasher()),
       table_(pool, pool->params().payload_chunk_size) {}
 
 PayloadLogs::~PayloadLogs() = default;
@@ -281,7 +286,8 @@ bool PayloadLogs::IsLive(uint64_t ref) const {
   return Locate(r, &chunk, &e);
 }
 
-bool PayloadLogs::EntryIsIntact(uint64_t ref, uint64_t key_hash) const {
+bool PayloadLogs::EntryIsIntact(uint64_t ref, uint64_t key_hash,
+                                uint64_t hash_mask) const {
   const Ref r = Ref::Decode(ref);
   uint64_t chunk = 0;
   Entry e;
@@ -293,8 +299,8 @@ bool PayloadLogs::EntryIsIntact(uint64_t ref, uint64_t key_hash) const {
   const uint32_t epoch = PayloadChunkState::Decode(StateOf(chunk)).epoch;
   const uint64_t header = EntryHeader(key_hash, key, value, epoch, r.offset);
   const uint64_t stored = LoadRelaxed(*media_.At<uint64_t>(chunk + r.offset));
-  return hasher_.Hash(key) == key_hash && header == stored &&
-         StillValid(chunk, r);
+  return ((hasher_.Hash(key) ^ key_hash) & hash_mask) == 0 &&
+         header == stored && StillValid(chunk, r);
 }
 
 Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,

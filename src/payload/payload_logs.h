@@ -104,6 +104,17 @@ class PayloadLogs final : public table::PayloadResolver {
     std::atomic<int64_t>* active_ = nullptr;   // the log's appends (Close)
   };
 
+  // While one exists, the calling thread's appends neither compact a
+  // chunk nor wait for a compaction (for a thread that appends while it
+  // holds DRAM entry locks: compaction takes them).
+  class DeferCompaction {
+   public:
+    DeferCompaction();
+    ~DeferCompaction();
+    DeferCompaction(const DeferCompaction&) = delete;
+    DeferCompaction& operator=(const DeferCompaction&) = delete;
+  };
+
   // Attaches to the payload logs of `pool` (none if the pool has 0 logs).
   // Writes nothing to the pool (a pool that fails to open stays as it was).
   static Status Open(pool::Pool* pool, PayloadHost* host,
@@ -128,7 +139,8 @@ class PayloadLogs final : public table::PayloadResolver {
   // True iff `ref` points to a complete entry of its chunk's current epoch
   // whose key hashes to `key_hash` (recovery: a log record is replayed only
   // if its entry passed; Verify).
-  bool EntryIsIntact(uint64_t ref, uint64_t key_hash) const override;
+  bool EntryIsIntact(uint64_t ref, uint64_t key_hash,
+                     uint64_t hash_mask = ~uint64_t{0}) const override;
 
   // Holds every log's mutex: no log takes a new chunk (nor allocates one)
   // until ResumeRotations; appends into current chunks go on. Take it

@@ -92,7 +92,7 @@ class PayloadLogsTest : public ::testing::Test {
   }
 
   uint64_t Hash(std::string_view key) const {
-    return pool_->params().key_hasher().Hash(key);
+    return pool_->key_hasher().Hash(key);
   }
   // Appends and publishes (the host's map) like a write of the DB.
   uint64_t Put(const std::string& key, const std::string& value) {

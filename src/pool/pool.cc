@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
 
 #include "media/sim_media.h"
 #include "plush/limits.h"
 #include "pool/range_boundaries_region.h"
+#include "pool/range_map_region.h"
 #include "util/hash.h"
 
 namespace plush::pool {
@@ -38,16 +40,20 @@ bool IsAllZero(const void* p, size_t n) {
   return std::all_of(bytes, bytes + n, [](unsigned char b) { return b == 0; });
 }
 
-// The heap's first bytes: a range pool's boundaries, if it has them.
-uint64_t BoundariesBytesFor(const PoolParams& p) {
-  return p.range_boundaries
-             ? AlignUp(RangeBoundariesRegionBytes(*p.range_boundaries),
-                       kPageSize)
+// A range map region's capacity: a power of two, at least a page.
+uint64_t RangeMapCapacity(uint64_t bytes) {
+  return std::max<uint64_t>(kPageSize, std::bit_ceil(bytes));
+}
+
+// The heap's first bytes: a new range pool's map.
+uint64_t RangeMapBytesFor(const PoolParams& p) {
+  return p.partitioning == Partitioning::kRange
+             ? RangeMapCapacity(RangeMapRegionBytes(p.range_layout))
              : 0;
 }
 
 uint64_t MinimumSizeFor(const PoolParams& p) {
-  return AlignUp(HeapOffsetFor(p) + BoundariesBytesFor(p) +
+  return AlignUp(HeapOffsetFor(p) + RangeMapBytesFor(p) +
                      media::Media::kGrowAlignment,
                  media::Media::kGrowAlignment);
 }
@@ -78,10 +84,14 @@ PoolParams PoolParams::FromOptions(const Options& o) {
   p.log_chunks_per_log = o.log_chunks_per_log;
   p.payload_log_count = o.payload_log_count;
   p.payload_chunk_size = o.payload_chunk_size;
-  if (!o.range_key_sample.empty() && o.dram_directory_bits <= 24) {
-    p.range_boundaries = std::make_shared<const RangeBoundaries>(
-        RangeBoundaries::FromSample(o.range_key_sample, o.dram_directory_bits));
+  if (o.partitioning == Partitioning::kRange &&
+      o.dram_directory_bits <= kMaxRangeMapBits) {
+    p.range_layout =
+        o.range_key_sample.empty()
+            ? RangeMap::ByLeadingBits(o.dram_directory_bits)
+            : RangeMap::FromSample(o.range_key_sample, o.dram_directory_bits);
   }
+  p.has_range_key_sample = !o.range_key_sample.empty();
   return p;
 }
 
@@ -93,13 +103,18 @@ Status PoolParams::Validate() const {
       partitioning != Partitioning::kRange) {
     return bad("partitioning must be kHash or kRange");
   }
-  if (range_boundaries && partitioning != Partitioning::kRange) {
+  if (has_range_key_sample && partitioning != Partitioning::kRange) {
     return bad(
         "range_key_sample applies to range partitioning only "
         "(Options::partitioning = kRange)");
   }
   if (dram_directory_bits > 24)
     return bad("dram_directory_bits must be at most 24");
+  if (adaptive_range() && dram_directory_bits > kMaxRangeMapBits) {
+    return bad("dram_directory_bits of a range pool must be at most " +
+               std::to_string(kMaxRangeMapBits) +
+               " (its range map takes ~56 bytes of DRAM per unit)");
+  }
   if (fanout_bits < 1 || fanout_bits > 4)
     return bad("fanout_bits must be in 1..4");
   if (first_level_fanout_bits > 4)
@@ -215,10 +230,22 @@ Status Pool::Open(const Options& options, const InternalOptions& internal,
 
 Status Pool::Create(const FormatFn& format_new) {
   heap_offset_ = HeapOffsetFor(params_);
-  if (params_.range_boundaries)
-    WriteRangeBoundaries(media_.get(), heap_offset_, *params_.range_boundaries);
   RootPage* r = root();
-  r->alloc_high_water = heap_offset_ + BoundariesBytesFor(params_);
+  r->range_map = 0;
+  r->range_map_spare = 0;
+  r->range_map_log = 0;
+  r->range_map_log_state = 0;
+  if (params_.partitioning == Partitioning::kRange) {
+    const uint64_t capacity = RangeMapBytesFor(params_);
+    WriteRangeMap(media_.get(), heap_offset_, params_.dram_directory_bits,
+                  /*generation=*/0, params_.range_layout);
+    r->range_map =
+        RangeMapRef{heap_offset_, static_cast<unsigned>(std::countr_zero(capacity))}
+            .Encode();
+    range_map_ = std::make_shared<RangeMap>(params_.dram_directory_bits,
+                                            params_.range_layout);
+  }
+  r->alloc_high_water = heap_offset_ + RangeMapBytesFor(params_);
   r->level_count = 0;
   r->payload_chunk_table = 0;
   media_->Flush(r, sizeof(RootPage));
@@ -239,9 +266,8 @@ Status Pool::Create(const FormatFn& format_new) {
       static_cast<uint64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
   fresh.partitioning = params_.partitioning == Partitioning::kHash
                            ? kHashPartitioning
-                       : params_.range_boundaries ? kRangeByBoundaries
-                                                  : kRangeByKeyBits;
-  fresh.range_boundaries_offset = params_.range_boundaries ? heap_offset_ : 0;
+                           : kRangeAdaptive;
+  fresh.range_boundaries_offset = 0;
   fresh.dram_directory_bits = static_cast<uint8_t>(params_.dram_directory_bits);
   fresh.fanout_bits = static_cast<uint8_t>(params_.fanout_bits);
   fresh.first_level_fanout_bits =
@@ -299,10 +325,19 @@ Status Pool::Load() {
     sb.format_version = 1;
   }
   stored_version_ = sb.format_version;
-  params_.partitioning =
-      sb.partitioning == kRangeByBoundaries
-          ? Partitioning::kRange
-          : static_cast<Partitioning>(sb.partitioning);
+  params_.partitioning = sb.partitioning == kHashPartitioning
+                             ? Partitioning::kHash
+                             : Partitioning::kRange;
+  params_.range_units = sb.partitioning == kRangeByKeyBits
+                            ? PoolParams::RangeUnits::kKeyBits
+                        : sb.partitioning == kRangeByBoundaries
+                            ? PoolParams::RangeUnits::kBoundaries
+                            : PoolParams::RangeUnits::kAdaptive;
+  if (sb.partitioning > kRangeAdaptive) {
+    return Status::Corruption(
+        "superblock parameters: partitioning must be kHash or kRange (byte " +
+        std::to_string(sb.partitioning) + ")");
+  }
   params_.dram_directory_bits = sb.dram_directory_bits;
   params_.fanout_bits = sb.fanout_bits;
   params_.first_level_fanout_bits = sb.first_level_fanout_bits;
@@ -342,7 +377,15 @@ Status Pool::Load() {
     }
     s = ReadRangeBoundaries(*media_, heap_offset_, root()->alloc_high_water,
                             params_.dram_directory_bits,
-                            &params_.range_boundaries);
+                            &params_.range_layout.separators);
+    if (!s.ok()) return s;
+    params_.range_layout.units =
+        RangeMap::IdentityUnits(params_.range_layout.separators.size() + 1);
+    range_map_ = std::make_shared<RangeMap>(params_.dram_directory_bits,
+                                            params_.range_layout);
+  }
+  if (sb.partitioning == kRangeAdaptive) {
+    s = LoadRangeMap();
     if (!s.ok()) return s;
   }
   std::string report;
@@ -350,6 +393,194 @@ Status Pool::Load() {
     return Status::Corruption(report.substr(0, report.find('\n')));
   allocator_ =
       std::make_unique<Allocator>(media_.get(), root(), max_pool_size_);
+  return Status::OK();
+}
+
+KeyHasher Pool::key_hasher() const {
+  return KeyHasher(params_.partitioning == Partitioning::kRange,
+                   params_.dram_directory_bits, range_map_);
+}
+
+namespace {
+
+// The smallest change log: a few thousand changes before a new base.
+constexpr uint64_t kMinRangeLogBytes = 64 << 10;
+
+}  // namespace
+
+Status Pool::CheckRangeMapRef(const char* name, uint64_t word,
+                              RangeMapRef* ref) const {
+  *ref = RangeMapRef::Decode(word);
+  const uint64_t mark = root()->alloc_high_water;
+  // A region reference is checked before anything is read or written
+  // through it: aligned, a sane capacity, inside the allocated heap.
+  if ((word & 0xFC0) != 0 || ref->capacity_bits < 12 ||
+      ref->capacity_bits > 40 || ref->offset < heap_offset_ ||
+      ref->offset > mark || mark - ref->offset < ref->capacity()) {
+    return Status::Corruption(std::string("range map: the root page's ") +
+                              name + " reference (" + std::to_string(word) +
+                              ") is not a region inside the allocated heap");
+  }
+  return Status::OK();
+}
+
+Status Pool::LoadRangeMap() {
+  const RootPage* r = root();
+  RangeMapRef active;
+  Status s = CheckRangeMapRef("active", r->range_map, &active);
+  if (!s.ok()) return s;
+  uint64_t generation = 0;
+  s = ReadRangeMap(*media_, active.offset, active.offset + active.capacity(),
+                   params_.dram_directory_bits, &generation,
+                   &params_.range_layout);
+  if (!s.ok()) return s;
+  range_base_generation_ = generation;
+  // A crash between a new base's two root stores leaves the spare naming
+  // the base in use: there is no spare then.
+  range_map_spare_ = RangeMapRef{};
+  if (r->range_map_spare != 0 && r->range_map_spare != r->range_map) {
+    s = CheckRangeMapRef("spare", r->range_map_spare, &range_map_spare_);
+    if (!s.ok()) return s;
+    if (range_map_spare_.offset < active.offset + active.capacity() &&
+        active.offset < range_map_spare_.offset + range_map_spare_.capacity()) {
+      return Status::Corruption(
+          "range map: the spare region overlaps the region in use");
+    }
+  }
+  // The changes since the base, if the log belongs to it.
+  const RangeLogState state = RangeLogState::Decode(r->range_map_log_state);
+  range_log_ = RangeMapRef{};
+  range_log_count_ = 0;
+  if (r->range_map_log != 0) {
+    s = CheckRangeMapRef("change log", r->range_map_log, &range_log_);
+    if (!s.ok()) return s;
+    for (const RangeMapRef& base : {active, range_map_spare_}) {
+      if (base.offset != 0 &&
+          range_log_.offset < base.offset + base.capacity() &&
+          base.offset < range_log_.offset + range_log_.capacity()) {
+        return Status::Corruption(
+            "range map: the change log overlaps a base region");
+      }
+    }
+  }
+  range_log_end_ = range_log_.offset;
+  if (state.base_generation == generation && state.count > 0) {
+    if (range_log_.offset == 0) {
+      return Status::Corruption("range map: " + std::to_string(state.count) +
+                                " changes counted, and no change log");
+    }
+    std::vector<RangeMap::Change> changes;
+    s = ReadRangeChanges(*media_, range_log_.offset, range_log_.capacity(),
+                         generation, state.count, &changes, &range_log_end_);
+    if (!s.ok()) return s;
+    for (size_t i = 0; i < changes.size(); ++i) {
+      const std::string wrong = RangeMap::ApplyTo(params_.dram_directory_bits,
+                                                changes[i],
+                                                &params_.range_layout);
+      if (!wrong.empty()) {
+        return Status::Corruption("range map: change " + std::to_string(i) +
+                                  " of " + std::to_string(changes.size()) +
+                                  ": " + wrong);
+      }
+    }
+    range_log_count_ = state.count;
+  }
+  range_map_ = std::make_shared<RangeMap>(params_.dram_directory_bits,
+                                          params_.range_layout);
+  return Status::OK();
+}
+
+uint64_t Pool::range_map_generation() const {
+  MutexLock lock(&range_map_mu_);
+  return range_base_generation_ + range_log_count_;
+}
+
+void Pool::StoreRootWord(uint64_t* word, uint64_t value) {
+  std::atomic_ref<uint64_t>(*word).store(value, std::memory_order_relaxed);
+  media_->Persist(word, sizeof(uint64_t));
+}
+
+Status Pool::AllocateRangeMapRegion(uint64_t bytes, RangeMapRef* ref) {
+  const uint64_t capacity = RangeMapCapacity(bytes);
+  uint64_t offset = 0;
+  Status s = allocator_->Allocate(capacity, kPageSize, &offset);
+  if (!s.ok()) return s.WithContext("allocating a range map region");
+  *ref = RangeMapRef{offset, static_cast<unsigned>(std::countr_zero(capacity))};
+  return Status::OK();
+}
+
+Status Pool::SwitchRangeMap(const RangeMap::Change& change) {
+  MutexLock lock(&range_map_mu_);
+  const std::string wrong = range_map_->Check(change);
+  if (!wrong.empty())
+    return Status::InvalidArgument("range map change: " + wrong);
+  RootPage* r = root();
+  const uint64_t bytes = RangeChangeBytes(change);
+  if (range_log_.offset == 0 && range_log_count_ == 0) {
+    // The first change: no log yet. Naming one is safe while it holds no
+    // change of the base in use.
+    Status s = AllocateRangeMapRegion(
+        std::max(kMinRangeLogBytes, 2 * RangeMapRegionBytes(params_.range_layout)),
+        &range_log_);
+    if (!s.ok()) return s;
+    StoreRootWord(&r->range_map_log, range_log_.Encode());
+    range_log_end_ = range_log_.offset;
+  }
+  if (range_log_end_ + bytes <= range_log_.offset + range_log_.capacity()) {
+    WriteRangeChange(media_.get(), range_log_end_, range_base_generation_,
+                     range_log_count_, change);
+    media_->Drain();
+    StoreRootWord(&r->range_map_log_state,
+                  RangeLogState{range_base_generation_, range_log_count_ + 1}
+                      .Encode());
+    range_log_end_ += bytes;
+    ++range_log_count_;
+  } else {
+    RangeMap::Layout next = range_map_->Read();
+    RangeMap::ApplyTo(params_.dram_directory_bits, change, &next);
+    Status s = WriteRangeMapBase(next);
+    if (!s.ok()) return s;
+  }
+  range_map_->Apply(change);
+  return Status::OK();
+}
+
+// The change log is full: the map with its changes becomes a new base, in
+// the spare region (allocated, or grown, first), named by the root in one
+// atomic store; then the log starts over (a bigger one if the base grew).
+// A crash before that store leaves the old base with its changes, after it
+// the new base, whose generation the log's state then does not match.
+Status Pool::WriteRangeMapBase(const RangeMap::Layout& layout) {
+  RootPage* r = root();
+  const uint64_t bytes = RangeMapRegionBytes(layout);
+  if (range_map_spare_.offset == 0 || range_map_spare_.capacity() < bytes) {
+    // Twice what is needed, so that a region is rarely replaced. The one
+    // replaced is left behind (the allocator frees nothing); capacities
+    // double, so the regions ever left take less than the last one.
+    Status s = AllocateRangeMapRegion(2 * bytes, &range_map_spare_);
+    if (!s.ok()) return s;
+    StoreRootWord(&r->range_map_spare, range_map_spare_.Encode());
+  }
+  const uint64_t generation = range_base_generation_ + range_log_count_ + 1;
+  WriteRangeMap(media_.get(), range_map_spare_.offset,
+                params_.dram_directory_bits, generation, layout);
+  media_->Drain();
+  const uint64_t previous = r->range_map;
+  StoreRootWord(&r->range_map, range_map_spare_.Encode());
+  if (range_log_.capacity() < bytes) {
+    RangeMapRef bigger;
+    if (AllocateRangeMapRegion(std::max(kMinRangeLogBytes, 2 * bytes), &bigger)
+            .ok()) {
+      range_log_ = bigger;
+      StoreRootWord(&r->range_map_log, range_log_.Encode());
+    }
+  }
+  StoreRootWord(&r->range_map_log_state, RangeLogState{generation, 0}.Encode());
+  StoreRootWord(&r->range_map_spare, previous);
+  range_map_spare_ = RangeMapRef::Decode(previous);
+  range_base_generation_ = generation;
+  range_log_count_ = 0;
+  range_log_end_ = range_log_.offset;
   return Status::OK();
 }
 

@@ -25,6 +25,9 @@
 #include "pool/allocator.h"
 #include "pool/pool_format.h"
 #include "util/key_hasher.h"
+#include "util/mutex.h"
+#include "util/thread_annotations.h"
+#include "util/range_map.h"
 
 namespace plush::pool {
 
@@ -41,22 +44,37 @@ struct PoolParams {
   uint32_t log_chunks_per_log = 0;
   uint32_t payload_log_count = 0;
   uint32_t payload_chunk_size = 0;
-  // A range pool's unit boundaries, if it was created with a key sample
-  // (Options::range_key_sample); null: units by the keys' leading bits.
-  std::shared_ptr<const RangeBoundaries> range_boundaries;
+  // Range pools: how keys are placed on units (Superblock::partitioning).
+  enum class RangeUnits {
+    kKeyBits,     // the keys' leading bits (pools of earlier versions)
+    kBoundaries,  // fixed boundaries from a key sample (earlier versions)
+    kAdaptive,    // a range map that re-balances online
+  };
+  RangeUnits range_units = RangeUnits::kAdaptive;
+  // kBoundaries and kAdaptive: the map the pool was created with (read
+  // back from the pool when it is opened).
+  RangeMap::Layout range_layout;
+  // Options::range_key_sample was given (only range pools take one).
+  bool has_range_key_sample = false;
+
+  // A range pool whose units follow the keys (re-balanced online).
+  bool adaptive_range() const {
+    return partitioning == Partitioning::kRange &&
+           range_units == RangeUnits::kAdaptive;
+  }
 
   static PoolParams FromOptions(const Options& options);
   // InvalidArgument (from options) or Corruption (from a superblock) with a
   // message naming the bad field.
   Status Validate() const;
-  KeyHasher key_hasher() const {
-    return KeyHasher(partitioning == Partitioning::kRange, dram_directory_bits,
-                     range_boundaries);
-  }
   uint64_t log_region_size() const {
     return uint64_t{log_count} * log_chunks_per_log * log_chunk_size;
   }
 };
+
+// The most DRAM directory bits of a range pool with a range map: the map
+// keeps ~56 bytes of DRAM per unit (2^20 units: 56 MiB).
+inline constexpr unsigned kMaxRangeMapBits = 20;
 
 class Pool {
  public:
@@ -81,6 +99,23 @@ class Pool {
   RootPage* root() const { return media_->At<RootPage>(kRootOffset); }
   Allocator& allocator() { return *allocator_; }
   uint64_t heap_offset() const { return heap_offset_; }
+
+  // The placement of keys on DRAM directory entries (its map is shared by
+  // every copy: a re-balance changes it for all).
+  KeyHasher key_hasher() const;
+  // Range pools with a range map (kBoundaries, kAdaptive), else null.
+  RangeMap* range_map() const { return range_map_.get(); }
+  // Changes of the range map since the pool was created (persisted).
+  uint64_t range_map_generation() const EXCLUDES(range_map_mu_);
+  // Applies `change` to the pool's range map: persists it, then installs
+  // the new map in range_map() (kAdaptive pools only). The change is
+  // appended to the change log and counted in the root page in one atomic
+  // store; when the log is full, the whole map is written as a new base
+  // instead (pool_format.h). A crash leaves the old map or the new one.
+  // NoSpace if a region cannot be allocated, InvalidArgument if the change
+  // does not apply (nothing changed then).
+  Status SwitchRangeMap(const RangeMap::Change& change)
+      EXCLUDES(range_map_mu_);
 
   // End of the heap space handed out so far (the allocation mark): every
   // valid reference into the heap points below it. (A DRAM mirror of the
@@ -109,6 +144,16 @@ class Pool {
   Pool(std::shared_ptr<media::Media> media, const Options& options);
   Status Create(const FormatFn& format_new);
   Status Load();
+  // Reads and checks the range map of a kAdaptive pool: its base, the
+  // spare region and the change log, whose changes it applies.
+  Status LoadRangeMap() NO_THREAD_SAFETY_ANALYSIS;  // before any sharing
+  Status CheckRangeMapRef(const char* name, uint64_t word,
+                          RangeMapRef* ref) const;
+  Status AllocateRangeMapRegion(uint64_t bytes, RangeMapRef* ref);
+  Status WriteRangeMapBase(const RangeMap::Layout& layout)
+      REQUIRES(range_map_mu_);
+  // Stores a root page word in one atomic store and persists it.
+  void StoreRootWord(uint64_t* word, uint64_t value);
 
   std::shared_ptr<media::Media> media_;
   std::unique_ptr<media::WriteAmpProbe> write_amp_probe_;
@@ -117,6 +162,14 @@ class Pool {
   uint64_t heap_offset_ = 0;
   uint32_t stored_version_ = 0;
   std::unique_ptr<Allocator> allocator_;
+  std::shared_ptr<RangeMap> range_map_;
+  // DRAM copies of the range map's root words (offset 0: none).
+  mutable Mutex range_map_mu_;
+  RangeMapRef range_map_spare_ GUARDED_BY(range_map_mu_);
+  RangeMapRef range_log_ GUARDED_BY(range_map_mu_);
+  uint64_t range_log_end_ GUARDED_BY(range_map_mu_) = 0;
+  uint32_t range_log_count_ GUARDED_BY(range_map_mu_) = 0;
+  uint64_t range_base_generation_ GUARDED_BY(range_map_mu_) = 0;
 };
 
 }  // namespace plush::pool

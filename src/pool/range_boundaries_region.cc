@@ -17,9 +17,9 @@ namespace {
 constexpr uint64_t kLengthBytes = sizeof(uint16_t);
 static_assert(kMaxKeySize <= UINT16_MAX, "a boundary's length is 16 bits");
 
-uint64_t EntriesBytes(const RangeBoundaries& boundaries) {
+uint64_t EntriesBytes(const std::vector<std::string>& boundaries) {
   uint64_t bytes = 0;
-  for (const std::string& k : boundaries.keys()) bytes += kLengthBytes + k.size();
+  for (const std::string& k : boundaries) bytes += kLengthBytes + k.size();
   return bytes;
 }
 
@@ -29,15 +29,15 @@ uint64_t HeaderChecksum(const RangeBoundariesHeader& h) {
 
 }  // namespace
 
-uint64_t RangeBoundariesRegionBytes(const RangeBoundaries& boundaries) {
+uint64_t RangeBoundariesRegionBytes(const std::vector<std::string>& boundaries) {
   return sizeof(RangeBoundariesHeader) + EntriesBytes(boundaries);
 }
 
 void WriteRangeBoundaries(media::Media* media, uint64_t offset,
-                          const RangeBoundaries& boundaries) {
+                          const std::vector<std::string>& boundaries) {
   auto* entries = media->At<unsigned char>(offset + sizeof(RangeBoundariesHeader));
   unsigned char* out = entries;
-  for (const std::string& k : boundaries.keys()) {
+  for (const std::string& k : boundaries) {
     const auto length = static_cast<uint16_t>(k.size());
     std::memcpy(out, &length, kLengthBytes);
     if (!k.empty()) std::memcpy(out + kLengthBytes, k.data(), k.size());
@@ -45,7 +45,7 @@ void WriteRangeBoundaries(media::Media* media, uint64_t offset,
   }
   RangeBoundariesHeader h{};
   std::memcpy(h.magic, kRangeBoundariesMagic, sizeof(h.magic));
-  h.count = boundaries.keys().size();
+  h.count = boundaries.size();
   h.entries_bytes = static_cast<uint64_t>(out - entries);
   h.entries_checksum = Checksum(entries, h.entries_bytes);
   h.checksum = HeaderChecksum(h);
@@ -55,7 +55,7 @@ void WriteRangeBoundaries(media::Media* media, uint64_t offset,
 
 Status ReadRangeBoundaries(const media::Media& media, uint64_t offset,
                            uint64_t limit, unsigned dram_bits,
-                           std::shared_ptr<const RangeBoundaries>* boundaries) {
+                           std::vector<std::string>* boundaries) {
   auto damaged = [](const std::string& what) {
     return Status::Corruption("range boundaries: " + what);
   };
@@ -94,7 +94,7 @@ Status ReadRangeBoundaries(const media::Media& media, uint64_t offset,
       return damaged("boundary " + std::to_string(i) + " is out of order");
   }
   if (at != h.entries_bytes) return damaged("entries do not fill the region");
-  *boundaries = std::make_shared<const RangeBoundaries>(std::move(keys));
+  *boundaries = std::move(keys);
   return Status::OK();
 }
 

@@ -1,34 +1,37 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Reads and writes the range boundaries region of a pool (pool_format.h,
-// RangeBoundariesHeader; docs/format.md, "Range boundaries").
+// RangeBoundariesHeader; docs/format.md, "Range boundaries"): range pools
+// created with a key sample by earlier versions (kRangeByBoundaries) keep
+// their fixed boundaries in it. This version reads it, and writes it only
+// for the tests that make such pools.
 
 #ifndef PLUSH_POOL_RANGE_BOUNDARIES_REGION_H_
 #define PLUSH_POOL_RANGE_BOUNDARIES_REGION_H_
 
 #include <cstdint>
-#include <memory>
 
 #include "media/media.h"
 #include "plush/status.h"
-#include "util/range_boundaries.h"
+#include <string>
+#include <vector>
 
 namespace plush::pool {
 
 // Bytes the region of `boundaries` takes, header included.
-uint64_t RangeBoundariesRegionBytes(const RangeBoundaries& boundaries);
+uint64_t RangeBoundariesRegionBytes(const std::vector<std::string>& boundaries);
 
 // Writes and flushes (does not fence) the region at `offset`.
 // REQUIRES: RangeBoundariesRegionBytes() bytes of the media from there.
 void WriteRangeBoundaries(media::Media* media, uint64_t offset,
-                          const RangeBoundaries& boundaries);
+                          const std::vector<std::string>& boundaries);
 
 // Reads the region at `offset`, which must end at or before `limit`, and
 // checks it: its checksums, 2^dram_bits - 1 keys of valid lengths, in
 // ascending order. Corruption naming what is wrong otherwise.
 Status ReadRangeBoundaries(const media::Media& media, uint64_t offset,
                            uint64_t limit, unsigned dram_bits,
-                           std::shared_ptr<const RangeBoundaries>* boundaries);
+                           std::vector<std::string>* boundaries);
 
 }  // namespace plush::pool
 

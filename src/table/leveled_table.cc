@@ -31,7 +31,11 @@ LeveledTable::LeveledTable(pool::Pool* pool)
       media_(pool->media()),
       fanout_(1u << pool->params().fanout_bits),
       capacity_(kSlotsPerBucket << pool->params().fanout_bits),
-      hasher_(pool->params().key_hasher()) {}
+      hasher_(pool->key_hasher()),
+      filter_hash_mask_(
+          pool->params().adaptive_range()
+              ? ~((uint64_t{1} << pool->params().dram_directory_bits) - 1)
+              : ~uint64_t{0}) {}
 
 namespace {
 
@@ -82,6 +86,10 @@ Status LeveledTable::Open(pool::Pool* pool,
   for (uint64_t i = 0; i < dram.entry_count; ++i) {
     dram.entries[i].state = EntryState{1, 0}.Encode();
   }
+  t->max_dram_epoch_.store(1, std::memory_order_relaxed);
+  t->unit_records_.reset(new std::atomic<uint64_t>[dram.entry_count]);
+  for (uint64_t i = 0; i < dram.entry_count; ++i)
+    t->unit_records_[i].store(0, std::memory_order_relaxed);
 
   Status s = t->AllocateDramFilters();
   if (s.ok()) s = t->AttachLevels();
@@ -129,7 +137,7 @@ void LeveledTable::RebuildDramFilters(unsigned level) {
       const uint64_t key = bucket->keys[pos % kSlotsPerBucket];
       const uint64_t hash = HashOf(key, TestBit(e.indirect, pos));
       if (pos % kSlotsPerBucket == 0) FilterResetBucket(filter, b, fanout_);
-      FilterAdd(filter, b, MakeProbe(hash, fanout_));
+      FilterAdd(filter, b, ProbeOf(hash));
     }
   }
 }
@@ -192,14 +200,19 @@ Status LeveledTable::EnsureLevel(unsigned level) {
   if (!s.ok()) {
     // Skewed keys exhaust a range pool long before it is full: say so.
     const std::string skew_hint =
-        hasher_.range()
-            ? " (range-partitioned pool: keys that share their leading "
-              "bytes, or fall outside its key sample, crowd into few DRAM "
-              "entries, whose subtrees need new levels early; create the "
-              "pool with a sample of its keys, Options::range_key_sample "
-              "or plush create --sample; see docs/operations.md, \"Range "
-              "partitioning\")"
-            : "";
+        !hasher_.range() ? ""
+        : pool_->params().adaptive_range()
+            ? " (range-partitioned pool: a unit holds far more records than "
+              "the others, with re-balancing off (Options::range_rebalance) "
+              "or unable to free units to split it into, and its subtree "
+              "needs a level that is allocated for every unit; "
+              "DB::Rebalance or plush rebalance splits heavy units; see "
+              "docs/operations.md, \"Range partitioning\")"
+            : " (range-partitioned pool of an earlier version, whose units "
+              "do not follow its keys: keys that share their leading bytes "
+              "crowd into few DRAM entries, whose subtrees need new levels "
+              "early; convert it with plush rebalance; see "
+              "docs/operations.md, \"Range partitioning\")";
     return s.WithContext("creating level " + std::to_string(level) + " of " +
                          std::to_string(d.directory_bytes >> 20) + " MiB" +
                          skew_hint);
@@ -306,22 +319,39 @@ unsigned LeveledTable::AppendDram(uint64_t dram_index, uint64_t hash,
   AssignBit(e.tombstone, pos, slot.tombstone);
   AssignBit(e.indirect, pos, slot.indirect);
   if (i == 0) FilterResetBucket(e.filter, b, fanout_);
-  FilterAdd(e.filter, b, MakeProbe(hash, fanout_));
+  FilterAdd(e.filter, b, ProbeOf(hash));
   StoreRelease(e.state, EntryState{st.epoch, pos + 1}.Encode());
   return pos + 1;
+}
+
+void LeveledTable::RaiseMaxDramEpoch(uint64_t epoch) {
+  uint64_t max = max_dram_epoch_.load(std::memory_order_relaxed);
+  while (epoch > max && !max_dram_epoch_.compare_exchange_weak(
+                            max, epoch, std::memory_order_acq_rel)) {
+  }
+}
+
+void LeveledTable::AddUnitRecords(unsigned level, uint64_t index,
+                                  int64_t delta) {
+  const unsigned unit_shift = levels_[level].index_bits - levels_[0].index_bits;
+  std::atomic<uint64_t>& records = unit_records_[index >> unit_shift];
+  records.store(records.load(std::memory_order_relaxed) +
+                    static_cast<uint64_t>(delta),
+                std::memory_order_relaxed);
 }
 
 void LeveledTable::SetDramEpoch(uint64_t dram_index, uint64_t epoch) {
   DirectoryEntry& e = levels_[0].entries[dram_index];
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
   StoreRelease(e.state, EntryState{epoch, st.size}.Encode());
+  RaiseMaxDramEpoch(epoch);
 }
 
 void LeveledTable::PrefetchDram(uint64_t hash) const {
   const DirectoryEntry& e = levels_[0].entries[DramIndex(hash)];
   __builtin_prefetch(&e.state, 1);
   __builtin_prefetch(&e.tombstone, 1);
-  __builtin_prefetch(FilterLine(e.filter, MakeProbe(hash, fanout_)), 1);
+  __builtin_prefetch(FilterLine(e.filter, ProbeOf(hash)), 1);
 }
 
 // Memory latency, not computation, decides lookup speed, and dependent
@@ -334,7 +364,7 @@ void LeveledTable::PrefetchDram(uint64_t hash) const {
 // of different keys overlap as well.
 void LeveledTable::PlanLookup(const LookupKey& key, LookupPlan* plan) const {
   plan->key = key;
-  plan->probe = MakeProbe(key.hash, fanout_);
+  plan->probe = ProbeOf(key.hash);
   plan->levels = level_count();
   plan->index[0] = DramIndex(key.hash);
   for (unsigned l = 0; l < plan->levels; ++l) {
@@ -603,6 +633,20 @@ std::pair<uint64_t, uint64_t> LeveledTable::ChildEpochRange(
     max = std::max(max, epoch);
   }
   return {min, max};
+}
+
+void LeveledTable::CountUnit(uint64_t dram_index) {
+  const unsigned dram_bits = levels_[0].index_bits;
+  uint64_t n = 0;
+  for (unsigned l = 1; l < level_count(); ++l) {
+    const unsigned shift = levels_[l].index_bits - dram_bits;
+    for (uint64_t i = dram_index << shift; i < (dram_index + 1) << shift; ++i) {
+      n += std::min(
+          EntryState::Decode(LoadRelaxed(levels_[l].entries[i].state)).size,
+          capacity_);
+    }
+  }
+  SetUnitPmemRecords(dram_index, n);
 }
 
 LeveledTable::Occupancy LeveledTable::CountRecords() const {

@@ -212,6 +212,37 @@ class LeveledTable {
     std::vector<uint64_t> per_unit;  // indexed by DRAM entry
   };
   Occupancy CountRecords() const;
+  // The stored versions of unit `dram_index` on the PMem levels (its
+  // subtree), kept up to date by migrations under the DRAM entry's lock;
+  // counted from the levels by CountUnit() (until then: the changes since
+  // the pool was opened). One contiguous array: a re-balance sums it and
+  // looks for light neighbours in it. Lock-free, relaxed.
+  uint64_t UnitPmemRecords(uint64_t dram_index) const {
+    return unit_records_[dram_index].load(std::memory_order_relaxed);
+  }
+  // The same with the DRAM entry's records.
+  uint64_t UnitRecords(uint64_t dram_index) const {
+    return UnitPmemRecords(dram_index) + DramState(dram_index).size;
+  }
+  // The largest epoch of any DRAM entry (epochs only grow): no log record
+  // carries a larger one.
+  uint64_t MaxDramEpoch() const {
+    return max_dram_epoch_.load(std::memory_order_acquire);
+  }
+  // Counts unit `dram_index` from its entries' sizes into UnitPmemRecords().
+  // REQUIRES: the DRAM entry's lock.
+  void CountUnit(uint64_t dram_index);
+  // Sets UnitPmemRecords() (what a re-balance moved out no longer
+  // counts). REQUIRES: the DRAM entry's lock.
+  void SetUnitPmemRecords(uint64_t dram_index, uint64_t records) {
+    unit_records_[dram_index].store(records, std::memory_order_relaxed);
+  }
+  // Empties every entry of the unit's subtree on the PMem levels, each in
+  // one persisted store of its state word (epochs kept): a re-balance
+  // moved every record of the unit elsewhere. A crash in between leaves
+  // some of them, which no lookup reaches. REQUIRES: the DRAM entry's lock,
+  // an empty DRAM entry.
+  void ClearUnit(uint64_t dram_index);
   // The state word of entry `index` of `level` (0 = DRAM), for inspection.
   // REQUIRES: level < level_count(), index < entry_count(level).
   EntryState StateOf(unsigned level, uint64_t index) const {
@@ -247,6 +278,15 @@ class LeveledTable {
   Status AttachLevels();
   Status AllocateDramFilters();
   void RebuildDramFilters(unsigned level);
+  // The filter bits of a key hash. In a range pool with an adaptive map
+  // they leave out the DRAM bits: those name the key's unit under the map
+  // of the moment, and a re-balance moves records (and their filter bits)
+  // to units whose bits the migrations before the switch did not know.
+  FilterProbe ProbeOf(uint64_t hash) const {
+    return MakeProbe(hash & filter_hash_mask_, fanout_);
+  }
+  // Re-balances move keys between units (an adaptive range pool).
+  bool units_move() const { return filter_hash_mask_ != ~uint64_t{0}; }
   // The filter of an entry: in DRAM for the first dram_filter_levels PMem
   // levels, else inside the entry.
   uint64_t* FilterOf(const Level& level, uint64_t index) const {
@@ -255,6 +295,10 @@ class LeveledTable {
                : level.entries[index].filter;
   }
   Status EnsureLevel(unsigned level);
+  // Adds `delta` to UnitPmemRecords() of the unit entry `index` of
+  // `level` belongs to. REQUIRES: the unit's lock.
+  void AddUnitRecords(unsigned level, uint64_t index, int64_t delta);
+  void RaiseMaxDramEpoch(uint64_t epoch);
   // InsertDram without the lock check (recovery runs unlocked).
   unsigned AppendDram(uint64_t dram_index, uint64_t hash, const Slot& slot,
                       bool logged);
@@ -309,6 +353,7 @@ class LeveledTable {
   const unsigned fanout_;    // buckets per entry
   const unsigned capacity_;  // slots per entry
   const KeyHasher hasher_;
+  const uint64_t filter_hash_mask_;  // ProbeOf()
   const PayloadResolver* resolver_ = nullptr;
 
   std::array<Level, pool::kMaxPmemLevels + 1> levels_;
@@ -321,6 +366,8 @@ class LeveledTable {
       nullptr;  // filters of levels 1..dram_filter_levels
   uint64_t dram_filter_bytes_ = 0;
   ShardedCounter migrations_;
+  std::unique_ptr<std::atomic<uint64_t>[]> unit_records_;  // by DRAM entry
+  std::atomic<uint64_t> max_dram_epoch_{0};
 };
 
 }  // namespace plush::table

@@ -55,7 +55,7 @@ class ScriptedResolver final : public PayloadResolver {
     *key = kKey;
     return true;
   }
-  bool EntryIsIntact(uint64_t ref, uint64_t) const override {
+  bool EntryIsIntact(uint64_t ref, uint64_t, uint64_t) const override {
     return ref == kRef;
   }
 

@@ -123,7 +123,7 @@ bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index,
     key.has_inline = true;
     key.inline_key = slot.key;
   }
-  const FilterProbe probe = MakeProbe(hash, fanout_);
+  const FilterProbe probe = ProbeOf(hash);
   Slot found;
   for (unsigned l = level; l < level_count(); ++l) {
     if (l > level) index = ChildIndex(l - 1, index, hash);
@@ -289,6 +289,12 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   // 6. clear
   ClearSource(level, index);
   migrations_.Add(1);
+  // The unit's PMem records: the children's new ones, less the source's
+  // (a PMem source; the DRAM level's are counted apart).
+  int64_t kept = 0;
+  for (const Target& t : shares) kept += t.count;
+  AddUnitRecords(level, index,
+                 kept - (level == 0 ? 0 : static_cast<int64_t>(st.size)));
   return Status::OK();
 }
 
@@ -367,7 +373,7 @@ void LeveledTable::WriteTarget(unsigned level, const Target& t) {
     AssignBit(te.tombstone, pos, slot.tombstone);
     AssignBit(te.indirect, pos, slot.indirect);
     if (i == 0) FilterResetBucket(filter, b, fanout_);
-    FilterAdd(filter, b, MakeProbe(hash, fanout_));
+    FilterAdd(filter, b, ProbeOf(hash));
   }
   // Flush the lines written: keys and values of each touched bucket, the
   // filter (a share of ~16 records touches every plane), the flag line and
@@ -390,6 +396,18 @@ void LeveledTable::WriteTarget(unsigned level, const Target& t) {
   }
 }
 
+void LeveledTable::ClearUnit(uint64_t dram_index) {
+  const unsigned dram_bits = levels_[0].index_bits;
+  for (unsigned l = 1; l < level_count(); ++l) {
+    const unsigned shift = levels_[l].index_bits - dram_bits;
+    for (uint64_t i = dram_index << shift; i < (dram_index + 1) << shift; ++i) {
+      if (EntryState::Decode(LoadRelaxed(levels_[l].entries[i].state)).size > 0)
+        ClearSource(l, i);
+    }
+  }
+  SetUnitPmemRecords(dram_index, 0);
+}
+
 void LeveledTable::ClearSource(unsigned level, uint64_t index) {
   DirectoryEntry& e = levels_[level].entries[index];
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
@@ -399,6 +417,7 @@ void LeveledTable::ClearSource(unsigned level, uint64_t index) {
   // is left as it is; refilling a bucket resets its partition (filter.h).
   const uint64_t epoch = level == 0 ? st.epoch + 1 : st.epoch;
   StoreRelease(e.state, EntryState{epoch, 0}.Encode());
+  if (level == 0) RaiseMaxDramEpoch(epoch);
   if (level == 0) {
     for (uint64_t& w : e.unlogged) StoreRelaxed(w, 0);
   }

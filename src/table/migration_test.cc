@@ -56,7 +56,7 @@ class FakeResolver final : public PayloadResolver {
     *key = keys.at(ref);
     return true;
   }
-  bool EntryIsIntact(uint64_t ref, uint64_t) const override {
+  bool EntryIsIntact(uint64_t ref, uint64_t, uint64_t) const override {
     return Live(ref);
   }
 };

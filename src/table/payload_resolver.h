@@ -47,8 +47,11 @@ class PayloadResolver {
   virtual bool IsLive(uint64_t ref) const = 0;
   // Copies the key of the live entry `ref` into *key; false if dangling.
   virtual bool ReadKey(uint64_t ref, std::string* key) const = 0;
-  // True iff `ref` is a complete entry whose key hashes to `key_hash`.
-  virtual bool EntryIsIntact(uint64_t ref, uint64_t key_hash) const = 0;
+  // True iff `ref` is a complete entry whose key hashes to `key_hash`
+  // (in the bits of `hash_mask`: a re-balanced range pool's verification
+  // leaves out the bits that name the unit of the moment).
+  virtual bool EntryIsIntact(uint64_t ref, uint64_t key_hash,
+                             uint64_t hash_mask = ~uint64_t{0}) const = 0;
 };
 
 }  // namespace plush::table

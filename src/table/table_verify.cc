@@ -65,7 +65,8 @@ uint64_t LeveledTable::Verify(std::string* report) const {
             continue;  // dangling references are legal: dropped by the next
                        // migration
           }
-          if (indirect && !resolver_->EntryIsIntact(value, key) &&
+          if (indirect &&
+              !resolver_->EntryIsIntact(value, key, filter_hash_mask_) &&
               resolver_->IsLive(value)) {  // not compacted meanwhile
             problem(l, i,
                     "slot " + std::to_string(pos) + " references payload " +
@@ -74,8 +75,13 @@ uint64_t LeveledTable::Verify(std::string* report) const {
             continue;
           }
           const uint64_t hash = HashOf(key, indirect);
-          // Placement: the record must live in the entry its hash selects.
-          uint64_t expected = DramIndex(hash);
+          // Placement: the record must live in the entry its hash selects
+          // (in a re-balanced range pool: in the unit it is in, which may
+          // hold copies of keys that a re-balance moved elsewhere).
+          uint64_t expected =
+              units_move()
+                  ? i >> (level.index_bits - levels_[0].index_bits)
+                  : DramIndex(hash);
           for (unsigned k = 1; k <= l; ++k)
             expected = ChildIndex(k - 1, expected, hash);
           if (expected != i) {
@@ -85,7 +91,7 @@ uint64_t LeveledTable::Verify(std::string* report) const {
             continue;
           }
           // Filter: lookups must not be able to miss the record.
-          const FilterProbe probe = MakeProbe(hash, fanout_);
+          const FilterProbe probe = ProbeOf(hash);
           if (((FilterCandidates(FilterOf(level, i), buckets, probe) >> b) &
                1) == 0) {
             problem(

@@ -10,12 +10,13 @@
 //   range partitioning   KeyHash(key) << d | unit(key)
 //     by key bits        unit = (first 8 key bytes, big-endian,
 //                                zero-padded) >> (64 - d)
-//     by boundaries      unit = number of the pool's range boundaries at
-//                               or below the key (util/range_boundaries.h)
+//     by a range map     unit = the unit the pool's range map names for
+//                               the key's position (util/range_map.h)
 //
 // with d = dram_directory_bits. Range partitioning thus orders the DRAM
-// entries by key (entry i holds the keys of unit i), so an ordered scan
-// visits DRAM entries in index order; below the DRAM level keys still
+// entries by key (by key bits: entry i holds the keys of unit i, so an
+// ordered scan visits DRAM entries in index order; by a map: in the
+// order of the map's positions); below the DRAM level keys still
 // spread by hash, so that a DRAM entry's subtree fills evenly whatever the
 // keys of its unit look like.
 //
@@ -31,7 +32,7 @@
 #include <string_view>
 
 #include "util/hash.h"
-#include "util/range_boundaries.h"
+#include "util/range_map.h"
 
 namespace plush {
 
@@ -46,16 +47,16 @@ inline uint64_t KeyPrefix(std::string_view key) {
 
 class KeyHasher {
  public:
-  // `range`: order-preserving DRAM placement (dram_bits <= 32), on the
-  // `boundaries` if given (2^dram_bits - 1 of them), else on the leading
-  // `dram_bits` key bits.
+  // `range`: order-preserving DRAM placement (dram_bits <= 32), on `map`
+  // if given (of 2^dram_bits units), else on the leading `dram_bits` key
+  // bits.
   KeyHasher(bool range, unsigned dram_bits,
-            std::shared_ptr<const RangeBoundaries> boundaries = nullptr)
-      : range_(range),
-        dram_bits_(dram_bits),
-        boundaries_(std::move(boundaries)) {}
+            std::shared_ptr<const RangeMap> map = nullptr)
+      : range_(range), dram_bits_(dram_bits), map_(std::move(map)) {}
 
   bool range() const { return range_; }
+  // The range map, if the pool has one (else null).
+  const RangeMap* map() const { return map_.get(); }
 
   uint64_t Hash(std::string_view key) const {
     const uint64_t h = KeyHash(key);
@@ -66,15 +67,29 @@ class KeyHasher {
   uint64_t InlineHash(uint64_t key_word) const {
     const uint64_t h = InlineKeyHash(key_word);
     if (!range_) return h;
-    return Place(h, boundaries_ ? boundaries_->UnitOf(std::string_view(
-                                      reinterpret_cast<const char*>(&key_word),
-                                      8))
-                                : PrefixUnit(__builtin_bswap64(key_word)));
+    return Place(h, map_ ? map_->UnitOf(std::string_view(
+                               reinterpret_cast<const char*>(&key_word), 8))
+                         : PrefixUnit(__builtin_bswap64(key_word)));
+  }
+
+  // Hash() as if the map named `unit` for the key: what a re-balance
+  // writes the copy of a record with. REQUIRES: range().
+  uint64_t HashOnUnit(std::string_view key, uint64_t unit) const {
+    return Place(KeyHash(key), unit);
+  }
+
+  // The range map's version (0 without one): the same value before and
+  // after some work means the work placed keys on one map throughout.
+  uint64_t version() const { return map_ ? map_->version() : 0; }
+  // After reads that placed keys at `version`: the map did not change
+  // meanwhile (the reads before it are ordered before the check).
+  bool Unchanged(uint64_t version) const {
+    return map_ == nullptr || map_->Unchanged(version);
   }
 
  private:
   uint64_t UnitOf(std::string_view key) const {
-    return boundaries_ ? boundaries_->UnitOf(key) : PrefixUnit(KeyPrefix(key));
+    return map_ ? map_->UnitOf(key) : PrefixUnit(KeyPrefix(key));
   }
   uint64_t PrefixUnit(uint64_t big_endian_prefix) const {
     return dram_bits_ == 0 ? 0 : big_endian_prefix >> (64 - dram_bits_);
@@ -86,7 +101,7 @@ class KeyHasher {
 
   bool range_;
   unsigned dram_bits_;
-  std::shared_ptr<const RangeBoundaries> boundaries_;  // null: key bits
+  std::shared_ptr<const RangeMap> map_;  // null: key bits
 };
 
 }  // namespace plush

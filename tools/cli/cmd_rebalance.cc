@@ -1,19 +1,22 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// plush rebalance POOL: re-partitions a range pool at the quantiles of the
-// keys it holds (Options::range_key_sample), offline.
+// plush rebalance POOL: splits the heavy units of a range pool.
 //
-// The pool stays open, and so locked, throughout: nobody writes to it
-// while its records are copied. Steps:
+// A range pool of this version re-balances online (DB::Rebalance; the
+// background thread does the same as units become heavy): the command
+// opens it and asks for it. A range pool of an earlier version, whose
+// units do not follow its keys ("key bits", "key sample"), is converted
+// instead, offline, into a range pool of this version split at the
+// quantiles of its keys. The pool stays open, and so locked, throughout:
+// nobody writes to it while its records are copied. Steps:
 //   1. one scan samples its keys (key_sample.h);
 //   2. a new pool, POOL.rebalance, is created with the same creation
 //      parameters and that sample, and a second scan copies every record
 //      into it (unlogged write batches; Close() makes them durable);
 //   3. the new pool is renamed over POOL and the directory synced.
 // A crash before step 3 leaves POOL as it was, and perhaps a partial
-// POOL.rebalance, which the next rebalance removes; after it, the new pool,
-// complete. What the issue asks for online (moving boundaries while
-// readers and writers continue) is not built: docs/operations.md.
+// POOL.rebalance, which the next conversion removes; after it, the new
+// pool, complete.
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -97,16 +100,27 @@ Status CopyRecords(DB* from, DB* to, uint64_t* copied) {
   return batch.Count() == 0 ? Status::OK() : write();
 }
 
-Status Rebalance(const PoolArgs& args, DB* db) {
-  Stats before;
-  Status s = db->GetStats(&before);
-  if (!s.ok()) return s;
-  if (before.partitioning != "range") {
-    return Status::InvalidArgument(
-        "pool '" + args.path +
-        "' is hash-partitioned: its keys spread by hash already; rebalance "
-        "re-partitions range pools");
-  }
+void PrintBalance(const Stats& before, const Stats& after) {
+  std::cout << "records per unit (min, median, max) " << before.unit_records_min
+            << ", " << before.unit_records_median << ", "
+            << before.unit_records_max << " -> " << after.unit_records_min
+            << ", " << after.unit_records_median << ", "
+            << after.unit_records_max;
+}
+
+Status RebalanceOnline(const PoolArgs& args, DB* db, const Stats& before) {
+  uint64_t moves = 0;
+  Status s = db->Rebalance(&moves);
+  Stats after;
+  if (s.ok()) s = db->GetStats(&after);
+  if (!s.ok()) return s.WithContext("rebalancing '" + args.path + "'");
+  std::cout << "rebalanced " << args.path << ": " << moves << " moves; ";
+  PrintBalance(before, after);
+  std::cout << '\n';
+  return Status::OK();
+}
+
+Status Convert(const PoolArgs& args, DB* db, const Stats& before) {
   KeySample sample(before.dram_directory_bits);
   {
     std::unique_ptr<Iterator> it = db->NewIterator({});
@@ -114,8 +128,10 @@ Status Rebalance(const PoolArgs& args, DB* db) {
     if (!it->status().ok()) return it->status();
   }
   if (sample.seen() == 0) {
-    return Status::InvalidArgument("pool '" + args.path +
-                                   "' holds no records to partition by");
+    return Status::InvalidArgument(
+        "pool '" + args.path + "' (units by " + before.range_units +
+        ", an earlier version's) holds no records to partition by: create "
+        "a new range pool instead");
   }
   const std::string temporary = args.path + ".rebalance";
   if (unlink(temporary.c_str()) != 0 && errno != ENOENT) {
@@ -123,7 +139,8 @@ Status Rebalance(const PoolArgs& args, DB* db) {
                            "': " + std::strerror(errno));
   }
   std::unique_ptr<DB> fresh;
-  s = DB::Open(LikeThePool(before, args, sample.Take()), temporary, &fresh);
+  Status s =
+      DB::Open(LikeThePool(before, args, sample.Take()), temporary, &fresh);
   uint64_t copied = 0;
   if (s.ok()) s = CopyRecords(db, fresh.get(), &copied);
   Stats after;
@@ -138,20 +155,33 @@ Status Rebalance(const PoolArgs& args, DB* db) {
   }
   if (!s.ok()) {
     unlink(temporary.c_str());
-    return s.WithContext("rebalancing '" + args.path + "' (left as it was)");
+    return s.WithContext("converting '" + args.path + "' (left as it was)");
   }
   s = SyncDirectoryOf(args.path);
   if (!s.ok()) return s;
   struct stat file {};
   stat(args.path.c_str(), &file);
-  std::cout << "rebalanced " << args.path << ": " << copied
-            << " records; records per unit (min, median, max) "
-            << before.unit_records_min << ", " << before.unit_records_median
-            << ", " << before.unit_records_max << " -> "
-            << after.unit_records_min << ", " << after.unit_records_median
-            << ", " << after.unit_records_max << "; pool file "
-            << before.pool_bytes << " -> " << file.st_size << " bytes\n";
+  std::cout << "converted " << args.path << " (units by "
+            << before.range_units << ") to a re-balancing range pool: "
+            << copied << " records; ";
+  PrintBalance(before, after);
+  std::cout << "; pool file " << before.pool_bytes << " -> " << file.st_size
+            << " bytes\n";
   return Status::OK();
+}
+
+Status Rebalance(const PoolArgs& args, DB* db) {
+  Stats before;
+  Status s = db->GetStats(&before);
+  if (!s.ok()) return s;
+  if (before.partitioning != "range") {
+    return Status::InvalidArgument(
+        "pool '" + args.path +
+        "' is hash-partitioned: its keys spread by hash already; rebalance "
+        "re-partitions range pools");
+  }
+  return before.range_units == "adaptive" ? RebalanceOnline(args, db, before)
+                                          : Convert(args, db, before);
 }
 
 }  // namespace
@@ -160,8 +190,9 @@ void AddRebalanceCommand(CLI::App* app, int* exit_code) {
   auto pool = std::make_shared<PoolArgs>();
   CLI::App* cmd = app->add_subcommand(
       "rebalance",
-      "Re-partition a range pool at the quantiles of its keys (offline: "
-      "the pool is copied into a new one, which replaces it)");
+      "Split the heavy units of a range pool now (online, as its "
+      "background thread does); a range pool of an earlier version is "
+      "converted, offline, into one that re-balances");
   AddPoolArgs(cmd, pool.get());
   cmd->callback([pool, exit_code] {
     *exit_code = ExitWith(WithPool(ExistingPoolOptions(*pool), pool->path,

@@ -1,0 +1,496 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "db/range_rebalancer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <utility>
+
+namespace plush {
+namespace {
+
+// MeanRecords() is summed over every unit: recomputed once per this many
+// Heavy() calls (a writer's unit reaching its high-water mark asks).
+constexpr uint64_t kMeanEvery = 256;
+
+// The shortest key s with below < s <= key. REQUIRES: below < key.
+std::string SeparatorBetween(std::string_view below, std::string_view key) {
+  size_t shared = 0;
+  while (shared < below.size() && shared < key.size() &&
+         below[shared] == key[shared]) {
+    ++shared;
+  }
+  return std::string(key.substr(0, std::min(key.size(), shared + 1)));
+}
+
+// The locks of two DRAM entries, taken in index order (as write batches
+// take theirs: no deadlock).
+class TwoEntryLock {
+ public:
+  TwoEntryLock(table::LeveledTable& table, uint64_t a, uint64_t b)
+      : first_(table.DramLock(std::min(a, b))),
+        second_(table.DramLock(std::max(a, b))) {
+    first_.lock();
+    second_.lock();
+  }
+  ~TwoEntryLock() {
+    second_.unlock();
+    first_.unlock();
+  }
+
+ private:
+  SpinLockRef first_;
+  SpinLockRef second_;
+};
+
+}  // namespace
+
+RangeRebalancer::RangeRebalancer(pool::Pool* pool, table::LeveledTable* table,
+                                 payload::PayloadLogs* payload,
+                                 const std::atomic<bool>* closed)
+    : pool_(*pool),
+      table_(*table),
+      payload_(*payload),
+      closed_(*closed),
+      map_(pool->params().adaptive_range() ? pool->range_map() : nullptr) {}
+
+void RangeRebalancer::CountUnits() {
+  if (!enabled()) return;
+  for (uint64_t d = 0; d < table_.dram_entries(); ++d) {
+    if (closed_.load(std::memory_order_relaxed)) return;
+    SpinLockRef lock = table_.DramLock(d);
+    lock.lock();
+    table_.CountUnit(d);
+    lock.unlock();
+  }
+  counted_.store(true, std::memory_order_release);
+}
+
+uint64_t RangeRebalancer::MeanRecords() {
+  // Units that no position names hold nothing (a merge cleared them).
+  uint64_t total = 0;
+  for (uint64_t d = 0; d < table_.dram_entries(); ++d)
+    total += table_.UnitPmemRecords(d);
+  return total / std::max<size_t>(1, map_->positions());
+}
+
+uint64_t RangeRebalancer::HeavyAbove() {
+  if (mean_age_.fetch_add(1, std::memory_order_relaxed) % kMeanEvery == 0)
+    mean_.store(MeanRecords(), std::memory_order_relaxed);
+  return 2 * mean_.load(std::memory_order_relaxed) + table_.capacity();
+}
+
+bool RangeRebalancer::Heavy(uint64_t unit) {
+  if (!enabled() || !counted_.load(std::memory_order_acquire)) return false;
+  return table_.UnitRecords(unit) > HeavyAbove();
+}
+
+bool RangeRebalancer::Overloaded(uint64_t unit) {
+  if (!enabled() || !counted_.load(std::memory_order_relaxed)) return false;
+  const uint64_t records = table_.UnitRecords(unit);
+  return records > 2 * table_.capacity() && records > 2 * HeavyAbove();
+}
+
+Status RangeRebalancer::RebalanceOverloaded(uint64_t* moves) {
+  MutexLock lock(&mu_);
+  const uint64_t before = pool_.range_map_generation();
+  Status s = RebalanceHeaviestLocked(/*overloaded_only=*/true);
+  *moves = pool_.range_map_generation() - before;
+  return s;
+}
+
+Status RangeRebalancer::RebalanceHeaviestLocked(bool overloaded_only) {
+  mean_.store(MeanRecords(), std::memory_order_relaxed);
+  uint64_t heaviest = 0;
+  for (uint64_t d = 1; d < table_.dram_entries(); ++d) {
+    if (table_.UnitPmemRecords(d) > table_.UnitPmemRecords(heaviest))
+      heaviest = d;
+  }
+  const bool split =
+      overloaded_only ? Overloaded(heaviest) : Heavy(heaviest);
+  return split ? RebalanceLocked(heaviest, {}, /*split_blind=*/true)
+               : Status::OK();
+}
+
+Status RangeRebalancer::Rebalance(uint64_t unit, std::string_view written,
+                                  uint64_t* moves) {
+  MutexLock lock(&mu_);
+  const uint64_t before = pool_.range_map_generation();
+  Status s = RebalanceLocked(unit, written, /*split_blind=*/false);
+  *moves = pool_.range_map_generation() - before;
+  return s;
+}
+
+Status RangeRebalancer::RebalanceAll(uint64_t* moves) {
+  *moves = 0;
+  if (!enabled()) {
+    return Status::NotSupported(
+        "re-balancing needs a range pool with an adaptive range map (this "
+        "one is hash-partitioned, or a range pool of an earlier version: "
+        "convert it with plush rebalance)");
+  }
+  if (!counted_.load(std::memory_order_acquire)) CountUnits();
+  MutexLock lock(&mu_);
+  const uint64_t before = pool_.range_map_generation();
+  // Rounds over the heavy units, heaviest first; each split changes the
+  // counts, so a round ends at its first move. A unit that cannot be split
+  // (no free units for it, or not heavy once recounted) leaves the others
+  // to try; a round in which none moves ends the re-balance.
+  for (bool moved = true; moved;) {
+    moved = false;
+    mean_.store(MeanRecords(), std::memory_order_relaxed);
+    std::vector<std::pair<uint64_t, uint32_t>> heavy;  // (records, unit)
+    for (const uint32_t u : map_->Units()) {
+      if (Heavy(u)) heavy.emplace_back(table_.UnitRecords(u), u);
+    }
+    std::sort(heavy.rbegin(), heavy.rend());
+    for (const auto& [records, unit] : heavy) {
+      const uint64_t round = pool_.range_map_generation();
+      Status s = RebalanceLocked(unit, {}, /*split_blind=*/true);
+      if (!s.ok()) {
+        *moves = pool_.range_map_generation() - before;
+        return s;
+      }
+      if (pool_.range_map_generation() != round) {
+        moved = true;
+        break;
+      }
+    }
+  }
+  *moves = pool_.range_map_generation() - before;
+  return Status::OK();
+}
+
+Status RangeRebalancer::RebalanceLocked(uint64_t unit,
+                                        std::string_view written,
+                                        bool split_blind) {
+  if (!enabled()) return Status::OK();
+  // Under the unit's lock: how many records it holds in its range (the
+  // count may be off after a crash), and where to split it.
+  std::string separator;
+  bool appending = false;
+  {
+    const std::optional<RangeMap::Range> range = map_->RangeOfUnit(unit);
+    if (!range) return Status::OK();
+    SpinLockRef lock = table_.DramLock(unit);
+    lock.lock();
+    std::vector<Record> records;
+    Status s = ReadNewest(unit, *range, &records);
+    if (s.ok()) {
+      table_.CountUnit(unit);
+      s = ChooseSplit(unit, written, split_blind, records, &separator,
+                      &appending);
+    }
+    lock.unlock();
+    if (!s.ok()) return s;
+    mean_.store(MeanRecords(), std::memory_order_relaxed);
+    if (separator.empty() || !Heavy(unit)) return Status::OK();
+  }
+  // Keys that keep growing: the unit keeps its keys and a free unit takes
+  // the keys above them (nothing moves). Otherwise both halves move to
+  // free units and the unit is cleared: a split that left a half behind
+  // would leave the other half's old copies in the unit's subtree for
+  // good, where every scan of the unit reads them. The free units are
+  // found first: a split goes ahead only with all it needs.
+  std::vector<FreeCandidate> frees;
+  if (!FindFree(unit, appending ? 1 : 2, &frees)) return Status::OK();
+  uint64_t upper = 0;
+  Status s = Free(frees[0], &upper);
+  if (!s.ok()) return s;
+  RangeMap::Change split;
+  split.kind = RangeMap::Change::Kind::kSplit;
+  split.unit = static_cast<uint32_t>(upper);
+  if (!appending) split.separator = separator;
+  s = Move(unit, upper, split);
+  if (!s.ok() || appending) return s;
+  uint64_t lower = 0;
+  s = Free(frees[1], &lower);
+  if (!s.ok()) return s;
+  RangeMap::Change reassign;
+  reassign.kind = RangeMap::Change::Kind::kReassign;
+  reassign.unit = static_cast<uint32_t>(lower);
+  return Move(unit, lower, reassign);
+}
+
+Status RangeRebalancer::ChooseSplit(uint64_t unit, std::string_view written,
+                                    bool split_blind,
+                                    const std::vector<Record>& records,
+                                    std::string* separator, bool* appending) {
+  separator->clear();
+  *appending = false;
+  std::vector<size_t> live;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!records[i].tombstone) live.push_back(i);
+  }
+  if (live.size() < 2) return Status::OK();
+  // The unit's recent writes are its DRAM entry's records (CollectSubtree
+  // hands them out first).
+  const unsigned recent = table_.DramState(unit).size;
+  std::vector<table::Slot> slots;
+  Status s = table_.CollectSubtree(unit, &slots);
+  if (!s.ok()) return s;
+  std::vector<std::string> recent_keys;
+  std::string key;
+  for (unsigned i = 0; i < recent && i < slots.size(); ++i) {
+    const table::Slot& slot = slots[i];
+    if (slot.indirect) {
+      if (!payload_.ReadKey(slot.value, &key)) continue;
+    } else {
+      key.assign(reinterpret_cast<const char*>(&slot.key), 8);
+    }
+    recent_keys.push_back(key);
+  }
+  if (!written.empty()) recent_keys.emplace_back(written);
+  std::sort(recent_keys.begin(), recent_keys.end());
+  recent_keys.erase(std::unique(recent_keys.begin(), recent_keys.end()),
+                    recent_keys.end());
+  // Keys that keep growing: every key at or above the lowest recent write
+  // is a recent write (and they are not the whole unit).
+  if (!recent_keys.empty()) {
+    const size_t at_or_above = static_cast<size_t>(
+        records.end() -
+        std::lower_bound(records.begin(), records.end(), recent_keys.front(),
+                         [](const Record& r, const std::string& k) {
+                           return r.key < k;
+                         }));
+    *appending =
+        at_or_above <= recent_keys.size() && at_or_above < records.size();
+  }
+  if (*appending) {
+    // Above the largest key: Move() takes it under the locks, so that
+    // what is appended meanwhile stays too.
+    *separator = records.back().key + std::string(1, '\0');
+    return Status::OK();
+  }
+  // A unit whose recent writes are not known (its DRAM entry was just
+  // migrated) is split when it is overloaded, or asked for: a split of
+  // keys that keep growing that was taken for one at the median would
+  // copy the whole unit for nothing.
+  if (recent_keys.empty() && !split_blind) {
+    separator->clear();
+    return Status::OK();
+  }
+  const size_t median = live[live.size() / 2];
+  *separator = SeparatorBetween(records[median - 1].key, records[median].key);
+  return Status::OK();
+}
+
+bool RangeRebalancer::FindFree(uint64_t heavy, size_t count,
+                               std::vector<FreeCandidate>* frees) {
+  frees->clear();
+  const std::vector<uint32_t> units = map_->Units();
+  std::vector<bool> taken(table_.dram_entries());
+  for (const uint32_t u : units) taken[u] = true;
+  // Units no position names hold nothing live.
+  for (uint64_t u = 0; u < taken.size() && frees->size() < count; ++u) {
+    if (!taken[u]) frees->push_back({u, u});
+  }
+  // Then the lightest neighbours, if merging them makes a unit below 3/4
+  // of the heavy one (so that the largest unit shrinks); the lighter of
+  // the two moves into the heavier. Pairs are ranked by their records on
+  // PMem (one array), the few lightest then by all their records (the
+  // DRAM entries', a miss each): a unit whose recent writes are all still
+  // in DRAM is not empty.
+  std::fill(taken.begin(), taken.end(), false);
+  taken[heavy] = true;
+  const uint64_t limit = table_.UnitRecords(heavy) * 3 / 4;
+  constexpr size_t kShortlist = 8;
+  while (frees->size() < count) {
+    std::vector<std::pair<uint64_t, size_t>> lightest;  // (records, position)
+    for (size_t p = 0; p + 1 < units.size(); ++p) {
+      if (taken[units[p]] || taken[units[p + 1]]) continue;
+      const uint64_t records = table_.UnitPmemRecords(units[p]) +
+                               table_.UnitPmemRecords(units[p + 1]);
+      if (records > limit) continue;
+      if (lightest.size() < kShortlist) {
+        lightest.emplace_back(records, p);
+        std::push_heap(lightest.begin(), lightest.end());
+      } else if (records < lightest.front().first) {
+        std::pop_heap(lightest.begin(), lightest.end());
+        lightest.back() = {records, p};
+        std::push_heap(lightest.begin(), lightest.end());
+      }
+    }
+    size_t best = units.size();
+    uint64_t best_records = limit + 1;
+    for (const auto& [pmem, p] : lightest) {
+      const uint64_t records =
+          table_.UnitRecords(units[p]) + table_.UnitRecords(units[p + 1]);
+      if (records < best_records) {
+        best = p;
+        best_records = records;
+      }
+    }
+    if (best == units.size()) return false;
+    const uint64_t a = units[best];
+    const uint64_t b = units[best + 1];
+    taken[a] = taken[b] = true;
+    frees->push_back(table_.UnitRecords(a) >= table_.UnitRecords(b)
+                         ? FreeCandidate{b, a}
+                         : FreeCandidate{a, b});
+  }
+  return true;
+}
+
+Status RangeRebalancer::Free(const FreeCandidate& candidate,
+                             uint64_t* freed) {
+  *freed = candidate.unit;
+  if (candidate.into == candidate.unit) {
+    // No position names it; a crash may have left it records (a move's
+    // copies, a clear not finished).
+    SpinLockRef lock = table_.DramLock(candidate.unit);
+    lock.lock();
+    Status s = MigrateIfNotEmpty(candidate.unit);
+    if (s.ok()) table_.ClearUnit(candidate.unit);
+    lock.unlock();
+    return s;
+  }
+  RangeMap::Change merge;
+  merge.kind = RangeMap::Change::Kind::kMerge;
+  merge.unit = static_cast<uint32_t>(candidate.into);
+  return Move(candidate.unit, candidate.into, merge);
+}
+
+Status RangeRebalancer::ReadNewest(uint64_t unit, const RangeMap::Range& range,
+                                   std::vector<Record>* records) const {
+  std::vector<table::Slot> slots;
+  Status s = table_.CollectSubtree(unit, &slots);
+  if (!s.ok()) return s;
+  // Newest first: the first version of a key met is its newest. A
+  // reference that dangles belongs to a superseded version.
+  std::vector<Record> all;
+  all.reserve(slots.size());
+  for (const table::Slot& slot : slots) {
+    Record r;
+    r.tombstone = slot.tombstone;
+    if (slot.indirect) {
+      if (!payload_.ReadEntry(slot.value, &r.key, &r.value)) continue;
+    } else {
+      r.key.assign(reinterpret_cast<const char*>(&slot.key), 8);
+      if (!slot.tombstone)
+        r.value.assign(reinterpret_cast<const char*>(&slot.value), 8);
+    }
+    if (range.Contains(r.key)) all.push_back(std::move(r));
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Record& a, const Record& b) { return a.key < b.key; });
+  records->clear();
+  for (Record& r : all) {
+    if (records->empty() || records->back().key != r.key)
+      records->push_back(std::move(r));
+  }
+  return Status::OK();
+}
+
+Status RangeRebalancer::MigrateIfNotEmpty(uint64_t unit) {
+  return table_.DramState(unit).size > 0 ? table_.MigrateDram(unit)
+                                         : Status::OK();
+}
+
+
+Status RangeRebalancer::Move(uint64_t from, uint64_t to,
+                             RangeMap::Change change) {
+  TwoEntryLock lock(table_, from, to);
+  if (closed_.load(std::memory_order_relaxed))
+    return Status::InvalidArgument("the DB is closed");
+  // The positions as they are now: only moves change them, and a move
+  // takes the locks of both units it changes.
+  const std::optional<RangeMap::Range> from_range = map_->RangeOfUnit(from);
+  if (!from_range) return Status::OK();
+  RangeMap::Range range = *from_range;
+  change.position = static_cast<uint32_t>(range.position);
+  if (change.kind == RangeMap::Change::Kind::kSplit &&
+      change.separator.empty()) {
+    // Above the largest key the unit holds now (keys that keep growing).
+    std::vector<Record> all;
+    Status s = ReadNewest(from, range, &all);
+    if (!s.ok() || all.empty()) return s;
+    change.separator = all.back().key + std::string(1, '\0');
+  }
+  if (change.kind == RangeMap::Change::Kind::kSplit) {
+    if (change.separator <= range.lower ||
+        (range.upper && change.separator >= *range.upper)) {
+      return Status::OK();  // the range changed since the split was chosen
+    }
+    range.lower = change.separator;
+  } else if (change.kind == RangeMap::Change::Kind::kMerge) {
+    const std::optional<RangeMap::Range> to_range = map_->RangeOfUnit(to);
+    if (!to_range || (to_range->position + 1 != range.position &&
+                      range.position + 1 != to_range->position)) {
+      return Status::OK();  // no longer neighbours
+    }
+    change.position =
+        static_cast<uint32_t>(std::min(range.position, to_range->position));
+  }
+  // 1. Nothing of either unit is left only in a log.
+  Status s = MigrateIfNotEmpty(from);
+  if (s.ok()) s = MigrateIfNotEmpty(to);
+  // 2. Copies of `from`'s keys in the range; what `to` holds there already
+  // is shadowed: by a copy, or by a tombstone where `from` has no live
+  // version.
+  std::vector<Record> moving;
+  std::vector<Record> held;
+  if (s.ok()) s = ReadNewest(from, range, &moving);
+  if (s.ok()) s = ReadNewest(to, range, &held);
+  if (!s.ok()) return s;
+  std::vector<const Record*> writes;
+  std::vector<Record> tombstones;
+  auto live = moving.begin();
+  for (const Record& h : held) {
+    while (live != moving.end() && live->key < h.key) ++live;
+    const bool shadowed =
+        live != moving.end() && live->key == h.key && !live->tombstone;
+    if (!shadowed && !h.tombstone) tombstones.push_back({h.key, {}, true});
+  }
+  for (const Record& r : moving) {
+    if (!r.tombstone) writes.push_back(&r);
+  }
+  for (const Record& t : tombstones) writes.push_back(&t);
+  // The copies' payload entries stay reserved until the map is switched:
+  // until then compaction would take them for another unit's.
+  std::deque<payload::PayloadLogs::Ticket> tickets;
+  const payload::PayloadLogs::DeferCompaction under_locks;
+  const KeyHasher& hasher = table_.hasher();
+  for (const Record* r : writes) {
+    if (table_.DramFull(to)) {
+      s = table_.MigrateDram(to);
+      if (!s.ok()) return s;
+    }
+    const uint64_t hash = hasher.HashOnUnit(r->key, to);
+    table::Slot slot;
+    if (r->key.size() == 8 && (r->tombstone || r->value.size() == 8)) {
+      uint64_t key_word = 0, value_word = 0;
+      std::memcpy(&key_word, r->key.data(), 8);
+      if (!r->tombstone) std::memcpy(&value_word, r->value.data(), 8);
+      slot = {key_word, value_word, r->tombstone, false};
+    } else {
+      uint64_t ref = 0;
+      s = payload_.Append(r->key, hash, r->value, &ref, &tickets.emplace_back());
+      if (!s.ok()) return s;
+      slot = {hash, ref, r->tombstone, true};
+    }
+    table_.InsertDram(to, hash, slot, /*logged=*/false);
+  }
+  // 3. Durable, and above every epoch a log may hold.
+  s = MigrateIfNotEmpty(to);
+  if (!s.ok()) return s;
+  table_.SetDramEpoch(to, std::max(table_.MaxDramEpoch(),
+                                   table_.DramState(to).epoch));
+  s = table_.MigrateDram(to);
+  if (!s.ok()) return s;
+  // 4.
+  s = pool_.SwitchRangeMap(change);
+  if (!s.ok()) return s;
+  // 5. What moved stays behind in `from`, where no lookup reaches it; a
+  // unit left without a position holds nothing else: cleared.
+  if (change.kind == RangeMap::Change::Kind::kSplit) {
+    const uint64_t records = table_.UnitPmemRecords(from);
+    table_.SetUnitPmemRecords(from, records - std::min(records, moving.size()));
+  } else {
+    table_.ClearUnit(from);
+  }
+  return Status::OK();
+}
+
+}  // namespace plush

@@ -1,0 +1,165 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Online re-balancing of a range pool's units (util/range_map.h; docs/
+// architecture.md, "Re-balancing a range pool").
+//
+// A unit is heavy when it stores more than twice the mean of the units
+// the map names, plus one DRAM entry's capacity. A heavy unit is split in
+// two at the median of its keys: both halves move to free units and the
+// unit is cleared (a half left in place would leave the other half's old
+// copies in its subtree, where every scan of the unit would read them).
+// If its recent writes (its DRAM entry) lie above most of its keys — keys
+// that keep growing — the unit keeps its keys and a free unit takes the
+// keys above them: nothing moves. A free unit is one no position names,
+// or one freed by merging the two neighbouring positions that store the
+// fewest records between them (the lighter moves into the heavier).
+//
+// A move of a key range R from unit A to unit B, under both units' locks
+// (writers of either wait; lookups go on, on A, until the switch):
+//   1. migrate A and B: every logged or unlogged record of either is on
+//      PMem, so no log record of theirs is needed any more;
+//   2. copy A's newest version of every key in R into B, and a tombstone
+//      for every key B holds in R that A does not (a crashed earlier move,
+//      or B's own past in R): unlogged inserts with B's table hash and new
+//      payload entries (the entries' checks are seeded with it), migrated
+//      until all are on PMem;
+//   3. raise B's epochs above every epoch any log may hold (the largest
+//      DRAM epoch, through an empty migration): recovery, which places a
+//      log record by the map it finds, then takes every older record of a
+//      key in R for one already on PMem;
+//   4. switch the map: one change, persisted in one atomic store
+//      (Pool::SwitchRangeMap) — the only persist point that changes what a
+//      lookup finds — then installed in DRAM, which makes lookups that
+//      raced it retry (DBImpl::Get) and writers that raced it place their
+//      key again (WritePath);
+//   5. a unit left without a position has its subtree cleared.
+// A crash before step 4 leaves A as it was and B with copies that no
+// lookup reaches (their keys' position names A; scans keep each unit's
+// range only); a later move of R into B shadows them (step 2). After
+// step 4, A keeps copies of R that no lookup reaches. The payload entries
+// of step 2 stay out of compaction's reach until the switch (the move
+// holds their reservations): compaction checks an entry against the table
+// hash of its key under the current map.
+//
+// Thread safety: one re-balance at a time (a mutex); any thread.
+
+#ifndef PLUSH_DB_RANGE_REBALANCER_H_
+#define PLUSH_DB_RANGE_REBALANCER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "payload/payload_logs.h"
+#include "plush/status.h"
+#include "pool/pool.h"
+#include "table/leveled_table.h"
+#include "util/mutex.h"
+#include "util/range_map.h"
+#include "util/thread_annotations.h"
+
+namespace plush {
+
+class RangeRebalancer {
+ public:
+  RangeRebalancer(pool::Pool* pool, table::LeveledTable* table,
+                  payload::PayloadLogs* payload,
+                  const std::atomic<bool>* closed);
+
+  // The pool re-balances (a range pool with an adaptive map).
+  bool enabled() const { return map_ != nullptr; }
+
+  // Counts every unit's records from the levels (each under its lock), so
+  // that Heavy() means something; until then nothing is heavy. For the
+  // background thread, once after the pool is opened.
+  void CountUnits();
+  // Whether `unit` is heavy (above). Lock-free; reads the counts.
+  bool Heavy(uint64_t unit);
+  // Whether `unit` is twice as heavy: its writers have outrun the
+  // background thread's splits (all writes going to one unit do) and
+  // should split it themselves before they write more.
+  bool Overloaded(uint64_t unit);
+
+  // Splits `unit` if it is heavy, freeing units by merges first.
+  // `written`: a key just written to the unit, if known (empty: none):
+  // with the unit's DRAM entry, what tells keys that keep growing (a unit
+  // with neither is left for RebalanceOverloaded).
+  // *moves: the moves made (0: the unit was not heavy, or no two
+  // neighbours are light enough to merge).
+  Status Rebalance(uint64_t unit, std::string_view written, uint64_t* moves)
+      EXCLUDES(mu_);
+  // Splits the heaviest unit if it is overloaded: one that no longer
+  // receives writes is found no other way. (Not merely heavy: the unit
+  // that a split of keys that keep growing leaves behind is heavy until
+  // the mean grows, and splitting it would copy it for little.)
+  Status RebalanceOverloaded(uint64_t* moves) EXCLUDES(mu_);
+  // Re-balances until no unit is heavy, or no move helps.
+  Status RebalanceAll(uint64_t* moves) EXCLUDES(mu_);
+
+ private:
+  // A record copied by a move.
+  struct Record {
+    std::string key;
+    std::string value;
+    bool tombstone = false;
+  };
+  // `split_blind`: split at the median even when the unit's recent writes
+  // are not known.
+  Status RebalanceLocked(uint64_t unit, std::string_view written,
+                         bool split_blind) REQUIRES(mu_);
+  Status RebalanceHeaviestLocked(bool overloaded_only) REQUIRES(mu_);
+  // The count above which a unit is heavy.
+  uint64_t HeavyAbove();
+  // The mean of the named units' records.
+  uint64_t MeanRecords();
+  // Where to split `unit`, whose newest `records` (sorted) are given:
+  // *separator (empty: the unit cannot be split) and whether its keys keep
+  // growing (every key at or above the lowest recent write, `written` or
+  // in the DRAM entry, is a recent write). REQUIRES: the unit's lock.
+  Status ChooseSplit(uint64_t unit, std::string_view written,
+                     bool split_blind, const std::vector<Record>& records,
+                     std::string* separator, bool* appending);
+  // A unit to free: `unit`, merged into its neighbour `into` (into ==
+  // unit: no position names it).
+  struct FreeCandidate {
+    uint64_t unit;
+    uint64_t into;
+  };
+  // Finds `count` units to free for splitting `heavy`: units no position
+  // names, then the lighter of each of the lightest neighbouring pairs
+  // (disjoint, without `heavy`) whose merge stays below half of `heavy`.
+  // False if there are not that many.
+  bool FindFree(uint64_t heavy, size_t count,
+                std::vector<FreeCandidate>* frees) REQUIRES(mu_);
+  // Frees the candidate (merging it) and stores it in *freed.
+  Status Free(const FreeCandidate& candidate, uint64_t* freed)
+      REQUIRES(mu_);
+  // The newest version of every key of unit `unit` within `range`, sorted
+  // by key (tombstones included). REQUIRES: the unit's lock.
+  Status ReadNewest(uint64_t unit, const RangeMap::Range& range,
+                    std::vector<Record>* records) const;
+  // Moves keys from `from` to `to` as `change` says (its position is
+  // `from`'s, taken under the locks): kMerge all of `from`'s range into
+  // its neighbour `to`; kSplit the part of `from`'s range from the
+  // separator on; kReassign all of it. Steps 1-5 above. Moves nothing if
+  // the map no longer allows the change.
+  Status Move(uint64_t from, uint64_t to, RangeMap::Change change)
+      REQUIRES(mu_);
+  Status MigrateIfNotEmpty(uint64_t unit);
+
+  pool::Pool& pool_;
+  table::LeveledTable& table_;
+  payload::PayloadLogs& payload_;
+  const std::atomic<bool>& closed_;
+  RangeMap* const map_;
+  Mutex mu_;
+  std::atomic<bool> counted_{false};
+  // MeanRecords(), recomputed every kMeanEvery calls.
+  std::atomic<uint64_t> mean_{0};
+  std::atomic<uint64_t> mean_age_{0};
+};
+
+}  // namespace plush
+
+#endif  // PLUSH_DB_RANGE_REBALANCER_H_

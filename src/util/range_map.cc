@@ -1,0 +1,364 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "util/range_map.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "plush/limits.h"
+
+namespace plush {
+namespace {
+
+constexpr auto kRelaxed = std::memory_order_relaxed;
+
+}  // namespace
+
+RangeMap::Layout RangeMap::FromSample(std::vector<std::string> sample,
+                                      unsigned bits) {
+  std::sort(sample.begin(), sample.end());
+  const uint64_t units = uint64_t{1} << bits;
+  Layout layout;
+  layout.separators.reserve(units - 1);
+  for (uint64_t i = 1; i < units; ++i)
+    layout.separators.push_back(sample[i * sample.size() / units]);
+  layout.units = IdentityUnits(units);
+  return layout;
+}
+
+RangeMap::Layout RangeMap::ByLeadingBits(unsigned bits) {
+  const uint64_t units = uint64_t{1} << bits;
+  Layout layout;
+  layout.separators.reserve(units - 1);
+  for (uint64_t i = 1; i < units; ++i)
+    layout.separators.push_back(LeadingBitsSeparator(i, bits));
+  layout.units = IdentityUnits(units);
+  return layout;
+}
+
+std::string RangeMap::LeadingBitsSeparator(uint64_t i, unsigned bits) {
+  // Without its trailing zero bytes: a key shorter than 8 bytes that ends
+  // where the number does (zero-padded, the same prefix) is at or above
+  // it.
+  const uint64_t number = i << (64 - bits);
+  const uint64_t big_endian = __builtin_bswap64(number);
+  return std::string(reinterpret_cast<const char*>(&big_endian),
+                     8 - __builtin_ctzll(number) / 8);
+}
+
+std::vector<uint32_t> RangeMap::IdentityUnits(size_t positions) {
+  std::vector<uint32_t> units(positions);
+  for (size_t p = 0; p < positions; ++p) units[p] = static_cast<uint32_t>(p);
+  return units;
+}
+
+std::string RangeMap::Invalid(unsigned bits, const Layout& layout) {
+  const uint64_t capacity = uint64_t{1} << bits;
+  if (layout.units.empty() || layout.units.size() > capacity) {
+    return std::to_string(layout.units.size()) + " positions for " +
+           std::to_string(capacity) + " units";
+  }
+  if (layout.separators.size() + 1 != layout.units.size()) {
+    return std::to_string(layout.separators.size()) + " separators for " +
+           std::to_string(layout.units.size()) + " positions";
+  }
+  std::vector<bool> named(capacity);
+  for (size_t p = 0; p < layout.units.size(); ++p) {
+    const uint32_t u = layout.units[p];
+    if (u >= capacity) {
+      return "position " + std::to_string(p) + " names unit " +
+             std::to_string(u) + " of " + std::to_string(capacity);
+    }
+    if (named[u]) {
+      return "unit " + std::to_string(u) + " is named twice (position " +
+             std::to_string(p) + ")";
+    }
+    named[u] = true;
+  }
+  for (size_t i = 0; i < layout.separators.size(); ++i) {
+    if (layout.separators[i].size() > kMaxKeySize) {
+      return "separator " + std::to_string(i) + " is longer than a key (" +
+             std::to_string(layout.separators[i].size()) + " bytes)";
+    }
+    if (i > 0 && layout.separators[i] < layout.separators[i - 1])
+      return "separator " + std::to_string(i) + " is out of order";
+  }
+  return {};
+}
+
+std::string RangeMap::ApplyTo(unsigned bits, const Change& change,
+                            Layout* layout) {
+  const size_t p = change.position;
+  std::vector<std::string>& separators = layout->separators;
+  std::vector<uint32_t>& units = layout->units;
+  if (change.kind == Change::Kind::kMerge) {
+    if (p + 1 >= units.size()) {
+      return "merge of position " + std::to_string(p) + " of " +
+             std::to_string(units.size());
+    }
+    // The two units may be neither: the named one must be one of them.
+    if (change.unit != units[p] && change.unit != units[p + 1]) {
+      return "merge of positions " + std::to_string(p) + " and " +
+             std::to_string(p + 1) + " onto unit " +
+             std::to_string(change.unit) + ", which neither names";
+    }
+    separators.erase(separators.begin() + static_cast<ptrdiff_t>(p));
+    units.erase(units.begin() + static_cast<ptrdiff_t>(p + 1));
+    units[p] = change.unit;
+  } else if (change.kind == Change::Kind::kSplit) {
+    if (p >= units.size()) {
+      return "split of position " + std::to_string(p) + " of " +
+             std::to_string(units.size());
+    }
+    if ((p > 0 && change.separator < separators[p - 1]) ||
+        (p < separators.size() && separators[p] < change.separator)) {
+      return "split of position " + std::to_string(p) +
+             " at a key outside it";
+    }
+    separators.insert(separators.begin() + static_cast<ptrdiff_t>(p),
+                      change.separator);
+    units.insert(units.begin() + static_cast<ptrdiff_t>(p + 1), change.unit);
+  } else if (change.kind == Change::Kind::kReassign) {
+    if (p >= units.size()) {
+      return "reassignment of position " + std::to_string(p) + " of " +
+             std::to_string(units.size());
+    }
+    units[p] = change.unit;
+  } else {
+    return "unknown change kind " +
+           std::to_string(static_cast<unsigned>(change.kind));
+  }
+  return Invalid(bits, *layout);
+}
+
+RangeMap::RangeMap(unsigned bits, const Layout& layout)
+    : bits_(bits),
+      capacity_(size_t{1} << bits),
+      high_(new std::atomic<uint64_t>[capacity_ + 1]),
+      low_(new std::atomic<uint64_t>[capacity_ + 1]),
+      key_(new std::atomic<const std::string*>[capacity_ + 1]),
+      tree_high_(new std::atomic<uint64_t>[capacity_ + 1]),
+      tree_low_(new std::atomic<uint64_t>[capacity_ + 1]),
+      tree_rank_(new std::atomic<uint32_t>[capacity_ + 1]),
+      unit_(new std::atomic<uint32_t>[capacity_ + 1]) {
+  for (size_t i = 0; i <= capacity_; ++i) {
+    high_[i].store(0, kRelaxed);
+    low_[i].store(0, kRelaxed);
+    key_[i].store(nullptr, kRelaxed);
+    tree_high_[i].store(0, kRelaxed);
+    tree_low_[i].store(0, kRelaxed);
+    tree_rank_[i].store(0, kRelaxed);
+    unit_[i].store(0, kRelaxed);
+  }
+  Replace(layout);
+}
+
+RangeMap::Prefix RangeMap::PrefixOf(std::string_view key) {
+  unsigned char bytes[16] = {};
+  if (!key.empty())  // (no memcpy from the null data() of an empty key)
+    std::memcpy(bytes, key.data(), std::min<size_t>(key.size(), 16));
+  uint64_t high, low;
+  std::memcpy(&high, bytes, 8);
+  std::memcpy(&low, bytes + 8, 8);
+  return {__builtin_bswap64(high), __builtin_bswap64(low)};
+}
+
+size_t RangeMap::PositionOf(std::string_view key) const {
+  const Prefix p = PrefixOf(key);
+  const size_t n = std::min<size_t>(count_.load(kRelaxed), capacity_);
+  // The number of separator prefixes below p (std::lower_bound's answer):
+  // walk down the tree, then undo the right turns taken after the last
+  // left turn; the node left there is the first prefix at or above p.
+  size_t k = 1;
+  while (k <= n) {
+    __builtin_prefetch(&tree_high_[std::min(4 * k, n)]);
+    __builtin_prefetch(&tree_low_[std::min(4 * k, n)]);
+    const uint64_t high = tree_high_[k].load(kRelaxed);
+    const uint64_t low = tree_low_[k].load(kRelaxed);
+    const bool below = (high < p.high) | ((high == p.high) & (low < p.low));
+    k = 2 * k + below;
+  }
+  k >>= __builtin_ffsll(static_cast<long long>(~k));
+  size_t position = k == 0 ? n : std::min<size_t>(tree_rank_[k].load(kRelaxed), n);
+  // Separators that share the key's prefix: compare whole keys.
+  for (; position < n; ++position) {
+    if (high_[position].load(kRelaxed) != p.high ||
+        low_[position].load(kRelaxed) != p.low) {
+      break;
+    }
+    const std::string* separator =
+        key_[position].load(std::memory_order_acquire);
+    if (separator == nullptr || key < std::string_view(*separator)) break;
+  }
+  return position;
+}
+
+uint64_t RangeMap::UnitOf(std::string_view key) const {
+  for (;;) {
+    const uint64_t before = version_.load(std::memory_order_acquire);
+    if ((before & 1) == 0) {
+      const uint32_t unit = unit_[PositionOf(key)].load(kRelaxed);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (version_.load(kRelaxed) == before) return unit;
+    }
+    __builtin_ia32_pause();
+  }
+}
+
+RangeMap::Layout RangeMap::Read() const {
+  MutexLock lock(&mu_);
+  Layout layout;
+  layout.separators.reserve(separators_.size());
+  for (const std::string* separator : separators_)
+    layout.separators.push_back(*separator);
+  layout.units = units_;
+  return layout;
+}
+
+std::optional<RangeMap::Range> RangeMap::RangeOfUnit(uint64_t unit) const {
+  MutexLock lock(&mu_);
+  if (unit >= capacity_ || !named_[unit]) return std::nullopt;
+  Range range;
+  range.position = static_cast<size_t>(
+      std::find(units_.begin(), units_.end(), unit) - units_.begin());
+  if (range.position > 0) range.lower = *separators_[range.position - 1];
+  if (range.position < separators_.size())
+    range.upper = *separators_[range.position];
+  return range;
+}
+
+std::optional<std::string> RangeMap::PositionStart(size_t position) const {
+  MutexLock lock(&mu_);
+  if (position >= units_.size()) return std::nullopt;
+  return position == 0 ? std::string() : *separators_[position - 1];
+}
+
+size_t RangeMap::positions() const {
+  MutexLock lock(&mu_);
+  return units_.size();
+}
+
+std::vector<uint32_t> RangeMap::Units() const {
+  MutexLock lock(&mu_);
+  return units_;
+}
+
+std::string RangeMap::Check(const Change& change) const {
+  MutexLock lock(&mu_);
+  const size_t p = change.position;
+  const uint32_t u = change.unit;
+  if (u >= capacity_) {
+    return "unit " + std::to_string(u) + " of " + std::to_string(capacity_);
+  }
+  switch (change.kind) {
+    case Change::Kind::kMerge:
+      if (p + 1 >= units_.size()) {
+        return "merge of position " + std::to_string(p) + " of " +
+               std::to_string(units_.size());
+      }
+      if (u != units_[p] && u != units_[p + 1]) {
+        return "merge of positions " + std::to_string(p) + " and " +
+               std::to_string(p + 1) + " onto unit " + std::to_string(u) +
+               ", which neither names";
+      }
+      return {};
+    case Change::Kind::kSplit:
+      if (p >= units_.size()) {
+        return "split of position " + std::to_string(p) + " of " +
+               std::to_string(units_.size());
+      }
+      if (named_[u]) return "split onto unit " + std::to_string(u) + ", named";
+      if (change.separator.size() > kMaxKeySize)
+        return "split at a separator longer than a key";
+      if ((p > 0 && change.separator < *separators_[p - 1]) ||
+          (p < separators_.size() && *separators_[p] < change.separator)) {
+        return "split of position " + std::to_string(p) +
+               " at a key outside it";
+      }
+      return {};
+    case Change::Kind::kReassign:
+      if (p >= units_.size()) {
+        return "reassignment of position " + std::to_string(p) + " of " +
+               std::to_string(units_.size());
+      }
+      if (named_[u])
+        return "reassignment to unit " + std::to_string(u) + ", named";
+      return {};
+  }
+  return "unknown change kind " +
+         std::to_string(static_cast<unsigned>(change.kind));
+}
+
+void RangeMap::Apply(const Change& change) {
+  MutexLock lock(&mu_);
+  const auto p = static_cast<ptrdiff_t>(change.position);
+  switch (change.kind) {
+    case Change::Kind::kMerge:
+      named_[units_[p]] = named_[units_[p + 1]] = false;
+      separators_.erase(separators_.begin() + p);
+      units_.erase(units_.begin() + p + 1);
+      units_[p] = change.unit;
+      break;
+    case Change::Kind::kSplit:
+      separators_.insert(separators_.begin() + p, Keep(change.separator));
+      units_.insert(units_.begin() + p + 1, change.unit);
+      break;
+    case Change::Kind::kReassign:
+      named_[units_[p]] = false;
+      units_[p] = change.unit;
+      break;
+  }
+  named_[change.unit] = true;
+  Install();
+}
+
+void RangeMap::Replace(const Layout& layout) {
+  MutexLock lock(&mu_);
+  separators_.clear();
+  for (const std::string& separator : layout.separators)
+    separators_.push_back(Keep(separator));
+  units_ = layout.units;
+  named_.assign(capacity_, false);
+  for (const uint32_t u : units_) named_[u] = true;
+  Install();
+}
+
+const std::string* RangeMap::Keep(const std::string& key) {
+  return &*arena_.insert(key).first;
+}
+
+void RangeMap::Install() {
+  const size_t n = separators_.size();
+  // Odd while the arrays change: readers wait and retry.
+  const uint64_t v = version_.load(kRelaxed);
+  version_.store(v + 1, kRelaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  count_.store(static_cast<uint32_t>(n), kRelaxed);
+  for (size_t i = 0; i < n; ++i) {
+    const Prefix p = PrefixOf(*separators_[i]);
+    high_[i].store(p.high, kRelaxed);
+    low_[i].store(p.low, kRelaxed);
+    key_[i].store(separators_[i], std::memory_order_release);
+  }
+  for (size_t p = 0; p < units_.size(); ++p) unit_[p].store(units_[p], kRelaxed);
+  // An in-order walk of the tree visits its nodes in sorted order.
+  uint32_t next = 0;
+  std::vector<size_t> path;
+  for (size_t k = 1; k <= n || !path.empty();) {
+    if (k <= n) {
+      path.push_back(k);
+      k = 2 * k;
+    } else {
+      k = path.back();
+      path.pop_back();
+      tree_high_[k].store(high_[next].load(kRelaxed), kRelaxed);
+      tree_low_[k].store(low_[next].load(kRelaxed), kRelaxed);
+      tree_rank_[k].store(next++, kRelaxed);
+      k = 2 * k + 1;
+    }
+  }
+  version_.store(v + 2, std::memory_order_release);
+}
+
+}  // namespace plush

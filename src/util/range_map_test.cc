@@ -1,0 +1,222 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// RangeMap on its own: quantiles of a sample, the position of a key
+// against a brute-force count of the separators at or below it (for keys
+// that share long prefixes: the search compares 16-byte prefixes first,
+// whole keys only among equal prefixes), units out of key order, the
+// checks of a layout, and readers racing changes.
+
+#include "util/range_map.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "util/key_hasher.h"
+
+namespace plush {
+namespace {
+
+std::string Numbered(const char* format, int i) {
+  char key[64];
+  std::snprintf(key, sizeof(key), format, i);
+  return key;
+}
+
+uint64_t CountAtOrBelow(const std::vector<std::string>& separators,
+                        const std::string& key) {
+  return static_cast<uint64_t>(
+      std::count_if(separators.begin(), separators.end(),
+                    [&](const std::string& b) { return b <= key; }));
+}
+
+TEST(RangeMapTest, SeparatorsAreTheSampleQuantiles) {
+  std::vector<std::string> sample;
+  for (int i = 999; i >= 0; --i) sample.push_back(Numbered("k%04d", i));
+  const RangeMap::Layout layout = RangeMap::FromSample(sample, 2);
+  EXPECT_EQ(layout.separators,
+            (std::vector<std::string>{"k0250", "k0500", "k0750"}));
+  EXPECT_EQ(layout.units, (std::vector<uint32_t>{0, 1, 2, 3}));
+  const RangeMap map(2, layout);
+  EXPECT_EQ(map.UnitOf(""), 0u);
+  EXPECT_EQ(map.UnitOf("a"), 0u) << "below the sample: the first unit";
+  EXPECT_EQ(map.UnitOf("k0249"), 0u);
+  EXPECT_EQ(map.UnitOf("k0250"), 1u) << "a separator starts its position";
+  EXPECT_EQ(map.UnitOf("k02500"), 1u);
+  EXPECT_EQ(map.UnitOf("k0749"), 2u);
+  EXPECT_EQ(map.UnitOf("k0999"), 3u);
+  EXPECT_EQ(map.UnitOf("z"), 3u) << "above the sample: the last unit";
+}
+
+TEST(RangeMapTest, ASmallSampleLeavesPositionsEmpty) {
+  const RangeMap::Layout layout = RangeMap::FromSample({"m", "c"}, 3);
+  // Ranks i * 2 / 8 for i = 1..7: c c c m m m m.
+  EXPECT_EQ(layout.separators,
+            (std::vector<std::string>{"c", "c", "c", "m", "m", "m", "m"}));
+  const RangeMap map(3, layout);
+  EXPECT_EQ(map.UnitOf("b"), 0u);
+  EXPECT_EQ(map.UnitOf("c"), 3u) << "units 1 and 2 stay empty";
+  EXPECT_EQ(map.UnitOf("l"), 3u);
+  EXPECT_EQ(map.UnitOf("m"), 7u);
+}
+
+// The layout of pools that predate range maps: by the leading bits.
+TEST(RangeMapTest, LeadingBitsPlaceAsTheKeyBitsDid) {
+  const RangeMap map(4, RangeMap::ByLeadingBits(4));
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 1000; ++i) {
+    std::string key(1 + rng() % 12, '\0');
+    for (char& c : key) c = static_cast<char>(rng());
+    EXPECT_EQ(map.UnitOf(key), KeyPrefix(key) >> 60);
+  }
+}
+
+// Keys that differ only after byte 16, around separators that do too.
+TEST(RangeMapTest, PositionIsTheCountOfSeparatorsAtOrBelow) {
+  std::mt19937_64 rng(7);
+  auto random_key = [&] {
+    static const std::vector<std::string> prefixes = {
+        "", "user:", "a-prefix-of-16b-", "a-prefix-of-16b-and-more:",
+        std::string(20, '\0'), std::string(17, '\xff')};
+    std::string k = prefixes[rng() % prefixes.size()];
+    const size_t tail = rng() % 6;
+    for (size_t i = 0; i < tail; ++i)
+      k.push_back(static_cast<char>("\x00\x01" "09az\xfe\xff"[rng() % 8]));
+    return k;
+  };
+  for (unsigned bits : {0u, 1u, 2u, 4u, 8u, 12u}) {
+    std::vector<std::string> sample(std::max<size_t>(300, size_t{2} << bits));
+    for (std::string& k : sample) k = random_key();
+    const RangeMap::Layout layout = RangeMap::FromSample(sample, bits);
+    ASSERT_EQ(layout.separators.size(), (1u << bits) - 1);
+    ASSERT_TRUE(std::is_sorted(layout.separators.begin(),
+                               layout.separators.end()));
+    const RangeMap map(bits, layout);
+    std::vector<std::string> keys(2000);
+    for (std::string& k : keys) k = random_key();
+    keys.insert(keys.end(), layout.separators.begin(), layout.separators.end());
+    for (const std::string& k : keys) {
+      ASSERT_EQ(map.UnitOf(k), CountAtOrBelow(layout.separators, k))
+          << "bits " << bits << ", key of " << k.size() << " bytes";
+    }
+  }
+}
+
+// After changes, units lie anywhere: the map answers the unit its
+// position names, and reports each unit's range.
+TEST(RangeMapTest, PositionsNameUnitsOutOfKeyOrder) {
+  RangeMap map(2, RangeMap::FromSample({"b", "d", "f", "h"}, 2));
+  // Merge positions 0 and 1 onto unit 0 (freeing unit 1), then split the
+  // last position at "x" into unit 1.
+  map.Replace({{"f", "h", "x"}, {0, 2, 3, 1}});
+  EXPECT_EQ(map.UnitOf("a"), 0u);
+  EXPECT_EQ(map.UnitOf("e"), 0u) << "the merged position";
+  EXPECT_EQ(map.UnitOf("f"), 2u);
+  EXPECT_EQ(map.UnitOf("w"), 3u);
+  EXPECT_EQ(map.UnitOf("x"), 1u) << "the freed unit took the top";
+  EXPECT_EQ(map.positions(), 4u);
+  const auto top = map.RangeOfUnit(1);
+  ASSERT_TRUE(top.has_value());
+  EXPECT_EQ(top->position, 3u);
+  EXPECT_EQ(top->lower, "x");
+  EXPECT_FALSE(top->upper.has_value());
+  const auto first = map.RangeOfUnit(0);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->lower, "");
+  EXPECT_EQ(*first->upper, "f");
+  EXPECT_TRUE(first->Contains("e"));
+  EXPECT_FALSE(first->Contains("f"));
+  // Fewer positions than units: a unit without one.
+  map.Replace({{"f"}, {2, 0}});
+  EXPECT_FALSE(map.RangeOfUnit(1).has_value());
+  EXPECT_FALSE(map.RangeOfUnit(3).has_value());
+  EXPECT_EQ(map.UnitOf("zz"), 0u);
+}
+
+TEST(RangeMapTest, InvalidLayoutsAreNamed) {
+  EXPECT_EQ(RangeMap::Invalid(2, {{"a", "b", "c"}, {3, 2, 1, 0}}), "");
+  EXPECT_EQ(RangeMap::Invalid(1, {{"a", "b"}, {0, 1, 2}}),
+            "3 positions for 2 units");
+  EXPECT_EQ(RangeMap::Invalid(2, {{"a"}, {0, 1, 2}}),
+            "1 separators for 3 positions");
+  EXPECT_EQ(RangeMap::Invalid(2, {{"a"}, {0, 4}}),
+            "position 1 names unit 4 of 4");
+  EXPECT_EQ(RangeMap::Invalid(2, {{"a"}, {1, 1}}),
+            "unit 1 is named twice (position 1)");
+  EXPECT_EQ(RangeMap::Invalid(2, {{"b", "a"}, {0, 1, 2}}),
+            "separator 1 is out of order");
+  EXPECT_EQ(RangeMap::Invalid(2, {{std::string(1025, 'k')}, {0, 1}}),
+            "separator 0 is longer than a key (1025 bytes)");
+  EXPECT_EQ(RangeMap::Invalid(2, {{}, {}}), "0 positions for 4 units");
+}
+
+// The table hash of a range pool: its DRAM entry bits are the unit, for
+// keys stored inline (8 bytes) as for others.
+TEST(RangeMapTest, KeyHasherPlacesKeysByTheirUnit) {
+  std::vector<std::string> sample;
+  for (int i = 0; i < 4096; ++i) sample.push_back(Numbered("u%07d", i * 3));
+  auto map = std::make_shared<RangeMap>(6, RangeMap::FromSample(sample, 6));
+  const KeyHasher hasher(true, 6, map);
+  for (int i = 0; i < 12288; i += 97) {
+    const std::string key = Numbered("u%07d", i);
+    ASSERT_EQ(key.size(), 8u);
+    uint64_t word;
+    std::memcpy(&word, key.data(), 8);
+    EXPECT_EQ(hasher.Hash(key) & 63, map->UnitOf(key));
+    EXPECT_EQ(hasher.InlineHash(word), hasher.Hash(key));
+    EXPECT_EQ(hasher.Hash(key) >> 6, KeyHash(key) & (~uint64_t{0} >> 6));
+    EXPECT_EQ(hasher.HashOnUnit(key, map->UnitOf(key)), hasher.Hash(key));
+  }
+  // The keys of the sample spread over every unit.
+  std::vector<int> per_unit(64);
+  for (const std::string& k : sample) ++per_unit[hasher.Hash(k) & 63];
+  for (int n : per_unit) EXPECT_EQ(n, 64);
+}
+
+// Readers never see a torn map: while one thread switches between two
+// maps, every answer is the old map's or the new one's for that key, and
+// version() moves with every switch. (Also run under TSan.)
+TEST(RangeMapTest, ReadersRacingChangesSeeOneMapOrTheOther) {
+  constexpr unsigned kBits = 8;
+  std::vector<std::string> sample;
+  for (int i = 0; i < 4096; ++i) sample.push_back(Numbered("key:%06d", i));
+  const RangeMap::Layout a = RangeMap::FromSample(sample, kBits);
+  RangeMap::Layout b = a;
+  std::reverse(b.units.begin(), b.units.end());
+  b.separators.back() = b.separators.back() + "~";
+  const RangeMap map_a(kBits, a), map_b(kBits, b);
+  RangeMap map(kBits, a);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> wrong{0};
+  auto reader = [&] {
+    std::mt19937_64 rng(std::hash<std::thread::id>()(std::this_thread::get_id()));
+    while (!stop.load(std::memory_order_relaxed)) {
+      const std::string key = Numbered("key:%06d", static_cast<int>(rng() % 4200));
+      const uint64_t unit = map.UnitOf(key);
+      if (unit != map_a.UnitOf(key) && unit != map_b.UnitOf(key))
+        wrong.fetch_add(1);
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  uint64_t version = map.version();
+  for (int i = 0; i < 400; ++i) {
+    map.Replace(i % 2 == 0 ? b : a);
+    EXPECT_GT(map.version(), version);
+    EXPECT_EQ(map.version() % 2, 0u);
+    version = map.version();
+  }
+  stop = true;
+  r1.join();
+  r2.join();
+  EXPECT_EQ(wrong.load(), 0u);
+}
+
+}  // namespace
+}  // namespace plush
