@@ -312,8 +312,10 @@ uint32_t ChangeCheck(const std::string& record, uint64_t base_generation,
 std::string ChangeRecord(const RangeMap::Change& c, uint64_t base_generation,
                          uint32_t index) {
   std::string record(16 + Padded(c.separator.size()), '\0');
+  const uint64_t merged =
+      c.kind == RangeMap::Change::Kind::kMerge ? c.count - 2 : 0;
   const uint64_t word0 = uint64_t{c.separator.size()} << 16 |
-                         uint64_t{static_cast<uint8_t>(c.kind)} << 8;
+                         uint64_t{static_cast<uint8_t>(c.kind)} << 8 | merged;
   const uint64_t word1 = uint64_t{c.unit} << 32 | c.position;
   std::memcpy(record.data(), &word0, 8);
   std::memcpy(record.data() + 8, &word1, 8);
@@ -342,7 +344,11 @@ std::vector<RangeMap::Change> ReadChanges(const std::string& path,
     c.unit = static_cast<uint32_t>(word1 >> 32);
     const uint64_t length = (word0 >> 16) & 0xFFFF;
     c.separator = ReadAt(path, at + 16, length);
-    EXPECT_EQ(word0 & 0xFF, 0u) << "bits 0..7 are zero";
+    if (c.kind == RangeMap::Change::Kind::kMerge) {
+      c.count = static_cast<uint32_t>(word0 & 0xFF) + 2;  // merged positions
+    } else {
+      EXPECT_EQ(word0 & 0xFF, 0u) << "bits 0..7 are zero but for merges";
+    }
     EXPECT_GE(static_cast<unsigned>(c.kind), 1u);
     EXPECT_LE(static_cast<unsigned>(c.kind), 3u);
     if (c.kind != RangeMap::Change::Kind::kSplit) {
@@ -1203,11 +1209,11 @@ TEST(RangeSampleTest, DamagedChangeLogsAreRefused) {
       {{Kind::kSplit, 0, named, ""},
        "unit " + std::to_string(named) + " is named twice (position 1)"},
       {{Kind::kMerge, positions - 1, map.units.back(), ""},
-       "merge of position " + std::to_string(positions - 1) + " of " +
-           std::to_string(positions)},
+       "merge of 2 positions from " + std::to_string(positions - 1) +
+           " of " + std::to_string(positions)},
       {{Kind::kMerge, 0, neither, ""},
-       "merge of positions 0 and 1 onto unit " + std::to_string(neither) +
-           ", which neither names"},
+       "merge of positions 0 .. 1 onto unit " + std::to_string(neither) +
+           ", which none names"},
       {{Kind::kReassign, positions, 0, ""},
        "reassignment of position " + std::to_string(positions) + " of " +
            std::to_string(positions)},
@@ -1408,19 +1414,20 @@ TEST(RangeSampleTest, ABaseAndChangesWrittenByHandAreApplied) {
   ASSERT_NO_FATAL_FAILURE(ExpectExactlyInOrder(db.get(), keys));
   ASSERT_OK(db->Close());
 
-  // A merge of two positions that hold none of the keys, onto the first's
-  // unit: one position fewer, nothing misplaced.
+  // A merge of two positions of which one at most holds keys, onto that
+  // one's unit: one position fewer, nothing misplaced.
+  auto holds_keys = [&](uint32_t position) {
+    return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) {
+      return PositionOn(folded, k) == position;
+    });
+  };
   uint32_t p = 0;
-  while (p + 1 < folded.units.size() &&
-         std::any_of(keys.begin(), keys.end(), [&](const std::string& k) {
-           const uint64_t at = PositionOn(folded, k);
-           return at == p || at == p + 1;
-         })) {
+  while (p + 1 < folded.units.size() && holds_keys(p) && holds_keys(p + 1))
     ++p;
-  }
   ASSERT_LT(p + 1, folded.units.size());
   const RangeMap::Change merge{RangeMap::Change::Kind::kMerge, p,
-                               folded.units[p], ""};
+                               folded.units[holds_keys(p + 1) ? p + 1 : p],
+                               ""};
   RangeMap::Layout merged = folded;
   ASSERT_EQ(RangeMap::ApplyTo(6, merge, &merged), "");
   WriteAt(path, ChangeLog(path).offset, ChangeRecord(merge, generation, 0));

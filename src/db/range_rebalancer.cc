@@ -93,6 +93,13 @@ bool RangeRebalancer::Overloaded(uint64_t unit) {
 }
 
 Status RangeRebalancer::RebalanceOverloaded(uint64_t* moves) {
+  *moves = 0;
+  // The heaviest unit is looked for once per kMeanEvery calls: a walk of
+  // every unit's count.
+  if (overloaded_age_.fetch_add(1, std::memory_order_relaxed) % kMeanEvery !=
+      0) {
+    return Status::OK();
+  }
   MutexLock lock(&mu_);
   const uint64_t before = pool_.range_map_generation();
   Status s = RebalanceHeaviestLocked(/*overloaded_only=*/true);
@@ -166,8 +173,8 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
                                         std::string_view written,
                                         bool split_blind) {
   if (!enabled()) return Status::OK();
-  // Under the unit's lock: how many records it holds in its range (the
-  // count may be off after a crash), and where to split it.
+  // Under the unit's lock: how many records it holds (the count may be off
+  // after a crash: recounted from the levels), and where to split it.
   std::string separator;
   bool appending = false;
   {
@@ -175,17 +182,13 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
     if (!range) return Status::OK();
     SpinLockRef lock = table_.DramLock(unit);
     lock.lock();
-    std::vector<Record> records;
-    Status s = ReadNewest(unit, *range, &records);
-    if (s.ok()) {
-      table_.CountUnit(unit);
-      s = ChooseSplit(unit, written, split_blind, records, &separator,
-                      &appending);
-    }
-    lock.unlock();
-    if (!s.ok()) return s;
+    table_.CountUnit(unit);
     mean_.store(MeanRecords(), std::memory_order_relaxed);
-    if (separator.empty() || !Heavy(unit)) return Status::OK();
+    Status s = Heavy(unit) ? ChooseSplit(unit, *range, written, split_blind,
+                                         &separator, &appending)
+                           : Status::OK();
+    lock.unlock();
+    if (!s.ok() || (separator.empty() && !appending)) return s;
   }
   // Keys that keep growing: the unit keeps its keys and a free unit takes
   // the keys above them (nothing moves). Otherwise both halves move to
@@ -193,15 +196,23 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
   // would leave the other half's old copies in the unit's subtree for
   // good, where every scan of the unit reads them. The free units are
   // found first: a split goes ahead only with all it needs.
+  // Units no position names come first; when there are too few, a run of
+  // empty positions is merged into one (one change frees them all: keys
+  // that keep growing split a unit per few hundred records).
+  const size_t needed = appending ? 1 : 2;
+  if (map_->positions() + needed > table_.dram_entries()) {
+    Status s = FreeEmptyRun(unit);
+    if (!s.ok()) return s;
+  }
   std::vector<FreeCandidate> frees;
-  if (!FindFree(unit, appending ? 1 : 2, &frees)) return Status::OK();
+  if (!FindFree(unit, needed, &frees)) return Status::OK();
   uint64_t upper = 0;
   Status s = Free(frees[0], &upper);
   if (!s.ok()) return s;
   RangeMap::Change split;
   split.kind = RangeMap::Change::Kind::kSplit;
   split.unit = static_cast<uint32_t>(upper);
-  if (!appending) split.separator = separator;
+  split.separator = separator;  // empty (appending): above the largest key
   s = Move(unit, upper, split);
   if (!s.ok() || appending) return s;
   uint64_t lower = 0;
@@ -213,67 +224,125 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
   return Move(unit, lower, reassign);
 }
 
-Status RangeRebalancer::ChooseSplit(uint64_t unit, std::string_view written,
-                                    bool split_blind,
-                                    const std::vector<Record>& records,
-                                    std::string* separator, bool* appending) {
-  separator->clear();
-  *appending = false;
-  std::vector<size_t> live;
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (!records[i].tombstone) live.push_back(i);
-  }
-  if (live.size() < 2) return Status::OK();
-  // The unit's recent writes are its DRAM entry's records (CollectSubtree
-  // hands them out first).
-  const unsigned recent = table_.DramState(unit).size;
+Status RangeRebalancer::ReadKeys(uint64_t unit, const RangeMap::Range& range,
+                                 std::vector<std::string>* keys,
+                                 size_t* recent) const {
   std::vector<table::Slot> slots;
   Status s = table_.CollectSubtree(unit, &slots);
   if (!s.ok()) return s;
-  std::vector<std::string> recent_keys;
+  // CollectSubtree hands out the DRAM entry's records first.
+  const size_t dram = table_.DramState(unit).size;
+  keys->clear();
+  *recent = 0;
   std::string key;
-  for (unsigned i = 0; i < recent && i < slots.size(); ++i) {
+  for (size_t i = 0; i < slots.size(); ++i) {
     const table::Slot& slot = slots[i];
     if (slot.indirect) {
-      if (!payload_.ReadKey(slot.value, &key)) continue;
+      if (!payload_.ReadKey(slot.value, &key)) continue;  // superseded
     } else {
       key.assign(reinterpret_cast<const char*>(&slot.key), 8);
     }
-    recent_keys.push_back(key);
+    if (!range.Contains(key)) continue;
+    keys->push_back(key);
+    if (i < dram) ++*recent;
   }
-  if (!written.empty()) recent_keys.emplace_back(written);
-  std::sort(recent_keys.begin(), recent_keys.end());
-  recent_keys.erase(std::unique(recent_keys.begin(), recent_keys.end()),
-                    recent_keys.end());
-  // Keys that keep growing: every key at or above the lowest recent write
-  // is a recent write (and they are not the whole unit).
-  if (!recent_keys.empty()) {
-    const size_t at_or_above = static_cast<size_t>(
-        records.end() -
-        std::lower_bound(records.begin(), records.end(), recent_keys.front(),
-                         [](const Record& r, const std::string& k) {
-                           return r.key < k;
-                         }));
-    *appending =
-        at_or_above <= recent_keys.size() && at_or_above < records.size();
+  return Status::OK();
+}
+
+Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
+                                    std::string_view written, bool split_blind,
+                                    std::string* separator, bool* appending) {
+  separator->clear();
+  *appending = false;
+  std::vector<std::string> keys;
+  size_t recent = 0;
+  Status s = ReadKeys(unit, range, &keys, &recent);
+  if (!s.ok()) return s;
+  // Keys that keep growing: the recent writes (the DRAM entry's, and the
+  // key just written, which may have migrated already) lie above every
+  // older key. No sort: one pass.
+  std::string_view lowest_recent = written;
+  for (size_t i = 0; i < recent; ++i) {
+    if (lowest_recent.empty() || keys[i] < lowest_recent)
+      lowest_recent = keys[i];
   }
-  if (*appending) {
-    // Above the largest key: Move() takes it under the locks, so that
-    // what is appended meanwhile stays too.
-    *separator = records.back().key + std::string(1, '\0');
-    return Status::OK();
+  if (!lowest_recent.empty()) {
+    bool older_below = false;
+    bool older_above = false;
+    for (size_t i = recent; i < keys.size(); ++i) {
+      if (keys[i] == written) continue;
+      (keys[i] < lowest_recent ? older_below : older_above) = true;
+    }
+    *appending = older_below && !older_above;
+    if (*appending) return Status::OK();  // Move() takes the separator
   }
   // A unit whose recent writes are not known (its DRAM entry was just
   // migrated) is split when it is overloaded, or asked for: a split of
   // keys that keep growing that was taken for one at the median would
   // copy the whole unit for nothing.
-  if (recent_keys.empty() && !split_blind) {
-    separator->clear();
-    return Status::OK();
-  }
-  const size_t median = live[live.size() / 2];
-  *separator = SeparatorBetween(records[median - 1].key, records[median].key);
+  if (lowest_recent.empty() && !split_blind) return Status::OK();
+  // At the median of the distinct keys (deleted ones count too: cheap,
+  // and they are few).
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  if (keys.size() < 2) return Status::OK();
+  const size_t median = keys.size() / 2;
+  *separator = SeparatorBetween(keys[median - 1], keys[median]);
   return Status::OK();
+}
+
+Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
+  // The first run of neighbouring positions whose units hold nothing, by
+  // their PMem counts (one array); their DRAM entries are checked under
+  // their locks.
+  const std::vector<uint32_t> units = map_->Units();
+  size_t first = 0;
+  size_t n = 0;
+  for (size_t p = 0; p < units.size() && n < RangeMap::kMaxMerged; ++p) {
+    if (units[p] != heavy && table_.UnitPmemRecords(units[p]) == 0) {
+      if (n == 0) first = p;
+      ++n;
+    } else if (n >= 2) {
+      break;
+    } else {
+      n = 0;
+    }
+  }
+  if (n < 2) return Status::OK();
+  std::vector<uint64_t> locked(units.begin() + static_cast<ptrdiff_t>(first),
+                               units.begin() + static_cast<ptrdiff_t>(first + n));
+  std::sort(locked.begin(), locked.end());
+  for (const uint64_t u : locked) table_.DramLock(u).lock();
+  auto unlock_all = [&] {
+    for (const uint64_t u : locked) table_.DramLock(u).unlock();
+  };
+  Status s;
+  bool empty = !closed_.load(std::memory_order_relaxed);
+  for (const uint64_t u : locked) {
+    table_.CountUnit(u);
+    empty = empty && table_.UnitRecords(u) == 0;
+  }
+  if (empty) {
+    // As a move's step 3: the merged ranges' older log records (of the
+    // units that held them once) must look migrated to the kept unit.
+    const uint64_t kept = units[first];
+    table_.SetDramEpoch(kept, std::max(table_.MaxDramEpoch(),
+                                       table_.DramState(kept).epoch));
+    s = table_.MigrateDram(kept);
+    RangeMap::Change merge;
+    merge.kind = RangeMap::Change::Kind::kMerge;
+    merge.position = static_cast<uint32_t>(first);
+    merge.unit = static_cast<uint32_t>(kept);
+    merge.count = static_cast<uint32_t>(n);
+    if (s.ok()) s = pool_.SwitchRangeMap(merge);
+    if (s.ok()) {
+      for (const uint64_t u : locked) {
+        if (u != kept) table_.ClearUnit(u);
+      }
+    }
+  }
+  unlock_all();
+  return s;
 }
 
 bool RangeRebalancer::FindFree(uint64_t heavy, size_t count,
@@ -403,10 +472,12 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
   if (change.kind == RangeMap::Change::Kind::kSplit &&
       change.separator.empty()) {
     // Above the largest key the unit holds now (keys that keep growing).
-    std::vector<Record> all;
-    Status s = ReadNewest(from, range, &all);
-    if (!s.ok() || all.empty()) return s;
-    change.separator = all.back().key + std::string(1, '\0');
+    std::vector<std::string> keys;
+    size_t recent = 0;
+    Status s = ReadKeys(from, range, &keys, &recent);
+    if (!s.ok() || keys.empty()) return s;
+    change.separator =
+        *std::max_element(keys.begin(), keys.end()) + std::string(1, '\0');
   }
   if (change.kind == RangeMap::Change::Kind::kSplit) {
     if (change.separator <= range.lower ||

@@ -92,7 +92,8 @@ class RangeRebalancer {
   // Splits the heaviest unit if it is overloaded: one that no longer
   // receives writes is found no other way. (Not merely heavy: the unit
   // that a split of keys that keep growing leaves behind is heavy until
-  // the mean grows, and splitting it would copy it for little.)
+  // the mean grows, and splitting it would copy it for little.) Looks
+  // once per so many calls (it walks every unit's count).
   Status RebalanceOverloaded(uint64_t* moves) EXCLUDES(mu_);
   // Re-balances until no unit is heavy, or no move helps.
   Status RebalanceAll(uint64_t* moves) EXCLUDES(mu_);
@@ -113,13 +114,19 @@ class RangeRebalancer {
   uint64_t HeavyAbove();
   // The mean of the named units' records.
   uint64_t MeanRecords();
-  // Where to split `unit`, whose newest `records` (sorted) are given:
-  // *separator (empty: the unit cannot be split) and whether its keys keep
-  // growing (every key at or above the lowest recent write, `written` or
-  // in the DRAM entry, is a recent write). REQUIRES: the unit's lock.
-  Status ChooseSplit(uint64_t unit, std::string_view written,
-                     bool split_blind, const std::vector<Record>& records,
+  // Where to split `unit` (of `range`): *appending if its keys keep
+  // growing (its recent writes, `written` and its DRAM entry's, lie above
+  // every older key: a free unit takes the keys above the largest), else
+  // *separator at the median key (empty: the unit is not to be split).
+  // REQUIRES: the unit's lock.
+  Status ChooseSplit(uint64_t unit, const RangeMap::Range& range,
+                     std::string_view written, bool split_blind,
                      std::string* separator, bool* appending);
+  // The keys of every slot of `unit` within `range`, the DRAM entry's
+  // first (*recent of them), versions and tombstones included, unsorted.
+  // REQUIRES: the unit's lock.
+  Status ReadKeys(uint64_t unit, const RangeMap::Range& range,
+                  std::vector<std::string>* keys, size_t* recent) const;
   // A unit to free: `unit`, merged into its neighbour `into` (into ==
   // unit: no position names it).
   struct FreeCandidate {
@@ -132,6 +139,10 @@ class RangeRebalancer {
   // False if there are not that many.
   bool FindFree(uint64_t heavy, size_t count,
                 std::vector<FreeCandidate>* frees) REQUIRES(mu_);
+  // Merges the first run of 2 .. kMaxMerged neighbouring positions whose
+  // units hold nothing (not `heavy`) into one, in one change: the others
+  // become free. Nothing if there is none.
+  Status FreeEmptyRun(uint64_t heavy) REQUIRES(mu_);
   // Frees the candidate (merging it) and stores it in *freed.
   Status Free(const FreeCandidate& candidate, uint64_t* freed)
       REQUIRES(mu_);
@@ -158,6 +169,7 @@ class RangeRebalancer {
   // MeanRecords(), recomputed every kMeanEvery calls.
   std::atomic<uint64_t> mean_{0};
   std::atomic<uint64_t> mean_age_{0};
+  std::atomic<uint64_t> overloaded_age_{0};
 };
 
 }  // namespace plush

@@ -144,14 +144,15 @@ struct RangeMapRef {
 // A change of the range map in the change log (RootPage::range_map_log),
 // 8-byte aligned, one after the other from the log's start:
 //   word 0   check (32 bits) << 32 | separator length (16) << 16
-//            | kind (8) << 8
+//            | kind (8) << 8 | merged positions - 2 (8; kMerge only)
 //   word 1   unit << 32 | position
 //   then the separator (kSplit; length 0 for kMerge), zero-padded to a
 //   multiple of 8 bytes.
 // check = low 32 bits of XXH64 of the record with the check zero, seeded
 // with base generation * 0x9E3779B97F4A7C15 ^ the record's index: a record
 // of an older base, or at another index, never passes.
-inline constexpr uint8_t kRangeChangeMerge = 1;  // positions p, p+1 -> unit
+inline constexpr uint8_t kRangeChangeMerge = 1;  // positions p .. p+n-1
+                                                 // -> unit
 inline constexpr uint8_t kRangeChangeSplit = 2;  // keys of p >= separator
                                                  // -> new position p+1, unit
 inline constexpr uint8_t kRangeChangeReassign = 3;  // position p -> unit

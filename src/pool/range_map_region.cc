@@ -17,6 +17,14 @@ namespace {
 constexpr uint64_t kUnitBytes = sizeof(uint32_t);
 constexpr uint64_t kLengthBytes = sizeof(uint16_t);
 static_assert(kMaxKeySize <= UINT16_MAX, "a separator's length is 16 bits");
+static_assert(static_cast<uint8_t>(RangeMap::Change::Kind::kMerge) ==
+                  kRangeChangeMerge &&
+              static_cast<uint8_t>(RangeMap::Change::Kind::kSplit) ==
+                  kRangeChangeSplit &&
+              static_cast<uint8_t>(RangeMap::Change::Kind::kReassign) ==
+                  kRangeChangeReassign,
+              "the kinds of change records are persisted");
+static_assert(RangeMap::kMaxMerged - 2 <= 0xFF, "merged count is 8 bits");
 
 uint64_t EntriesBytes(const RangeMap::Layout& layout) {
   uint64_t bytes = layout.units.size() * kUnitBytes;
@@ -132,8 +140,11 @@ void WriteRangeChange(media::Media* media, uint64_t offset,
                       const RangeMap::Change& change) {
   const uint64_t bytes = RangeChangeBytes(change);
   std::string record(bytes, '\0');
+  const uint64_t merged =
+      change.kind == RangeMap::Change::Kind::kMerge ? change.count - 2 : 0;
   const uint64_t word0 = uint64_t{change.separator.size()} << 16 |
-                         uint64_t{static_cast<uint8_t>(change.kind)} << 8;
+                         uint64_t{static_cast<uint8_t>(change.kind)} << 8 |
+                         merged;
   const uint64_t word1 = uint64_t{change.unit} << 32 | change.position;
   std::memcpy(record.data(), &word0, 8);
   std::memcpy(record.data() + 8, &word1, 8);
@@ -183,6 +194,9 @@ Status ReadRangeChanges(const media::Media& media, uint64_t offset,
     }
     RangeMap::Change change;
     change.kind = kind;
+    change.count = static_cast<uint32_t>(word0 & 0xFF) + 2;
+    if (kind != RangeMap::Change::Kind::kMerge && (word0 & 0xFF) != 0)
+      return damaged("bad merge count");
     change.position = static_cast<uint32_t>(word1);
     change.unit = static_cast<uint32_t>(word1 >> 32);
     change.separator.assign(copy.data() + kRangeChangeHeaderBytes,

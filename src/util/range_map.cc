@@ -93,18 +93,21 @@ std::string RangeMap::ApplyTo(unsigned bits, const Change& change,
   std::vector<std::string>& separators = layout->separators;
   std::vector<uint32_t>& units = layout->units;
   if (change.kind == Change::Kind::kMerge) {
-    if (p + 1 >= units.size()) {
-      return "merge of position " + std::to_string(p) + " of " +
-             std::to_string(units.size());
+    const size_t n = change.count;
+    if (n < 2 || n > kMaxMerged || p + n > units.size()) {
+      return "merge of " + std::to_string(n) + " positions from " +
+             std::to_string(p) + " of " + std::to_string(units.size());
     }
-    // The two units may be neither: the named one must be one of them.
-    if (change.unit != units[p] && change.unit != units[p + 1]) {
-      return "merge of positions " + std::to_string(p) + " and " +
-             std::to_string(p + 1) + " onto unit " +
-             std::to_string(change.unit) + ", which neither names";
+    const auto first = units.begin() + static_cast<ptrdiff_t>(p);
+    if (std::find(first, first + static_cast<ptrdiff_t>(n), change.unit) ==
+        first + static_cast<ptrdiff_t>(n)) {
+      return "merge of positions " + std::to_string(p) + " .. " +
+             std::to_string(p + n - 1) + " onto unit " +
+             std::to_string(change.unit) + ", which none names";
     }
-    separators.erase(separators.begin() + static_cast<ptrdiff_t>(p));
-    units.erase(units.begin() + static_cast<ptrdiff_t>(p + 1));
+    separators.erase(separators.begin() + static_cast<ptrdiff_t>(p),
+                     separators.begin() + static_cast<ptrdiff_t>(p + n - 1));
+    units.erase(first + 1, first + static_cast<ptrdiff_t>(n));
     units[p] = change.unit;
   } else if (change.kind == Change::Kind::kSplit) {
     if (p >= units.size()) {
@@ -252,17 +255,21 @@ std::string RangeMap::Check(const Change& change) const {
     return "unit " + std::to_string(u) + " of " + std::to_string(capacity_);
   }
   switch (change.kind) {
-    case Change::Kind::kMerge:
-      if (p + 1 >= units_.size()) {
-        return "merge of position " + std::to_string(p) + " of " +
-               std::to_string(units_.size());
+    case Change::Kind::kMerge: {
+      const size_t n = change.count;
+      if (n < 2 || n > kMaxMerged || p + n > units_.size()) {
+        return "merge of " + std::to_string(n) + " positions from " +
+               std::to_string(p) + " of " + std::to_string(units_.size());
       }
-      if (u != units_[p] && u != units_[p + 1]) {
-        return "merge of positions " + std::to_string(p) + " and " +
-               std::to_string(p + 1) + " onto unit " + std::to_string(u) +
-               ", which neither names";
+      const auto first = units_.begin() + static_cast<ptrdiff_t>(p);
+      if (std::find(first, first + static_cast<ptrdiff_t>(n), u) ==
+          first + static_cast<ptrdiff_t>(n)) {
+        return "merge of positions " + std::to_string(p) + " .. " +
+               std::to_string(p + n - 1) + " onto unit " + std::to_string(u) +
+               ", which none names";
       }
       return {};
+    }
     case Change::Kind::kSplit:
       if (p >= units_.size()) {
         return "split of position " + std::to_string(p) + " of " +
@@ -294,14 +301,18 @@ void RangeMap::Apply(const Change& change) {
   MutexLock lock(&mu_);
   const auto p = static_cast<ptrdiff_t>(change.position);
   switch (change.kind) {
-    case Change::Kind::kMerge:
-      named_[units_[p]] = named_[units_[p + 1]] = false;
-      separators_.erase(separators_.begin() + p);
-      units_.erase(units_.begin() + p + 1);
+    case Change::Kind::kMerge: {
+      const auto n = static_cast<ptrdiff_t>(change.count);
+      for (ptrdiff_t i = 0; i < n; ++i) named_[units_[p + i]] = false;
+      separators_.erase(separators_.begin() + p, separators_.begin() + p + n - 1);
+      prefixes_.erase(prefixes_.begin() + p, prefixes_.begin() + p + n - 1);
+      units_.erase(units_.begin() + p + 1, units_.begin() + p + n);
       units_[p] = change.unit;
       break;
+    }
     case Change::Kind::kSplit:
       separators_.insert(separators_.begin() + p, Keep(change.separator));
+      prefixes_.insert(prefixes_.begin() + p, PrefixOf(change.separator));
       units_.insert(units_.begin() + p + 1, change.unit);
       break;
     case Change::Kind::kReassign:
@@ -316,8 +327,11 @@ void RangeMap::Apply(const Change& change) {
 void RangeMap::Replace(const Layout& layout) {
   MutexLock lock(&mu_);
   separators_.clear();
-  for (const std::string& separator : layout.separators)
+  prefixes_.clear();
+  for (const std::string& separator : layout.separators) {
     separators_.push_back(Keep(separator));
+    prefixes_.push_back(PrefixOf(separator));
+  }
   units_ = layout.units;
   named_.assign(capacity_, false);
   for (const uint32_t u : units_) named_[u] = true;
@@ -328,6 +342,17 @@ const std::string* RangeMap::Keep(const std::string& key) {
   return &*arena_.insert(key).first;
 }
 
+// The tree in breadth-first order gets its nodes in sorted order from an
+// in-order walk.
+void RangeMap::FillTree(size_t node, size_t n, uint32_t* next) {
+  if (node > n) return;
+  FillTree(2 * node, n, next);
+  tree_high_[node].store(prefixes_[*next].high, kRelaxed);
+  tree_low_[node].store(prefixes_[*next].low, kRelaxed);
+  tree_rank_[node].store((*next)++, kRelaxed);
+  FillTree(2 * node + 1, n, next);
+}
+
 void RangeMap::Install() {
   const size_t n = separators_.size();
   // Odd while the arrays change: readers wait and retry.
@@ -336,28 +361,13 @@ void RangeMap::Install() {
   std::atomic_thread_fence(std::memory_order_release);
   count_.store(static_cast<uint32_t>(n), kRelaxed);
   for (size_t i = 0; i < n; ++i) {
-    const Prefix p = PrefixOf(*separators_[i]);
-    high_[i].store(p.high, kRelaxed);
-    low_[i].store(p.low, kRelaxed);
+    high_[i].store(prefixes_[i].high, kRelaxed);
+    low_[i].store(prefixes_[i].low, kRelaxed);
     key_[i].store(separators_[i], std::memory_order_release);
   }
   for (size_t p = 0; p < units_.size(); ++p) unit_[p].store(units_[p], kRelaxed);
-  // An in-order walk of the tree visits its nodes in sorted order.
   uint32_t next = 0;
-  std::vector<size_t> path;
-  for (size_t k = 1; k <= n || !path.empty();) {
-    if (k <= n) {
-      path.push_back(k);
-      k = 2 * k;
-    } else {
-      k = path.back();
-      path.pop_back();
-      tree_high_[k].store(high_[next].load(kRelaxed), kRelaxed);
-      tree_low_[k].store(low_[next].load(kRelaxed), kRelaxed);
-      tree_rank_[k].store(next++, kRelaxed);
-      k = 2 * k + 1;
-    }
-  }
+  FillTree(1, n, &next);
   version_.store(v + 2, std::memory_order_release);
 }
 

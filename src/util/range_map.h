@@ -57,7 +57,7 @@ class RangeMap {
   // A change of the map by a re-balance (db/range_rebalancer.h).
   struct Change {
     enum class Kind : uint8_t {
-      kMerge = 1,  // positions p and p + 1 become one, named `unit`
+      kMerge = 1,  // positions p .. p + count - 1 become one, named `unit`
       kSplit = 2,  // the keys of p at or above `separator` become a new
                    // position p + 1, named `unit`
       kReassign = 3,  // position p is named `unit` instead
@@ -66,7 +66,9 @@ class RangeMap {
     uint32_t position = 0;
     uint32_t unit = 0;
     std::string separator;  // kSplit
+    uint32_t count = 2;     // kMerge: positions merged, 2 .. kMaxMerged
   };
+  static constexpr uint32_t kMaxMerged = 257;
   // Applies `change` to `layout`; empty if that gave a map of 2^bits
   // units, else what is wrong (`layout` is then unspecified).
   static std::string ApplyTo(unsigned bits, const Change& change,
@@ -143,6 +145,7 @@ class RangeMap {
   const std::string* Keep(const std::string& key) REQUIRES(mu_);
   // Writes separators_ and units_ to the seqlock's arrays.
   void Install() REQUIRES(mu_);
+  void FillTree(size_t node, size_t n, uint32_t* next) REQUIRES(mu_);
 
   const unsigned bits_;
   const size_t capacity_;  // 2^bits: the most positions
@@ -167,6 +170,7 @@ class RangeMap {
   mutable Mutex mu_;
   // The map (separators in the arena).
   std::vector<const std::string*> separators_ GUARDED_BY(mu_);
+  std::vector<Prefix> prefixes_ GUARDED_BY(mu_);  // of separators_
   std::vector<uint32_t> units_ GUARDED_BY(mu_);
   std::vector<bool> named_ GUARDED_BY(mu_);  // by unit
   // Every separator ever installed, never freed: readers may still hold a
