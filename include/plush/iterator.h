@@ -4,21 +4,26 @@
 // key, deleted keys skipped, each key once.
 //
 // The pool is cut into partitions (the keys of one DRAM directory entry:
-// 2^dram_directory_bits of them), visited in index order. The iterator
-// reads a partition atomically, holding its writer lock while it copies
-// it: within a partition it returns the state of one moment. Seek,
-// SeekToFirst and SeekToPartition read their partition when called, Next
-// reads the next partition when the current one is used up, so later
-// partitions may show later writes.
+// 2^dram_directory_bits of them; in a range pool, the key ranges of its
+// map, in key order), visited in order. The iterator reads a partition
+// atomically, holding its writer lock while it copies it: within a
+// partition it returns the state of one moment. Seek, SeekToFirst and
+// SeekToPartition read their partition when called, Next reads the next
+// partition when the current one is used up (in a range pool: the range
+// that holds the key where the last one ended), so later partitions may
+// show later writes.
 //
 // Range-partitioned pools (Options::partitioning = kRange) order their
 // partitions by key: keys come in strictly ascending byte order, and Seek
 // positions at the first key >= a target. Hash-partitioned pools spread
 // keys over partitions by hash: keys come in ascending order within a
 // partition only, and Seek is NotSupported (the iterator is then invalid
-// and status() says so); SeekToFirst and SeekToPartition work. A partition
-// index makes a resumable cursor (e.g. for a SCAN command): partitions
-// stay the same for a pool's life. See docs/api.md.
+// and status() says so); SeekToFirst and SeekToPartition work. A hash
+// pool's partition index makes a resumable cursor (e.g. for a SCAN
+// command): its partitions stay the same for the pool's life. A range
+// pool's partitions move as it re-balances (a merge of two ranges shifts
+// the indexes of those after them): resume a range pool's iteration with
+// Seek at the next key instead. See docs/api.md.
 //
 // Thread safety: an Iterator must not be used by two threads at once;
 // different iterators may be used concurrently with each other and with

@@ -13,7 +13,7 @@ STATS_FIELDS = {
     "log_count", "log_chunk_size", "log_chunks_per_log", "payload_log_count",
     "payload_chunk_size", "dram_bytes", "pool_bytes", "pool_used_bytes",
     "levels", "records_per_level", "unit_records_min", "unit_records_median",
-    "unit_records_max", "migrations", "log_compactions",
+    "unit_records_max", "range_rebalances", "migrations", "log_compactions",
     "log_forced_migrations", "dram_migrations_background",
     "dram_migrations_inline", "log_recycles_background", "payload_chunks", "payload_bytes",
     "payload_gc_runs", "payload_gc_moved", "payload_gc_skipped",

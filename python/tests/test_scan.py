@@ -99,7 +99,7 @@ def test_one_scan_reads_each_unit_once(tmp_path):
     # once, as one snapshot: a key written into it after the scan read it
     # does not appear (a fresh seek per batch would have found it).
     with plush.open(tmp_path / "skew.pool", small=True,
-                    partitioning="range") as db:
+                    partitioning="range", range_rebalance=False) as db:
         count = 2000  # one unit: the keys share their leading bytes
         for i in range(count):
             db.put(b"user:%08d" % i, b"v", log=False)
@@ -126,18 +126,42 @@ def test_range_key_sample_spreads_shared_prefix_keys(tmp_path):
     keys = [b"user:%08d" % i for i in range(4000)]
     path = tmp_path / "sampled.pool"
     with plush.open(path, small=True, partitioning="range",
-                    dram_directory_bits=4,
+                    dram_directory_bits=4, range_rebalance=False,
                     range_key_sample=keys[::10]) as db:
         for k in keys:
             db[k] = b"v"
         stats = db.stats()
-        assert stats["range_units"] == "key sample"
+        assert stats["range_units"] == "adaptive"
+        assert stats["range_rebalances"] == 0
         assert stats["unit_records_min"] > 0
         assert stats["unit_records_max"] < 2 * stats["unit_records_median"]
         assert [k for k, _ in db.scan(start=keys[2000], limit=3)] == keys[2000:2003]
-    # An existing pool keeps its boundaries; the sample is not checked.
-    with plush.open(path, small=True, range_key_sample=[b"x"]) as db:
+    # An existing pool keeps its map; the sample is not checked.
+    with plush.open(path, small=True, range_key_sample=[b"x"],
+                    range_rebalance=False) as db:
         assert db.stats()["unit_records_min"] > 0
+
+
+def test_range_pools_rebalance_keys_that_share_a_prefix(tmp_path):
+    keys = [b"user:%08d" % i for i in range(4000)]
+    with plush.open(tmp_path / "adaptive.pool", small=True,
+                    partitioning="range", dram_directory_bits=4) as db:
+        for k in keys:
+            db[k] = b"v"
+        db.rebalance()
+        stats = db.stats()
+        assert stats["range_rebalances"] > 0
+        assert stats["unit_records_median"] > 0
+        assert stats["unit_records_max"] < 4 * stats["unit_records_median"]
+        assert [k for k, _ in db.scan()] == keys
+        assert db.rebalance() >= 0
+
+
+def test_rebalance_of_a_hash_pool_is_not_supported(tmp_path):
+    with plush.open(tmp_path / "hash.pool", small=True) as db:
+        with pytest.raises(plush.NotSupportedError,
+                           match="re-balancing needs a range pool"):
+            db.rebalance()
 
 
 def test_range_key_sample_is_an_iterable_of_keys(tmp_path):

@@ -97,15 +97,19 @@ void RunExists(CommandCall& call) {
   call.reply.Integer(found);
 }
 
-// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. The cursor is a
-// partition index (iterator.h): a call returns whole partitions, at least
-// COUNT keys visited unless the pool ends, so it may return more keys
-// than COUNT (a partition holds about keys / 2^dram_directory_bits).
-// Partitions are fixed for a pool's life: a full iteration returns every
-// key that exists throughout it, once.
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. A call returns
+// whole partitions, at least COUNT keys visited unless the pool ends, so it
+// may return more keys than COUNT (a partition holds about keys /
+// 2^dram_directory_bits). A hash pool's cursor is a partition index
+// (iterator.h), fixed for the pool's life; a range pool's names the key
+// the next call resumes at (scan_cursors.h), as its partitions move. Either
+// way a full iteration returns every key that exists throughout it, once.
 void RunScan(CommandCall& call) {
   const std::optional<uint64_t> cursor = ParseUnsigned(call.args[1]);
-  if (!cursor) {
+  std::optional<std::string> resume;
+  if (cursor && call.server.ordered && *cursor != 0)
+    resume = call.server.scan_cursors.Find(*cursor);
+  if (!cursor || (call.server.ordered && *cursor != 0 && !resume)) {
     call.reply.Error("ERR invalid cursor");
     return;
   }
@@ -113,7 +117,11 @@ void RunScan(CommandCall& call) {
   if (!ParseScanOptions(call, &filter)) return;
 
   std::unique_ptr<Iterator> it = call.server.db->NewIterator(ReadOptions());
-  it->SeekToPartition(*cursor);
+  if (resume) {
+    it->Seek(*resume);
+  } else {
+    it->SeekToPartition(call.server.ordered ? 0 : *cursor);
+  }
   std::vector<std::string> keys;
   uint64_t visited = 0;
   size_t key_bytes = 0;
@@ -132,8 +140,11 @@ void RunScan(CommandCall& call) {
     ReplyError(call.reply, it->status());
     return;
   }
-  // The next partition, or 0 when the iteration is complete.
-  const uint64_t next = it->Valid() ? it->partition() : 0;
+  // Where the next call resumes, or 0 when the iteration is complete.
+  const uint64_t next = !it->Valid()            ? 0
+                        : call.server.ordered ? call.server.scan_cursors.Add(
+                                                    it->key())
+                                              : it->partition();
   call.reply.ArrayHeader(2);
   call.reply.Bulk(std::to_string(next));
   call.reply.ArrayHeader(keys.size());

@@ -15,15 +15,20 @@
 
 #include "group_commit.h"
 #include "plush/db.h"
+#include "scan_cursors.h"
 #include "server_config.h"
 
 namespace plush::server {
+
+// Whether `pool` is range-partitioned (ordered).
+bool IsRangePool(DB* pool);
 
 struct ServerContext {
   ServerContext(DB* pool, ServerConfig server_config)
       : db(pool),
         config(std::move(server_config)),
         max_write_bytes(WriteBatchLimit(pool)),
+        ordered(IsRangePool(pool)),
         group_commit(pool, max_write_bytes, config.sync_writes) {}
 
   DB* const db;
@@ -31,6 +36,9 @@ struct ServerContext {
   // The most argument bytes of one request, and of the puts committed in
   // one batch (group_commit.h).
   const size_t max_write_bytes;
+  // A range pool: SCAN cursors name keys (scan_cursors.h).
+  const bool ordered;
+  ScanCursors scan_cursors;
   GroupCommit group_commit;
   const std::chrono::steady_clock::time_point started =
       std::chrono::steady_clock::now();

@@ -159,6 +159,12 @@ void Database::Sync() {
   ThrowIfError(Call([](DB* db) { return db->Sync(); }));
 }
 
+uint64_t Database::Rebalance() {
+  uint64_t moves = 0;
+  ThrowIfError(Call([&](DB* db) { return db->Rebalance(&moves); }));
+  return moves;
+}
+
 std::string Database::Verify() {
   std::string report;
   Status s = Call([&](DB* db) { return db->Verify(&report); });

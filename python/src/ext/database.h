@@ -49,6 +49,7 @@ class Database {
   int64_t Increment(std::string_view key, int64_t delta);
   void Checkpoint(unsigned threads);
   void Sync();
+  uint64_t Rebalance();
   // The verification report; raises CorruptionError (with the report) if
   // the pool has problems.
   std::string Verify();

@@ -202,6 +202,7 @@ void DefineDB(py::module_& m) {
           },
           py::arg("threads") = 1)
       .def("sync", &Database::Sync)
+      .def("rebalance", &Database::Rebalance)
       .def("verify", &Database::Verify)
       .def("stats", &Database::Stats)
       .def(

@@ -72,6 +72,7 @@ const std::map<std::string, Setter>& Setters() {
             {"page", Granularity::kPage}})},
       {"recovery_threads", SetField<&Options::recovery_threads>},
       {"background_threads", SetField<&Options::background_threads>},
+      {"range_rebalance", SetField<&Options::range_rebalance>},
       {"initial_pool_size", SetField<&Options::initial_pool_size>},
       {"max_pool_size", SetField<&Options::max_pool_size>},
       {"partitioning",

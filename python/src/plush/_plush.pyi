@@ -84,6 +84,12 @@ class DB:
         threads=0 uses one thread per core."""
     def sync(self) -> None:
         """File back end: msync, so that writes survive a power failure."""
+    def rebalance(self) -> int:
+        """Range pools: split every heavy partition now (online; the
+        background thread does it as partitions become heavy unless
+        range_rebalance=False); returns the key-range moves made.
+        NotSupportedError on hash pools and on range pools of earlier
+        versions (plush rebalance converts those)."""
     def verify(self) -> str:
         """Check every structure of the pool; return the report, or raise
         CorruptionError describing the problems."""
@@ -132,6 +138,7 @@ def open(
     required_granularity: Literal["byte", "cache-line", "page"] = "page",
     recovery_threads: int = 0,
     background_threads: int = 1,
+    range_rebalance: bool = True,
     initial_pool_size: int = ...,
     max_pool_size: int = ...,
     partitioning: Literal["hash", "range"] = "hash",
@@ -155,8 +162,11 @@ def open(
     naming other values for an existing pool raises InvalidArgumentError
     (small=True does not count: an existing pool keeps its parameters).
     range_key_sample: for a new range pool, keys like the ones it will
-    hold; the pool splits the key space at their quantiles (keys sharing
-    their first bytes then spread over the whole table). Like small=True,
-    it is not checked against an existing pool, which keeps its own.
+    hold; the pool starts with its key space split at their quantiles
+    (keys sharing their first bytes then spread over the whole table from
+    the first record on). Like small=True, it is not checked against an
+    existing pool, which keeps its own. range_rebalance: range pools
+    re-balance as partitions become heavy (keys that share a prefix or
+    keep growing); False leaves that to rebalance().
     Raises BusyError if the pool is open elsewhere.
     """

@@ -186,6 +186,10 @@ def test_scan_returns_every_key_once(start_server, pool_path, pool_options):
         f"key:1{d}".encode() for d in range(10)}
     assert set(r.scan_iter(_type="hash")) == set()
     assert r.dbsize() == len(keys)
+    if pool_options:
+        # A range pool's cursors name keys the server handed out: any
+        # other cursor is refused, not taken for a partition.
+        assert error_of(lambda: r.scan(987654321)) == "invalid cursor"
 
 
 def test_server_commands(server):
