@@ -10,9 +10,9 @@
 namespace plush {
 namespace {
 
-// MeanRecords() is summed over every unit: recomputed once per this many
-// Heavy() calls (a writer's unit reaching its high-water mark asks).
-constexpr uint64_t kMeanEvery = 256;
+// The heaviest unit is looked for (a walk of every unit's count) once per
+// this many RebalanceOverloaded() calls.
+constexpr uint64_t kOverloadedEvery = 256;
 
 // The shortest key s with below < s <= key. REQUIRES: below < key.
 std::string SeparatorBetween(std::string_view below, std::string_view key) {
@@ -75,28 +75,37 @@ uint64_t RangeRebalancer::MeanRecords() {
   return total / std::max<size_t>(1, map_->positions());
 }
 
-uint64_t RangeRebalancer::HeavyAbove() {
-  if (mean_age_.fetch_add(1, std::memory_order_relaxed) % kMeanEvery == 0)
-    mean_.store(MeanRecords(), std::memory_order_relaxed);
+uint64_t RangeRebalancer::HeavyAbove() const {
   return 2 * mean_.load(std::memory_order_relaxed) + table_.capacity();
+}
+
+// The mean only grows as a pool fills: a count above the threshold of the
+// mean last computed is checked against a fresh one (a sum over every
+// unit), one below it needs nothing. (Writers ask after every write: no
+// shared counter is written on that path.)
+bool RangeRebalancer::Above(uint64_t records, uint64_t factor) {
+  if (records <= factor * HeavyAbove()) return false;
+  mean_.store(MeanRecords(), std::memory_order_relaxed);
+  return records > factor * HeavyAbove();
 }
 
 bool RangeRebalancer::Heavy(uint64_t unit) {
   if (!enabled() || !counted_.load(std::memory_order_acquire)) return false;
-  return table_.UnitRecords(unit) > HeavyAbove();
+  return Above(table_.UnitRecords(unit), 1);
 }
 
 bool RangeRebalancer::Overloaded(uint64_t unit) {
   if (!enabled() || !counted_.load(std::memory_order_relaxed)) return false;
   const uint64_t records = table_.UnitRecords(unit);
-  return records > 2 * table_.capacity() && records > 2 * HeavyAbove();
+  return records > 2 * table_.capacity() && Above(records, 2);
 }
 
 Status RangeRebalancer::RebalanceOverloaded(uint64_t* moves) {
   *moves = 0;
-  // The heaviest unit is looked for once per kMeanEvery calls: a walk of
+  // The heaviest unit is looked for once per kOverloadedEvery calls: a walk of
   // every unit's count.
-  if (overloaded_age_.fetch_add(1, std::memory_order_relaxed) % kMeanEvery !=
+  if (overloaded_calls_.fetch_add(1, std::memory_order_relaxed) %
+          kOverloadedEvery !=
       0) {
     return Status::OK();
   }

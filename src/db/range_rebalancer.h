@@ -110,8 +110,11 @@ class RangeRebalancer {
   Status RebalanceLocked(uint64_t unit, std::string_view written,
                          bool split_blind) REQUIRES(mu_);
   Status RebalanceHeaviestLocked(bool overloaded_only) REQUIRES(mu_);
-  // The count above which a unit is heavy.
-  uint64_t HeavyAbove();
+  // The count above which a unit is heavy, by the mean last computed.
+  uint64_t HeavyAbove() const;
+  // Whether `records` is above `factor` times that threshold, by a fresh
+  // mean if the last one says so.
+  bool Above(uint64_t records, uint64_t factor);
   // The mean of the named units' records.
   uint64_t MeanRecords();
   // Where to split `unit` (of `range`): *appending if its keys keep
@@ -166,10 +169,9 @@ class RangeRebalancer {
   RangeMap* const map_;
   Mutex mu_;
   std::atomic<bool> counted_{false};
-  // MeanRecords(), recomputed every kMeanEvery calls.
+  // MeanRecords() as last computed.
   std::atomic<uint64_t> mean_{0};
-  std::atomic<uint64_t> mean_age_{0};
-  std::atomic<uint64_t> overloaded_age_{0};
+  std::atomic<uint64_t> overloaded_calls_{0};
 };
 
 }  // namespace plush
