@@ -478,9 +478,11 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
   if (!from_range) return Status::OK();
   RangeMap::Range range = *from_range;
   change.position = static_cast<uint32_t>(range.position);
-  if (change.kind == RangeMap::Change::Kind::kSplit &&
-      change.separator.empty()) {
-    // Above the largest key the unit holds now (keys that keep growing).
+  // Above the largest key the unit holds now (keys that keep growing):
+  // nothing of `from` lies in the range that moves.
+  const bool above_all = change.kind == RangeMap::Change::Kind::kSplit &&
+                         change.separator.empty();
+  if (above_all) {
     std::vector<std::string> keys;
     size_t recent = 0;
     Status s = ReadKeys(from, range, &keys, &recent);
@@ -511,7 +513,7 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
   // version.
   std::vector<Record> moving;
   std::vector<Record> held;
-  if (s.ok()) s = ReadNewest(from, range, &moving);
+  if (s.ok() && !above_all) s = ReadNewest(from, range, &moving);
   if (s.ok()) s = ReadNewest(to, range, &held);
   if (!s.ok()) return s;
   std::vector<const Record*> writes;
