@@ -765,7 +765,7 @@ TEST(RangeSampleTest, ASampleNeedsRangePartitioning) {
   EXPECT_NE(access(file.path().c_str(), F_OK), 0) << "no file is left";
 }
 
-// A range map keeps ~56 bytes of DRAM per unit: range pools stop at 2^20
+// A range map keeps ~100 bytes of DRAM per unit: range pools stop at 2^20
 // units, with or without a sample.
 TEST(RangeSampleTest, RangePoolsAboveTheMapLimitAreRefused) {
   static_assert(pool::kMaxRangeMapBits == 20);
@@ -779,7 +779,7 @@ TEST(RangeSampleTest, RangePoolsAboveTheMapLimitAreRefused) {
     EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
     EXPECT_EQ(s.ToString(),
               "InvalidArgument: dram_directory_bits of a range pool must be "
-              "at most 20 (its range map takes ~56 bytes of DRAM per unit)");
+              "at most 20 (its range map takes ~100 bytes of DRAM per unit)");
     EXPECT_NE(access(file.path().c_str(), F_OK), 0) << "no file is left";
   }
 }

@@ -113,7 +113,7 @@ Status PoolParams::Validate() const {
   if (adaptive_range() && dram_directory_bits > kMaxRangeMapBits) {
     return bad("dram_directory_bits of a range pool must be at most " +
                std::to_string(kMaxRangeMapBits) +
-               " (its range map takes ~56 bytes of DRAM per unit)");
+               " (its range map takes ~100 bytes of DRAM per unit)");
   }
   if (fanout_bits < 1 || fanout_bits > 4)
     return bad("fanout_bits must be in 1..4");

@@ -73,7 +73,7 @@ struct PoolParams {
 };
 
 // The most DRAM directory bits of a range pool with a range map: the map
-// keeps ~56 bytes of DRAM per unit (2^20 units: 56 MiB).
+// keeps ~100 bytes of DRAM per unit (2^20 units: ~100 MiB).
 inline constexpr unsigned kMaxRangeMapBits = 20;
 
 class Pool {
