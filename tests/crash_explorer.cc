@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <map>
 #include <random>
 #include <set>
 #include <thread>
@@ -50,6 +51,8 @@ Status Apply(DB* db, const Op& op) {
       return db->Delete({}, KeyBytes(op));
     case Op::Kind::kCheckpoint:
       return db->Checkpoint(1);
+    case Op::Kind::kRebalance:
+      return db->Rebalance();
   }
   return Status::InvalidArgument("bad op");
 }
@@ -140,7 +143,7 @@ CrashExplorer::CrashExplorer(Options options, std::vector<Op> workload)
   uint64_t word_keys = 0;  // 8-byte key ids 0..word_keys-1 are checked
   std::set<std::string> keys;
   for (const Op& op : workload_) {
-    if (op.kind == Op::Kind::kCheckpoint) continue;
+    if (!WritesKey(op)) continue;
     keys.insert(KeyBytes(op));
     if (op.key_size == 8) word_keys = std::max(word_keys, op.key + 1);
   }
@@ -148,14 +151,18 @@ CrashExplorer::CrashExplorer(Options options, std::vector<Op> workload)
   keys_to_check_.assign(keys.begin(), keys.end());
 }
 
-uint64_t CrashExplorer::CountPersistPoints(Stats* stats) {
+uint64_t CrashExplorer::CountPersistPoints(Stats* stats,
+                                          std::vector<uint64_t>* per_op) {
   media::SimMedia::Remove(device_);
   std::unique_ptr<DB> db;
   if (!OpenSim(options_, device_, &db).ok()) return 0;
   auto device = media::SimMedia::Find(device_);
   const uint64_t start = device->persist_points();
+  if (per_op != nullptr) per_op->clear();
   for (const Op& op : workload_) {
+    const uint64_t before = device->persist_points();
     if (!Apply(db.get(), op).ok()) return 0;
+    if (per_op != nullptr) per_op->push_back(device->persist_points() - before);
     std::this_thread::sleep_for(pause_);
   }
   const uint64_t points = device->persist_points() - start;
@@ -223,20 +230,20 @@ std::string CrashExplorer::Check(DB* db, size_t acked,
   std::unordered_map<std::string, KeyState> expected;
   for (size_t i = 0; i < acked; ++i) {
     const Op& op = workload_[i];
-    if (op.kind != Op::Kind::kCheckpoint) expected[KeyBytes(op)] = After(op);
+    if (WritesKey(op)) expected[KeyBytes(op)] = After(op);
   }
+  const bool in_flight_writes = in_flight != nullptr && WritesKey(*in_flight);
   const std::string in_flight_key =
-      in_flight != nullptr && in_flight->kind != Op::Kind::kCheckpoint
-          ? KeyBytes(*in_flight)
-          : std::string();
-  const bool in_flight_writes =
-      in_flight != nullptr && in_flight->kind != Op::Kind::kCheckpoint;
+      in_flight_writes ? KeyBytes(*in_flight) : std::string();
+  // What Get found, for the scan below: checked against the oracle here.
+  std::map<std::string, std::string> found;
   for (const std::string& key : keys_to_check_) {
     std::string value;
     const Status s = db->Get({}, key, &value);
     if (!s.ok() && !s.IsNotFound())
       return "Get(" + KeyName(key) + "): " + s.ToString();
     const KeyState got{s.ok(), s.ok() ? value : std::string()};
+    if (got.present) found.emplace(key, got.value);
     auto it = expected.find(key);
     const KeyState want = it == expected.end() ? KeyState{} : it->second;
     if (got == want) continue;
@@ -246,9 +253,35 @@ std::string CrashExplorer::Check(DB* db, size_t acked,
            want.ToString() + " after " + std::to_string(acked) +
            " acknowledged ops";
   }
+  if (options_.partitioning == Partitioning::kRange) {
+    if (std::string e = CheckScan(db, found); !e.empty()) return e;
+  }
   std::string report;
   const Status v = db->Verify(&report);
   if (!v.ok()) return "Verify: " + v.ToString() + "\n" + report;
+  return "";
+}
+
+std::string CrashExplorer::CheckScan(
+    DB* db, const std::map<std::string, std::string>& found) {
+  std::unique_ptr<Iterator> it = db->NewIterator({});
+  auto want = found.begin();
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++want) {
+    const std::string key(it->key());
+    if (want == found.end() || key < want->first) {
+      return "scan: " + KeyName(key) + " that Get does not find";
+    }
+    if (key > want->first) {
+      return "scan: " + KeyName(want->first) + " missing, " + KeyName(key) +
+             " instead";
+    }
+    if (it->value() != want->second) {
+      return "scan: " + KeyName(key) + " has a value of " +
+             std::to_string(it->value().size()) + " bytes, Get another";
+    }
+  }
+  if (!it->status().ok()) return "scan: " + it->status().ToString();
+  if (want != found.end()) return "scan: ends before " + KeyName(want->first);
   return "";
 }
 
@@ -349,6 +382,20 @@ ExplorerStats CrashExplorer::Exhaustive() {
   ExplorerStats stats;
   stats.persist_points = CountPersistPoints();
   for (uint64_t k = 1; k <= stats.persist_points; ++k) CrashAt(k, k, &stats);
+  media::SimMedia::Remove(device_);
+  return stats;
+}
+
+ExplorerStats CrashExplorer::ExhaustiveWithin(Op::Kind kind) {
+  ExplorerStats stats;
+  std::vector<uint64_t> per_op;
+  stats.persist_points = CountPersistPoints(nullptr, &per_op);
+  // Op i passes through the persist points after those of ops 0..i-1.
+  uint64_t first = 1;
+  for (size_t i = 0; i < per_op.size(); first += per_op[i++]) {
+    if (workload_[i].kind != kind) continue;
+    for (uint64_t k = first; k < first + per_op[i]; ++k) CrashAt(k, k, &stats);
+  }
   media::SimMedia::Remove(device_);
   return stats;
 }

@@ -9,6 +9,9 @@
 //   * every acknowledged write is visible with its value, unless the write
 //     in flight at the crash (same key) replaced it;
 //   * no acknowledged delete is undone; no key holds a value never written;
+//   * on range pools, a full scan returns exactly the keys that Get finds,
+//     in ascending order, with the same values (copies that a re-balance
+//     cut short left behind must stay out of sight);
 //   * Verify() is clean;
 //   * recovering again (after a clean close, and after a crash *during*
 //     recovery) gives the same contents.
@@ -28,6 +31,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,13 +42,21 @@
 namespace plush::test {
 
 struct Op {
-  // kCheckpoint calls Checkpoint(1) and changes no key (key, value unused).
-  enum class Kind { kPut, kDelete, kCheckpoint } kind;
+  // kCheckpoint calls Checkpoint(1) and kRebalance calls Rebalance() (range
+  // pools: moves key ranges between units); neither changes a key (key,
+  // value unused).
+  enum class Kind { kPut, kDelete, kCheckpoint, kRebalance } kind;
   uint64_t key;
   uint64_t value;           // for kPut
   uint32_t key_size = 8;    // bytes of KeyBytes(key, key_size)
   uint32_t value_size = 8;  // for kPut: bytes of ValueBytes(value, value_size)
 };
+
+// Whether `op` writes its key (a put or a delete), as opposed to work that
+// changes no key (a checkpoint, a re-balance).
+inline bool WritesKey(const Op& op) {
+  return op.kind == Op::Kind::kPut || op.kind == Op::Kind::kDelete;
+}
 
 // The key and value bytes an Op stands for. Size 8 gives the word itself
 // (little-endian, like Word()); other sizes give `size` bytes drawn from a
@@ -132,9 +144,17 @@ class CrashExplorer {
   // Persist points the workload passes through (after the pool is created).
   // If `stats` is not null, stores the DB's statistics at the end of that
   // crash-free run (e.g. to show that it garbage-collected payload chunks).
-  uint64_t CountPersistPoints(Stats* stats = nullptr);
+  // If `per_op` is not null, stores how many persist points each operation
+  // of the workload passed through (e.g. to show that crashes hit the
+  // persist sequences of re-balances).
+  uint64_t CountPersistPoints(Stats* stats = nullptr,
+                              std::vector<uint64_t>* per_op = nullptr);
   // Crashes at every persist point in [1, CountPersistPoints()].
   ExplorerStats Exhaustive();
+  // Crashes at every persist point that falls inside an operation of kind
+  // `kind` in the crash-free run (e.g. every persist point of every
+  // re-balance of a workload too long to explore in full).
+  ExplorerStats ExhaustiveWithin(Op::Kind kind);
   // Crashes at `samples` random persist points.
   ExplorerStats Sampled(uint64_t samples, uint64_t seed);
 
@@ -157,6 +177,11 @@ class CrashExplorer {
   bool CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats);
   // Checks the recovered DB against the oracle; returns a failure or "".
   std::string Check(DB* db, size_t acked, const Op* in_flight) const;
+  // Range pools: a full scan returns the keys of `found` (what Get found,
+  // by key), each once, in order, with the same values; returns a failure
+  // or "".
+  static std::string CheckScan(DB* db,
+                               const std::map<std::string, std::string>& found);
 
   const Options options_;
   const std::vector<Op> workload_;

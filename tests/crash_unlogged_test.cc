@@ -139,6 +139,8 @@ Status Apply(DB* db, const UOp& u) {
       return db->Delete(w, KeyBytes(u.op));
     case Op::Kind::kCheckpoint:
       return db->Checkpoint(1);
+    case Op::Kind::kRebalance:
+      return db->Rebalance();
   }
   return Status::InvalidArgument("bad op");
 }

@@ -67,12 +67,15 @@ void RangeRebalancer::CountUnits() {
   counted_.store(true, std::memory_order_release);
 }
 
+// Over every unit, named or free: the share each would hold if the records
+// were spread over the whole table, which is the aim. (Over the named ones
+// only, a merge of many empty ranges into one would raise the mean, and a
+// crowded pool whose empty ranges were merged would look balanced.)
 uint64_t RangeRebalancer::MeanRecords() {
-  // Units that no position names hold nothing (a merge cleared them).
   uint64_t total = 0;
   for (uint64_t d = 0; d < table_.dram_entries(); ++d)
     total += table_.UnitPmemRecords(d);
-  return total / std::max<size_t>(1, map_->positions());
+  return total / table_.dram_entries();
 }
 
 uint64_t RangeRebalancer::HeavyAbove() const {

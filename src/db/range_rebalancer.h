@@ -3,8 +3,9 @@
 // Online re-balancing of a range pool's units (util/range_map.h; docs/
 // architecture.md, "Re-balancing a range pool").
 //
-// A unit is heavy when it stores more than twice the mean of the units
-// the map names, plus one DRAM entry's capacity. A heavy unit is split in
+// A unit is heavy when it stores more than twice the mean of all units
+// (records / 2^d: the share of each if the records spread over the whole
+// table), plus one DRAM entry's capacity. A heavy unit is split in
 // two at the median of its keys: both halves move to free units and the
 // unit is cleared (a half left in place would leave the other half's old
 // copies in its subtree, where every scan of the unit would read them).
@@ -115,7 +116,7 @@ class RangeRebalancer {
   // Whether `records` is above `factor` times that threshold, by a fresh
   // mean if the last one says so.
   bool Above(uint64_t records, uint64_t factor);
-  // The mean of the named units' records.
+  // The mean of the units' records on PMem, over all 2^d units.
   uint64_t MeanRecords();
   // Where to split `unit` (of `range`): *appending if its keys keep
   // growing (its recent writes, `written` and its DRAM entry's, lie above

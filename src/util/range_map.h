@@ -105,10 +105,7 @@ class RangeMap {
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
   // After reads that relied on the map at `version` (placed a key, then
   // searched its unit): the map did not change meanwhile.
-  bool Unchanged(uint64_t version) const {
-    std::atomic_thread_fence(std::memory_order_acquire);
-    return version_.load(std::memory_order_relaxed) == version;
-  }
+  bool Unchanged(uint64_t version) const { return ReloadVersion() == version; }
 
   // The slow paths, consistent with changes (a mutex).
   Layout Read() const EXCLUDES(mu_);
@@ -138,6 +135,18 @@ class RangeMap {
     uint64_t low;
   };
   static Prefix PrefixOf(std::string_view key);
+  // The version again, after reads it protects (a seqlock's validating
+  // read): no earlier read moves after it.
+  uint64_t ReloadVersion() const {
+#if defined(__SANITIZE_THREAD__)
+    // TSan does not model fences; a read-don't-modify-write orders the
+    // same (as util/atomic_word.h's ReloadAfterReads).
+    return version_.fetch_add(0, std::memory_order_acq_rel);
+#else
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return version_.load(std::memory_order_relaxed);
+#endif
+  }
   // The position of `key`: the number of separators at or below it.
   // Unsynchronized: a torn map gives a wrong answer, never a crash.
   size_t PositionOf(std::string_view key) const;
@@ -149,7 +158,7 @@ class RangeMap {
 
   const unsigned bits_;
   const size_t capacity_;  // 2^bits: the most positions
-  std::atomic<uint64_t> version_{0};
+  mutable std::atomic<uint64_t> version_{0};  // (ReloadVersion under TSan)
 
   // The seqlock's arrays, capacity_ + 1 long. Separators by rank:
   std::atomic<uint32_t> count_{0};  // separators
