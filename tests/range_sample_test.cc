@@ -1459,21 +1459,6 @@ TEST(RangeSampleTest, ABaseAndChangesWrittenByHandAreApplied) {
 
 // ---- Pools of the older formats ---------------------------------------------
 
-// Neither older format re-balances: DB::Rebalance says so, and the
-// stats count no re-balance.
-void ExpectNoRebalancing(DB* db) {
-  uint64_t moves = 1;
-  const Status s = db->Rebalance(&moves);
-  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
-  EXPECT_EQ(s.ToString(),
-            "NotSupported: re-balancing needs a range pool with an adaptive "
-            "range map (this one is hash-partitioned, or a range pool of an "
-            "earlier version: convert it with plush rebalance)");
-  EXPECT_EQ(moves, 0u);
-  Stats stats;
-  ASSERT_OK(db->GetStats(&stats));
-  EXPECT_EQ(stats.range_rebalances, 0u);
-}
 
 // A range pool made before range maps without a sample: units by the keys'
 // leading bits, which it keeps (no map is made for it), and never
@@ -1493,7 +1478,7 @@ TEST(RangeSampleTest, KeyBitsPoolsKeepTheirPartitioning) {
   ASSERT_OK(db->GetStats(&stats));
   EXPECT_EQ(stats.partitioning, "range");
   EXPECT_EQ(stats.range_units, "key bits");
-  ASSERT_NO_FATAL_FAILURE(ExpectNoRebalancing(db.get()));
+  ASSERT_NO_FATAL_FAILURE(test::ExpectRebalanceNotSupported(db.get()));
   ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), spread, 0, kKeys / 2));
   ASSERT_OK(db->Close());
   ASSERT_OK(DB::Open(SmallRange(), file.path(), &db));
@@ -1505,7 +1490,7 @@ TEST(RangeSampleTest, KeyBitsPoolsKeepTheirPartitioning) {
   EXPECT_EQ(stats.unit_records_max, 64u);
   // Keys that share their first byte share a unit, and stay there.
   ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), UserKey, 0, 1000));
-  ASSERT_NO_FATAL_FAILURE(ExpectNoRebalancing(db.get()));
+  ASSERT_NO_FATAL_FAILURE(test::ExpectRebalanceNotSupported(db.get()));
   ASSERT_OK(db->GetStats(&stats));
   EXPECT_EQ(stats.unit_records_median, 64u);
   EXPECT_EQ(stats.unit_records_max, 64u + 1000);
@@ -1523,7 +1508,7 @@ TEST(RangeSampleTest, KeyBitsPoolsKeepTheirPartitioning) {
   std::vector<std::string> all = Keys(spread, 0, kKeys);
   for (const std::string& k : Keys(UserKey, 0, 1000)) all.push_back(k);
   ASSERT_NO_FATAL_FAILURE(ExpectExactlyInOrder(db.get(), all));
-  ASSERT_NO_FATAL_FAILURE(ExpectNoRebalancing(db.get()));
+  ASSERT_NO_FATAL_FAILURE(test::ExpectRebalanceNotSupported(db.get()));
   ASSERT_OK(db->Close());
 
   // This version's map by leading bits, before any re-balance, places
@@ -1571,7 +1556,7 @@ TEST(RangeSampleTest, BoundaryPoolsKeepTheirPartitioning) {
   ASSERT_OK(db->GetStats(&stats));
   EXPECT_GT(stats.unit_records_min, 0u);
   EXPECT_LT(stats.unit_records_max, 2 * stats.unit_records_median);
-  ASSERT_NO_FATAL_FAILURE(ExpectNoRebalancing(db.get()));
+  ASSERT_NO_FATAL_FAILURE(test::ExpectRebalanceNotSupported(db.get()));
   ASSERT_OK(db->Close());
 
   // Still a pool of that format, its boundaries untouched.

@@ -42,21 +42,13 @@ using test::ExpectGetsMatch;
 using test::ExpectVerified;
 using test::Medium;
 using test::Pool;
+using test::RandomBytes;
 using test::ScratchPool;
 using test::Word;
 
 using Model = std::map<std::string, std::string>;
 
 // ---- Keys and values --------------------------------------------------------
-
-std::string RandomBytes(std::mt19937_64& rng, size_t n) {
-  std::string s(n, '\0');
-  for (size_t i = 0; i < n; i += 8) {
-    const uint64_t r = rng();
-    std::memcpy(s.data() + i, &r, std::min<size_t>(8, n - i));
-  }
-  return s;
-}
 
 // Bytes where signed and unsigned comparison disagree, and their
 // neighbours: keys drawn from them share prefixes all the time.

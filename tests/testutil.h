@@ -20,6 +20,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,6 +97,32 @@ inline void ExpectVerified(DB* db) {
   std::string report;
   const Status s = db->Verify(&report);
   ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << report;
+}
+
+// `n` bytes from `rng` (any byte value, NUL and 0xFF included).
+inline std::string RandomBytes(std::mt19937_64& rng, size_t n) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; i += 8) {
+    const uint64_t r = rng();
+    std::memcpy(s.data() + i, &r, std::min<size_t>(8, n - i));
+  }
+  return s;
+}
+
+// DB::Rebalance on a pool whose units do not move (a hash pool, a range
+// pool of an earlier version): NotSupported saying why, no move counted.
+inline void ExpectRebalanceNotSupported(DB* db) {
+  uint64_t moves = 7;
+  const Status s = db->Rebalance(&moves);
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_EQ(s.ToString(),
+            "NotSupported: re-balancing needs a range pool with an adaptive "
+            "range map (this one is hash-partitioned, or a range pool of an "
+            "earlier version: convert it with plush rebalance)");
+  EXPECT_EQ(moves, 0u);
+  Stats stats;
+  ASSERT_TRUE(db->GetStats(&stats).ok());
+  EXPECT_EQ(stats.range_rebalances, 0u);
 }
 
 // True when long "soak" variants of the tests should run (make soak).
