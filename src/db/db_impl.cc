@@ -234,22 +234,26 @@ Status DBImpl::WriteInline(const WriteOptions& options, uint64_t key_word,
     placement = PlaceInline(key_word);
     s = write_path_->WriteSlot(options, placement, slot, &moved);
   }
-  return s.ok() ? SplitIfOverloaded(
-                      placement.hash,
+  if (s.ok()) {
+    SplitIfOverloaded(placement.hash,
                       std::string_view(reinterpret_cast<const char*>(&key_word),
-                                       8))
-                : s;
+                                       8));
+  }
+  return s;
 }
 
 // A writer whose unit is overloaded has outrun the background thread's
 // splits of it (all writes go to one unit when keys only grow): it splits
-// the unit before it writes more. Its own write is done by then.
-Status DBImpl::SplitIfOverloaded(uint64_t hash, std::string_view key) {
-  if (!auto_rebalance_) return Status::OK();
+// the unit before it writes more. Its own write is done by then, and
+// stands whatever the split meets: a split that fails (NoSpace for its
+// copies) leaves the map as it was, and the next one, or DB::Rebalance,
+// meets the error again and reports it.
+void DBImpl::SplitIfOverloaded(uint64_t hash, std::string_view key) {
+  if (!auto_rebalance_) return;
   const uint64_t unit = table_->DramIndex(hash);
-  if (!rebalancer_->Overloaded(unit)) return Status::OK();
+  if (!rebalancer_->Overloaded(unit)) return;
   uint64_t moves = 0;
-  return rebalancer_->Rebalance(unit, key, &moves);
+  (void)rebalancer_->Rebalance(unit, key, &moves);
 }
 
 Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
@@ -270,7 +274,10 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
     if (!s.ok()) return s;
     // A key that moved to another unit needs an entry checked against its
     // new table hash; the one written is left to compaction.
-    if (!moved) return SplitIfOverloaded(placement.hash, key);
+    if (!moved) {
+      SplitIfOverloaded(placement.hash, key);
+      return s;
+    }
   }
 }
 
@@ -374,10 +381,8 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
     s = write_path_->WriteRecords(options, records, version, &moved);
     if (!s.ok()) return s;
     if (!moved) {
-      for (size_t i = 0; i < records.size(); ++i) {
-        s = SplitIfOverloaded(records[i].hash, collect.ops[i].key);
-        if (!s.ok()) return s;
-      }
+      for (size_t i = 0; i < records.size(); ++i)
+        SplitIfOverloaded(records[i].hash, collect.ops[i].key);
     }
   }
   user_bytes_.Add(bytes);

@@ -87,7 +87,7 @@ class DBImpl final : public DB {
                      const table::Slot& slot);
   // Splits the unit of `hash` if it is overloaded (RangeRebalancer), after
   // a write of `key` to it.
-  Status SplitIfOverloaded(uint64_t hash, std::string_view key);
+  void SplitIfOverloaded(uint64_t hash, std::string_view key);
   // A record stored in the payload logs: key and value out of place, or a
   // tombstone for a key that is not 8 bytes long.
   Status WritePayload(const WriteOptions& options, std::string_view key,
