@@ -706,6 +706,38 @@ TEST(RebalanceTest, RebalanceSpreadsACrowdOverTheTable) {
 
 // A hash pool has no key ranges to move: NotSupported, saying why, and no
 // move counted.
+// A writer splits its unit after its write when the unit is overloaded;
+// the split may fail (NoSpace for its copies in a full pool). The write
+// stands either way, so its Put must not report the split's error: a Put
+// that fails wrote nothing, one that succeeds is there. (Regression: the
+// split's NoSpace was returned by a Put whose record was durable.)
+TEST(RebalanceTest, AWriteReportsItsOwnStatusNotItsSplits) {
+  test::ScratchPool file("full");
+  Options o = Options::SmallProfile();
+  o.partitioning = Partitioning::kRange;
+  o.dram_directory_bits = 4;
+  o.max_pool_size = 12u << 20;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  std::mt19937_64 rng(5);
+  const std::string value(120, 'v');
+  Status s;
+  uint64_t written = 0;
+  for (; written < 400000; ++written) {
+    // Keys of one narrow range in random order: median splits, copies.
+    std::string key(1, 'k');
+    key += RandomBytes(rng, 11);
+    s = db->Put({}, key, value);
+    if (!s.ok()) {
+      std::string got;
+      EXPECT_TRUE(db->Get({}, key, &got).IsNotFound())
+          << "a Put that returned " << s.ToString() << " wrote its record";
+      break;
+    }
+  }
+  EXPECT_TRUE(s.IsNoSpace()) << s.ToString() << " after " << written;
+}
+
 TEST(RebalanceTest, RebalanceOnAHashPoolIsNotSupported) {
   test::ScratchPool file("hash");
   std::unique_ptr<DB> db;
