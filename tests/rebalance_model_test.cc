@@ -62,6 +62,7 @@ using test::ExpectGetsMatch;
 using test::ExpectVerified;
 using test::Medium;
 using test::Pool;
+using test::ExpectRecords;
 using test::RandomBytes;
 
 using Model = std::map<std::string, std::string>;
@@ -174,33 +175,6 @@ std::string RandomValue(std::mt19937_64& rng) {
 
 // ---- Checks -----------------------------------------------------------------
 
-// Compares the records of `it` (positioned by the caller) with the model's
-// from `m` up to `end`, at most `limit` of them; when `end` comes first,
-// the iterator must end too, with status OK.
-void ExpectRecords(Iterator* it, Model::const_iterator m,
-                   Model::const_iterator end, size_t limit,
-                   const std::string& when) {
-  for (size_t n = 0; n < limit; ++n, ++m) {
-    if (m == end) {
-      ASSERT_FALSE(it->Valid()) << when << ": after " << n
-                                << " records, an extra "
-                                << DescribeKey(it->key());
-      ASSERT_OK(it->status()) << when;
-      return;
-    }
-    ASSERT_TRUE(it->Valid())
-        << when << ": ended after " << n << " records, expected "
-        << DescribeKey(m->first) << "; status " << it->status().ToString();
-    ASSERT_TRUE(it->key() == m->first)
-        << when << ": record " << n << " is " << DescribeKey(it->key())
-        << ", expected " << DescribeKey(m->first);
-    ASSERT_TRUE(it->value() == m->second)
-        << when << ": " << DescribeKey(m->first) << " has a value of "
-        << it->value().size() << " bytes, expected " << m->second.size();
-    it->Next();
-  }
-  ASSERT_OK(it->status()) << when;
-}
 
 // A scan of [start, bound) with iterate_upper_bound: exactly the model's
 // records in that range (none if bound <= start). From "" it starts with

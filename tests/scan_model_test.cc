@@ -42,6 +42,7 @@ using test::ExpectGetsMatch;
 using test::ExpectVerified;
 using test::Medium;
 using test::Pool;
+using test::ExpectRecords;
 using test::RandomBytes;
 using test::ScratchPool;
 using test::Word;
@@ -157,33 +158,6 @@ std::string RandomStart(std::mt19937_64& rng,
 
 // ---- Checks -----------------------------------------------------------------
 
-// Reads up to `limit` records from `it` (positioned by the caller) and
-// compares them with the model's records from `m` on. When the model runs
-// out first, the iterator must end too, with status OK.
-void ExpectRecords(Iterator* it, const Model& model, Model::const_iterator m,
-                   size_t limit, const std::string& when) {
-  for (size_t n = 0; n < limit; ++n, ++m) {
-    if (m == model.end()) {
-      ASSERT_FALSE(it->Valid())
-          << when << ": after " << n << " records, an extra "
-          << DescribeKey(it->key());
-      ASSERT_OK(it->status());
-      return;
-    }
-    ASSERT_TRUE(it->Valid())
-        << when << ": ended after " << n << " records, expected "
-        << DescribeKey(m->first) << "; status " << it->status().ToString();
-    // Compare the views before copying anything.
-    ASSERT_TRUE(it->key() == m->first)
-        << when << ": record " << n << " is " << DescribeKey(it->key())
-        << ", expected " << DescribeKey(m->first);
-    ASSERT_TRUE(it->value() == m->second)
-        << when << ": " << DescribeKey(m->first) << " has a value of "
-        << it->value().size() << " bytes, expected " << m->second.size();
-    it->Next();
-  }
-  ASSERT_OK(it->status());
-}
 
 // Seek(start) and up to `limit` records, like the model's lower_bound.
 // The target is passed from a buffer that is wiped right after the call:
@@ -194,14 +168,15 @@ void ExpectScan(Iterator* it, const Model& model, const std::string& start,
   it->Seek(target);
   target.assign(target.size(), '\x5a');
   ASSERT_NO_FATAL_FAILURE(
-      ExpectRecords(it, model, model.lower_bound(start), limit,
+      ExpectRecords(it, model.lower_bound(start), model.end(), limit,
                     when + ", seek to " + DescribeKey(start)));
 }
 
 void ExpectFullScan(Iterator* it, const Model& model, const std::string& when) {
   it->SeekToFirst();
   ASSERT_NO_FATAL_FAILURE(
-      ExpectRecords(it, model, model.begin(), SIZE_MAX, when + ", full scan"));
+      ExpectRecords(it, model.begin(), model.end(), SIZE_MAX,
+                    when + ", full scan"));
 }
 
 // Seeking past the last key ends the iterator with status OK; seeking to
@@ -223,10 +198,10 @@ void ExpectSeekPastEnd(Iterator* it, const Model& model,
   }
   it->Seek(std::string(kMaxKeySize, '\xff'));  // the largest possible key
   ASSERT_NO_FATAL_FAILURE(ExpectRecords(
-      it, model, model.lower_bound(std::string(kMaxKeySize, '\xff')), 2,
+      it, model.lower_bound(std::string(kMaxKeySize, '\xff')), model.end(), 2,
       when + ", seek to the largest key"));
   it->Seek(last);
-  ASSERT_NO_FATAL_FAILURE(ExpectRecords(it, model, std::prev(model.end()), 2,
+  ASSERT_NO_FATAL_FAILURE(ExpectRecords(it, std::prev(model.end()), model.end(), 2,
                                         when + ", seek to the last key"));
 }
 

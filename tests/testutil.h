@@ -99,6 +99,35 @@ inline void ExpectVerified(DB* db) {
   ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << report;
 }
 
+// An ordered scan against a model: compares the records of `it` (positioned by the caller) with the model's
+// from `m` up to `end`, at most `limit` of them; when `end` comes first,
+// the iterator must end too, with status OK.
+inline void ExpectRecords(
+    Iterator* it, std::map<std::string, std::string>::const_iterator m,
+    std::map<std::string, std::string>::const_iterator end, size_t limit,
+    const std::string& when) {
+  for (size_t n = 0; n < limit; ++n, ++m) {
+    if (m == end) {
+      ASSERT_FALSE(it->Valid()) << when << ": after " << n
+                                << " records, an extra "
+                                << DescribeKey(it->key());
+      ASSERT_OK(it->status()) << when;
+      return;
+    }
+    ASSERT_TRUE(it->Valid())
+        << when << ": ended after " << n << " records, expected "
+        << DescribeKey(m->first) << "; status " << it->status().ToString();
+    ASSERT_TRUE(it->key() == m->first)
+        << when << ": record " << n << " is " << DescribeKey(it->key())
+        << ", expected " << DescribeKey(m->first);
+    ASSERT_TRUE(it->value() == m->second)
+        << when << ": " << DescribeKey(m->first) << " has a value of "
+        << it->value().size() << " bytes, expected " << m->second.size();
+    it->Next();
+  }
+  ASSERT_OK(it->status()) << when;
+}
+
 // `n` bytes from `rng` (any byte value, NUL and 0xFF included).
 inline std::string RandomBytes(std::mt19937_64& rng, size_t n) {
   std::string s(n, '\0');

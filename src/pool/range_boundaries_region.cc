@@ -17,41 +17,11 @@ namespace {
 constexpr uint64_t kLengthBytes = sizeof(uint16_t);
 static_assert(kMaxKeySize <= UINT16_MAX, "a boundary's length is 16 bits");
 
-uint64_t EntriesBytes(const std::vector<std::string>& boundaries) {
-  uint64_t bytes = 0;
-  for (const std::string& k : boundaries) bytes += kLengthBytes + k.size();
-  return bytes;
-}
-
 uint64_t HeaderChecksum(const RangeBoundariesHeader& h) {
   return Checksum(&h, offsetof(RangeBoundariesHeader, checksum));
 }
 
 }  // namespace
-
-uint64_t RangeBoundariesRegionBytes(const std::vector<std::string>& boundaries) {
-  return sizeof(RangeBoundariesHeader) + EntriesBytes(boundaries);
-}
-
-void WriteRangeBoundaries(media::Media* media, uint64_t offset,
-                          const std::vector<std::string>& boundaries) {
-  auto* entries = media->At<unsigned char>(offset + sizeof(RangeBoundariesHeader));
-  unsigned char* out = entries;
-  for (const std::string& k : boundaries) {
-    const auto length = static_cast<uint16_t>(k.size());
-    std::memcpy(out, &length, kLengthBytes);
-    if (!k.empty()) std::memcpy(out + kLengthBytes, k.data(), k.size());
-    out += kLengthBytes + k.size();
-  }
-  RangeBoundariesHeader h{};
-  std::memcpy(h.magic, kRangeBoundariesMagic, sizeof(h.magic));
-  h.count = boundaries.size();
-  h.entries_bytes = static_cast<uint64_t>(out - entries);
-  h.entries_checksum = Checksum(entries, h.entries_bytes);
-  h.checksum = HeaderChecksum(h);
-  std::memcpy(media->At<RangeBoundariesHeader>(offset), &h, sizeof(h));
-  media->Flush(media->At<void>(offset), sizeof(h) + h.entries_bytes);
-}
 
 Status ReadRangeBoundaries(const media::Media& media, uint64_t offset,
                            uint64_t limit, unsigned dram_bits,

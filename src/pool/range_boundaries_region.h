@@ -3,8 +3,7 @@
 // Reads and writes the range boundaries region of a pool (pool_format.h,
 // RangeBoundariesHeader; docs/format.md, "Range boundaries"): range pools
 // created with a key sample by earlier versions (kRangeByBoundaries) keep
-// their fixed boundaries in it. This version reads it, and writes it only
-// for the tests that make such pools.
+// their fixed boundaries in it. This version only reads it.
 
 #ifndef PLUSH_POOL_RANGE_BOUNDARIES_REGION_H_
 #define PLUSH_POOL_RANGE_BOUNDARIES_REGION_H_
@@ -17,14 +16,6 @@
 #include <vector>
 
 namespace plush::pool {
-
-// Bytes the region of `boundaries` takes, header included.
-uint64_t RangeBoundariesRegionBytes(const std::vector<std::string>& boundaries);
-
-// Writes and flushes (does not fence) the region at `offset`.
-// REQUIRES: RangeBoundariesRegionBytes() bytes of the media from there.
-void WriteRangeBoundaries(media::Media* media, uint64_t offset,
-                          const std::vector<std::string>& boundaries);
 
 // Reads the region at `offset`, which must end at or before `limit`, and
 // checks it: its checksums, 2^dram_bits - 1 keys of valid lengths, in
