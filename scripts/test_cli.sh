@@ -327,7 +327,7 @@ exec 3>"$tmp/fifo"
 # without probing through the CLI, which would race with the holder's open.
 for _ in $(seq 100); do
   grep -qF "$hash" "/proc/$holder/maps" 2>/dev/null && break
-  ls -l "/proc/$holder/fd" 2>/dev/null | grep -qF "$hash" && break
+  grep -qF "$hash" <<<"$(ls -l "/proc/$holder/fd" 2>/dev/null)" && break
   sleep 0.1
 done
 expect 6 "$plush" get "$hash" k0000001

@@ -14,7 +14,10 @@ rm -f "$work/pool"
 "$work/build/consumer_shared" "$work/pool"
 # The shared library is found through the consumer's RPATH, and exports
 # the public API only.
-ldd "$work/build/consumer_shared" | grep -q "libplush.so.0 => $work/prefix/"
+# (Outputs are captured before grep -q reads them: a grep that stops at its
+# match would end the writer with SIGPIPE, which pipefail reports as failure.)
+linked=$(ldd "$work/build/consumer_shared")
+grep -q "libplush.so.0 => $work/prefix/" <<<"$linked"
 if nm -D --defined-only "$work/prefix/lib/libplush.so" | c++filt |
     grep -E ' plush::(table|pool|log|payload|media)::' >/dev/null; then
   echo "install test: libplush.so exports engine internals" >&2

@@ -31,5 +31,6 @@ fi
 # package rather than python/src.
 cd "$tmp"
 "$venv_python" -m pytest -q -p no:cacheprovider "$root/python/tests"
-"$venv_python" "$root/examples/hello.py" | grep -qx 'greeting: hello!!!'
+greeting=$("$venv_python" "$root/examples/hello.py")
+[[ $greeting == 'greeting: hello!!!' ]]
 echo "test_python: examples/hello.py passed" >&2

@@ -73,7 +73,7 @@ grep -q "errors: 0, replies: 10000" "$tmp/pipe.out" || fail "redis-cli --pipe: $
 expect 'value 9999' cli get key:9999
 expect 10002 cli dbsize
 expect "$(printf 'key:1%d\n' 0 1 2 3 4 5 6 7 8 9)" bash -c "redis-cli -p $port --scan --pattern 'key:1?' | sort"
-cli info persistence | grep -q '^plush_backend:file' || fail "INFO persistence names no back end"
+grep -q '^plush_backend:file' <<<"$(cli info persistence)" || fail "INFO persistence names no back end"
 cli shutdown >/dev/null 2>&1 || true
 wait "$server_pid" || fail "the server exited $? after SHUTDOWN: $(cat "$tmp/server.log")"
 server_pid=
