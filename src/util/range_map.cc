@@ -3,6 +3,7 @@
 #include "util/range_map.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -135,25 +136,24 @@ std::string RangeMap::ApplyTo(unsigned bits, const Change& change,
   return Invalid(bits, *layout);
 }
 
+RangeMap::Buffer::Buffer(size_t capacity)
+    : prefix(new std::atomic<uint64_t>[2 * capacity]),
+      key(new std::atomic<const std::string*>[capacity]),
+      fence(new std::atomic<uint64_t>[2 * (capacity / kFenceEvery + 1)]),
+      unit(new std::atomic<uint32_t>[capacity]) {
+  for (size_t i = 0; i < 2 * capacity; ++i) prefix[i].store(0, kRelaxed);
+  for (size_t i = 0; i < capacity; ++i) {
+    key[i].store(nullptr, kRelaxed);
+    unit[i].store(0, kRelaxed);
+  }
+  for (size_t i = 0; i < 2 * (capacity / kFenceEvery + 1); ++i)
+    fence[i].store(0, kRelaxed);
+}
+
 RangeMap::RangeMap(unsigned bits, const Layout& layout)
     : bits_(bits),
       capacity_(size_t{1} << bits),
-      high_(new std::atomic<uint64_t>[capacity_ + 1]),
-      low_(new std::atomic<uint64_t>[capacity_ + 1]),
-      key_(new std::atomic<const std::string*>[capacity_ + 1]),
-      tree_high_(new std::atomic<uint64_t>[capacity_ + 1]),
-      tree_low_(new std::atomic<uint64_t>[capacity_ + 1]),
-      tree_rank_(new std::atomic<uint32_t>[capacity_ + 1]),
-      unit_(new std::atomic<uint32_t>[capacity_ + 1]) {
-  for (size_t i = 0; i <= capacity_; ++i) {
-    high_[i].store(0, kRelaxed);
-    low_[i].store(0, kRelaxed);
-    key_[i].store(nullptr, kRelaxed);
-    tree_high_[i].store(0, kRelaxed);
-    tree_low_[i].store(0, kRelaxed);
-    tree_rank_[i].store(0, kRelaxed);
-    unit_[i].store(0, kRelaxed);
-  }
+      buffers_{Buffer(capacity_), Buffer(capacity_)} {
   Replace(layout);
 }
 
@@ -167,31 +167,42 @@ RangeMap::Prefix RangeMap::PrefixOf(std::string_view key) {
   return {__builtin_bswap64(high), __builtin_bswap64(low)};
 }
 
-size_t RangeMap::PositionOf(std::string_view key) const {
+size_t RangeMap::PositionOf(const Buffer& b, std::string_view key) {
   const Prefix p = PrefixOf(key);
-  const size_t n = std::min<size_t>(count_.load(kRelaxed), capacity_);
-  // The number of separator prefixes below p (std::lower_bound's answer):
-  // walk down the tree, then undo the right turns taken after the last
-  // left turn; the node left there is the first prefix at or above p.
-  size_t k = 1;
-  while (k <= n) {
-    __builtin_prefetch(&tree_high_[std::min(4 * k, n)]);
-    __builtin_prefetch(&tree_low_[std::min(4 * k, n)]);
-    const uint64_t high = tree_high_[k].load(kRelaxed);
-    const uint64_t low = tree_low_[k].load(kRelaxed);
-    const bool below = (high < p.high) | ((high == p.high) & (low < p.low));
-    k = 2 * k + below;
-  }
-  k >>= __builtin_ffsll(static_cast<long long>(~k));
-  size_t position = k == 0 ? n : std::min<size_t>(tree_rank_[k].load(kRelaxed), n);
+  // (A count from a buffer written under the reader is one a change
+  // stored: every index below stays inside the arrays.)
+  const size_t n = b.count.load(kRelaxed);
+  // The number of entries of `words` (prefix pairs) in [first, first +
+  // count) below p, starting from `first`: std::lower_bound, the
+  // comparison without branches.
+  auto lower_bound = [&p](const std::atomic<uint64_t>* words, size_t first,
+                          size_t count) {
+    while (count > 0) {
+      const size_t step = count / 2;
+      const uint64_t high = words[2 * (first + step)].load(kRelaxed);
+      const uint64_t low = words[2 * (first + step) + 1].load(kRelaxed);
+      const bool below =
+          (high < p.high) | ((high == p.high) & (low < p.low));
+      first = below ? first + step + 1 : first;
+      count = below ? count - step - 1 : step;
+    }
+    return first;
+  };
+  // The fences (every kFenceEvery-th prefix) below p: the first prefix at
+  // or above p lies after the last of them, at or before the next.
+  const size_t fences = (n + kFenceEvery - 1) / kFenceEvery;
+  const size_t j = lower_bound(b.fence.get(), 0, fences);
+  const size_t lo = j == 0 ? 0 : (j - 1) * kFenceEvery + 1;
+  const size_t hi = std::min(j * kFenceEvery, n);
+  size_t position = lower_bound(b.prefix.get(), lo, hi > lo ? hi - lo : 0);
   // Separators that share the key's prefix: compare whole keys.
   for (; position < n; ++position) {
-    if (high_[position].load(kRelaxed) != p.high ||
-        low_[position].load(kRelaxed) != p.low) {
+    if (b.prefix[2 * position].load(kRelaxed) != p.high ||
+        b.prefix[2 * position + 1].load(kRelaxed) != p.low) {
       break;
     }
     const std::string* separator =
-        key_[position].load(std::memory_order_acquire);
+        b.key[position].load(std::memory_order_acquire);
     if (separator == nullptr || key < std::string_view(*separator)) break;
   }
   return position;
@@ -199,12 +210,12 @@ size_t RangeMap::PositionOf(std::string_view key) const {
 
 uint64_t RangeMap::UnitOf(std::string_view key) const {
   for (;;) {
-    const uint64_t before = version_.load(std::memory_order_acquire);
-    if ((before & 1) == 0) {
-      const uint32_t unit = unit_[PositionOf(key)].load(kRelaxed);
-      if (ReloadVersion() == before) return unit;
-    }
-    __builtin_ia32_pause();
+    const uint64_t v = version_.load(std::memory_order_acquire);
+    const Buffer& b = BufferAt(v);
+    const uint32_t unit = b.unit[PositionOf(b, key)].load(kRelaxed);
+    // The buffer read is written again only once version 2n + 3 begins
+    // (2n: the even version at or below v).
+    if (ReloadVersion() - (v & ~uint64_t{1}) < 3) return unit;
   }
 }
 
@@ -244,6 +255,15 @@ size_t RangeMap::positions() const {
 std::vector<uint32_t> RangeMap::Units() const {
   MutexLock lock(&mu_);
   return units_;
+}
+
+std::vector<uint32_t> RangeMap::Unnamed(size_t count) const {
+  MutexLock lock(&mu_);
+  std::vector<uint32_t> unnamed;
+  for (size_t u = 0; u < capacity_ && unnamed.size() < count; ++u) {
+    if (!named_[u]) unnamed.push_back(static_cast<uint32_t>(u));
+  }
+  return unnamed;
 }
 
 std::string RangeMap::Check(const Change& change) const {
@@ -320,7 +340,7 @@ void RangeMap::Apply(const Change& change) {
       break;
   }
   named_[change.unit] = true;
-  Install();
+  Install(change.position);
 }
 
 void RangeMap::Replace(const Layout& layout) {
@@ -334,40 +354,37 @@ void RangeMap::Replace(const Layout& layout) {
   units_ = layout.units;
   named_.assign(capacity_, false);
   for (const uint32_t u : units_) named_[u] = true;
-  Install();
+  Install(0);
 }
 
 const std::string* RangeMap::Keep(const std::string& key) {
   return &*arena_.insert(key).first;
 }
 
-// The tree in breadth-first order gets its nodes in sorted order from an
-// in-order walk.
-void RangeMap::FillTree(size_t node, size_t n, uint32_t* next) {
-  if (node > n) return;
-  FillTree(2 * node, n, next);
-  tree_high_[node].store(prefixes_[*next].high, kRelaxed);
-  tree_low_[node].store(prefixes_[*next].low, kRelaxed);
-  tree_rank_[node].store((*next)++, kRelaxed);
-  FillTree(2 * node + 1, n, next);
-}
-
-void RangeMap::Install() {
-  const size_t n = separators_.size();
-  // Odd while the arrays change: readers wait and retry.
+void RangeMap::Install(size_t from) {
+  const uint64_t v = version_.load(kRelaxed);  // even: changes are serial
+  Buffer& next = buffers_[((v >> 1) + 1) & 1];
+  Buffer& last = buffers_[(v >> 1) & 1];
+  // Odd while `next` is written: readers keep to `last`.
   // (An exchange: no store below moves above it, as a release fence after
   // a plain store would ensure, in a form ThreadSanitizer understands.)
-  const uint64_t v = version_.exchange(version_.load(kRelaxed) + 1,
-                                       std::memory_order_acq_rel);
-  count_.store(static_cast<uint32_t>(n), kRelaxed);
-  for (size_t i = 0; i < n; ++i) {
-    high_[i].store(prefixes_[i].high, kRelaxed);
-    low_[i].store(prefixes_[i].low, kRelaxed);
-    key_[i].store(separators_[i], std::memory_order_release);
+  version_.exchange(v + 1, std::memory_order_acq_rel);
+  const size_t n = separators_.size();
+  const size_t start = std::min(from, next.stale_from);
+  next.count.store(static_cast<uint32_t>(n), kRelaxed);
+  for (size_t i = start; i < n; ++i) {
+    next.prefix[2 * i].store(prefixes_[i].high, kRelaxed);
+    next.prefix[2 * i + 1].store(prefixes_[i].low, kRelaxed);
+    next.key[i].store(separators_[i], std::memory_order_release);
   }
-  for (size_t p = 0; p < units_.size(); ++p) unit_[p].store(units_[p], kRelaxed);
-  uint32_t next = 0;
-  FillTree(1, n, &next);
+  for (size_t p = start; p < units_.size(); ++p)
+    next.unit[p].store(units_[p], kRelaxed);
+  for (size_t j = start / kFenceEvery; j * kFenceEvery < n; ++j) {
+    next.fence[2 * j].store(prefixes_[j * kFenceEvery].high, kRelaxed);
+    next.fence[2 * j + 1].store(prefixes_[j * kFenceEvery].low, kRelaxed);
+  }
+  next.stale_from = SIZE_MAX;
+  last.stale_from = std::min(last.stale_from, from);
   version_.store(v + 2, std::memory_order_release);
 }
 

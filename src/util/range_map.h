@@ -12,13 +12,15 @@
 // position is free (and holds no live record).
 //
 // Lookups, writes and scans place keys with UnitOf() from any thread
-// without locks while a re-balance changes the map: the map is a seqlock.
-// Its arrays have a fixed capacity and are read with atomic loads, a
-// separator's whole key lives in an arena that is never freed while the
-// map exists, and a reader that raced a change retries; so a reader never
-// dereferences freed memory and never acts on a torn map. version() lets a
-// longer read (a lookup that searches the unit it placed the key on) tell
-// whether a change came in between.
+// without locks while a re-balance changes the map. The map is kept twice,
+// in two buffers of fixed capacity read with atomic loads: a change is
+// written to the buffer readers are not using, which then becomes theirs
+// (so a reader never waits for a change), and a reader whose buffer was
+// written under it — two changes during one read — retries. A separator's
+// whole key lives in an arena that is never freed while the map exists;
+// so a reader never dereferences freed memory and never acts on a torn
+// map. version() lets a longer read (a lookup that searches the unit it
+// placed the key on) tell whether a change came in between.
 
 #ifndef PLUSH_UTIL_RANGE_MAP_H_
 #define PLUSH_UTIL_RANGE_MAP_H_
@@ -100,12 +102,19 @@ class RangeMap {
 
   // Lock-free: the unit of `key` on the map as of one moment.
   uint64_t UnitOf(std::string_view key) const;
-  // Even; grows with every change. Equal before and after some work: the
-  // work saw one map throughout.
-  uint64_t version() const { return version_.load(std::memory_order_acquire); }
+  // Grows with every change. Equal before and after some work: the work
+  // saw one map throughout. (A change under way, not yet seen by readers,
+  // does not count: it only moves the keys of units its caller has
+  // locked, and readers of those units wait for their locks or check
+  // version() again after the change.)
+  uint64_t version() const {
+    return version_.load(std::memory_order_acquire) & ~uint64_t{1};
+  }
   // After reads that relied on the map at `version` (placed a key, then
   // searched its unit): the map did not change meanwhile.
-  bool Unchanged(uint64_t version) const { return ReloadVersion() == version; }
+  bool Unchanged(uint64_t version) const {
+    return (ReloadVersion() & ~uint64_t{1}) == version;
+  }
 
   // The slow paths, consistent with changes (a mutex).
   Layout Read() const EXCLUDES(mu_);
@@ -117,6 +126,8 @@ class RangeMap {
   // The number of positions, and the unit of each.
   size_t positions() const EXCLUDES(mu_);
   std::vector<uint32_t> Units() const EXCLUDES(mu_);
+  // Up to `count` units no position names, lowest first.
+  std::vector<uint32_t> Unnamed(size_t count) const EXCLUDES(mu_);
 
   // Changes, one caller at a time; readers see the old map or the new one.
   // Empty if `change` applies to the map, else what is wrong.
@@ -135,6 +146,26 @@ class RangeMap {
     uint64_t low;
   };
   static Prefix PrefixOf(std::string_view key);
+
+  // One copy of the map for readers. Separators by rank: their prefixes
+  // (high and low words side by side), and their whole keys; every
+  // kFenceEvery-th prefix again in `fence`, a short array searched first
+  // (a change rewrites the buffer only from where it changed the map,
+  // which an implicit search tree would not allow; keys that keep growing
+  // split the last position).
+  struct Buffer {
+    explicit Buffer(size_t capacity);
+    std::atomic<uint32_t> count{0};  // separators
+    std::unique_ptr<std::atomic<uint64_t>[]> prefix;  // 2 per separator
+    std::unique_ptr<std::atomic<const std::string*>[]> key;
+    std::unique_ptr<std::atomic<uint64_t>[]> fence;  // 2 per fence
+    std::unique_ptr<std::atomic<uint32_t>[]> unit;   // by position
+    // The first position that differs from the map (under mu_: only
+    // changes read it).
+    size_t stale_from = 0;
+  };
+  static constexpr size_t kFenceEvery = 32;
+
   // The version again, after reads it protects (a seqlock's validating
   // read): no earlier read moves after it.
   uint64_t ReloadVersion() const {
@@ -147,34 +178,24 @@ class RangeMap {
     return version_.load(std::memory_order_relaxed);
 #endif
   }
-  // The position of `key`: the number of separators at or below it.
-  // Unsynchronized: a torn map gives a wrong answer, never a crash.
-  size_t PositionOf(std::string_view key) const;
+  // The buffer readers use at raw version `v`: an even version 2n has
+  // map n in buffer n % 2; an odd one 2n + 1 writes map n + 1 into the
+  // other.
+  const Buffer& BufferAt(uint64_t v) const { return buffers_[(v >> 1) & 1]; }
+  // The position of `key` in `b`: the number of separators at or below
+  // it. Unsynchronized: a torn buffer gives a wrong answer, never a crash.
+  static size_t PositionOf(const Buffer& b, std::string_view key);
   // The arena's copy of `key`.
   const std::string* Keep(const std::string& key) REQUIRES(mu_);
-  // Writes separators_ and units_ to the seqlock's arrays.
-  void Install() REQUIRES(mu_);
-  void FillTree(size_t node, size_t n, uint32_t* next) REQUIRES(mu_);
+  // The map changed from position `from` on: publishes it through the
+  // buffer readers are not using.
+  void Install(size_t from) REQUIRES(mu_);
 
   const unsigned bits_;
   const size_t capacity_;  // 2^bits: the most positions
-  mutable std::atomic<uint64_t> version_{0};  // (ReloadVersion under TSan)
-
-  // The seqlock's arrays, capacity_ + 1 long. Separators by rank:
-  std::atomic<uint32_t> count_{0};  // separators
-  std::unique_ptr<std::atomic<uint64_t>[]> high_;
-  std::unique_ptr<std::atomic<uint64_t>[]> low_;
-  std::unique_ptr<std::atomic<const std::string*>[]> key_;
-  // Their prefixes in breadth-first (Eytzinger) order of the implicit
-  // search tree (children of node k: 2k and 2k + 1; node 0 unused), and
-  // each node's rank: every key placed pays this search, and 2^14
-  // separators do not fit in L1. The walk compares without branches and
-  // prefetches the grandchildren's line (39 ns per key instead of 76 for
-  // std::lower_bound on 2^14 random 8-byte separators).
-  std::unique_ptr<std::atomic<uint64_t>[]> tree_high_;
-  std::unique_ptr<std::atomic<uint64_t>[]> tree_low_;
-  std::unique_ptr<std::atomic<uint32_t>[]> tree_rank_;
-  std::unique_ptr<std::atomic<uint32_t>[]> unit_;  // by position
+  // Raw: odd while a change is written (ReloadVersion under TSan).
+  mutable std::atomic<uint64_t> version_{0};
+  Buffer buffers_[2];
 
   mutable Mutex mu_;
   // The map (separators in the arena).

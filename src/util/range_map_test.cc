@@ -218,5 +218,92 @@ TEST(RangeMapTest, ReadersRacingChangesSeeOneMapOrTheOther) {
   EXPECT_EQ(wrong.load(), 0u);
 }
 
+// Changes rewrite a buffer only from the position they change on, into
+// the buffer readers are not using. Readers racing a long run of splits,
+// merges and reassignments: an answer given while version() stayed put
+// is the map of that version (brute force), and a reader never waits.
+// (Also run under TSan.)
+TEST(RangeMapTest, ReadersRacingIncrementalChangesSeeTheMapOfTheirVersion) {
+  constexpr unsigned kBits = 7;
+  constexpr int kKeys = 5000;
+  std::vector<std::string> sample;
+  for (int i = 0; i < kKeys; i += 7) sample.push_back(Numbered("key:%06d", i));
+  std::vector<RangeMap::Layout> layouts = {RangeMap::FromSample(sample, kBits)};
+  std::vector<RangeMap::Change> changes;
+  std::mt19937_64 rng(11);
+  while (changes.size() < 3000) {
+    RangeMap::Layout next = layouts.back();
+    std::vector<bool> named(1u << kBits);
+    for (const uint32_t u : next.units) named[u] = true;
+    const auto free_unit = std::find(named.begin(), named.end(), false);
+    RangeMap::Change change;
+    change.position = static_cast<uint32_t>(rng() % next.units.size());
+    const size_t p = change.position;
+    if (free_unit != named.end() && rng() % 4 != 0) {
+      change.unit = static_cast<uint32_t>(free_unit - named.begin());
+      if (rng() % 4 == 0) {
+        change.kind = RangeMap::Change::Kind::kReassign;
+      } else {
+        // Keys that keep growing split the last position: half the splits.
+        change.kind = RangeMap::Change::Kind::kSplit;
+        if (rng() % 2 == 0) change.position = static_cast<uint32_t>(next.units.size() - 1);
+        const size_t q = change.position;
+        const std::string lower = q == 0 ? "" : next.separators[q - 1];
+        change.separator = Numbered("key:%06d", static_cast<int>(rng() % kKeys));
+        if (change.separator < lower) change.separator = lower + "~";
+        if (q < next.separators.size() && next.separators[q] < change.separator)
+          change.separator = next.separators[q];
+      }
+    } else if (p + 1 < next.units.size()) {
+      change.kind = RangeMap::Change::Kind::kMerge;
+      change.count = 2 + static_cast<uint32_t>(
+                             rng() % std::min<size_t>(4, next.units.size() - p - 1));
+      change.unit = next.units[p + rng() % change.count];
+    } else {
+      continue;
+    }
+    ASSERT_EQ(RangeMap::ApplyTo(kBits, change, &next), "");
+    changes.push_back(change);
+    layouts.push_back(std::move(next));
+  }
+  RangeMap map(kBits, layouts.front());
+  const uint64_t first = map.version();
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> checked{0}, wrong{0};
+  auto reader = [&] {
+    std::mt19937_64 r(std::hash<std::thread::id>()(std::this_thread::get_id()));
+    while (!stop.load(std::memory_order_relaxed)) {
+      const std::string key =
+          Numbered("key:%06d", static_cast<int>(r() % (kKeys + 100)));
+      const uint64_t version = map.version();
+      const uint64_t unit = map.UnitOf(key);
+      if (!map.Unchanged(version)) continue;
+      const RangeMap::Layout& layout = layouts[(version - first) / 2];
+      if (unit != layout.units[CountAtOrBelow(layout.separators, key)])
+        wrong.fetch_add(1);
+      checked.fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  for (const RangeMap::Change& change : changes) {
+    ASSERT_EQ(map.Check(change), "");
+    map.Apply(change);
+  }
+  stop = true;
+  r1.join();
+  r2.join();
+  EXPECT_EQ(wrong.load(), 0u) << "of " << checked.load();
+  EXPECT_EQ(map.version() - first, 2 * changes.size());
+  // The map as a whole, and every key, after the last change.
+  const RangeMap::Layout& last = layouts.back();
+  EXPECT_EQ(map.Read().separators, last.separators);
+  EXPECT_EQ(map.Read().units, last.units);
+  for (int i = 0; i < kKeys + 100; ++i) {
+    const std::string key = Numbered("key:%06d", i);
+    ASSERT_EQ(map.UnitOf(key), last.units[CountAtOrBelow(last.separators, key)])
+        << key;
+  }
+}
+
 }  // namespace
 }  // namespace plush
