@@ -96,6 +96,11 @@ struct PLUSH_EXPORT Stats {
   // re-balance of a heavy unit is usually two: a merge of two light
   // neighbours, then the split of the heavy unit into the unit it freed).
   uint64_t range_rebalances = 0;
+  // Records (versions and tombstones) those moves copied from one unit to
+  // another since the pool was opened: what re-balancing wrote. Keys that
+  // keep growing split their unit above its largest key, which copies
+  // nothing.
+  uint64_t range_records_copied = 0;
 
   uint64_t migrations = 0;       // directory entries migrated to a lower level
   uint64_t log_compactions = 0;  // recovery-log chunks recycled

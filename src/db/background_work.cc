@@ -115,9 +115,10 @@ void BackgroundWork::Run() {
 }
 
 void BackgroundWork::MigrateIfAboveHighWater(uint64_t dram_index) {
-  // A heavy unit of a range pool is split instead (which migrates it); an
-  // error is met again by the inline path, as for migrations.
-  if (rebalancer_ != nullptr && rebalancer_->Heavy(dram_index)) {
+  // A unit of a range pool due a split (heavy, or its keys keep growing)
+  // is split first (which migrates it); an error is met again by the
+  // inline path, as for migrations.
+  if (rebalancer_ != nullptr && rebalancer_->SplitDue(dram_index)) {
     uint64_t moves = 0;
     if (rebalancer_->Rebalance(dram_index, {}, &moves).ok())
       (void)rebalancer_->RebalanceOverloaded(&moves);

@@ -184,16 +184,19 @@ Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
       table_.get(), pool_->params().log_count, background_.get());
   logs_ = std::make_unique<log::RecoveryLogs>(
       pool_.get(), log_recycling_.get(), internal.replay_uncommitted_batches);
+  if (pool_->params().adaptive_range())
+    unit_tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);
   write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(),
-                                            background_.get(), &closed_);
+                                            background_.get(),
+                                            unit_tails_.get(), &closed_);
   payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
   s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &payload_);
   if (!s.ok()) return s;
   if (payload_->enabled()) table_->set_resolver(payload_.get());
   unit_reader_ = std::make_unique<UnitReader>(table_.get(), payload_.get(),
                                               write_path_.get());
-  rebalancer_ = std::make_unique<RangeRebalancer>(pool_.get(), table_.get(),
-                                                  payload_.get(), &closed_);
+  rebalancer_ = std::make_unique<RangeRebalancer>(
+      pool_.get(), table_.get(), payload_.get(), unit_tails_.get(), &closed_);
   auto_rebalance_ = rebalancer_->enabled() && options_.range_rebalance &&
                     options_.background_threads > 0;
   if (created) {
@@ -217,28 +220,21 @@ Status DBImpl::CheckWritable() const {
 
 Placement DBImpl::Place(std::string_view key) const {
   const uint64_t version = table_->hasher().version();
-  return {table_->hasher().Hash(key), version};
-}
-
-Placement DBImpl::PlaceInline(uint64_t key_word) const {
-  const uint64_t version = table_->hasher().version();
-  return {table_->hasher().InlineHash(key_word), version};
+  return {table_->hasher().Hash(key), version, key};
 }
 
 Status DBImpl::WriteInline(const WriteOptions& options, uint64_t key_word,
                            const table::Slot& slot) {
+  const std::string_view key(reinterpret_cast<const char*>(&key_word), 8);
   bool moved = true;
   Status s;
   Placement placement;
   while (s.ok() && moved) {
-    placement = PlaceInline(key_word);
+    const uint64_t version = table_->hasher().version();
+    placement = {table_->hasher().InlineHash(key_word), version, key};
     s = write_path_->WriteSlot(options, placement, slot, &moved);
   }
-  if (s.ok()) {
-    SplitIfOverloaded(placement.hash,
-                      std::string_view(reinterpret_cast<const char*>(&key_word),
-                                       8));
-  }
+  if (s.ok()) SplitIfOverloaded(placement.hash, key);
   return s;
 }
 
@@ -365,7 +361,8 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
       if (op.key.size() == 8 && (op.tombstone || op.value.size() == 8)) {
         records.push_back({table_->hasher().InlineHash(Word(op.key)),
                            {Word(op.key), op.tombstone ? 0 : Word(op.value),
-                            op.tombstone, false}});
+                            op.tombstone, false},
+                           op.key});
         continue;
       }
       const uint64_t hash = table_->hasher().Hash(op.key);
@@ -373,7 +370,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
       s = payload_->Append(op.key, hash, op.value, &ref,
                            &tickets.emplace_back());
       if (!s.ok()) return s;
-      records.push_back({hash, {hash, ref, op.tombstone, true}});
+      records.push_back({hash, {hash, ref, op.tombstone, true}, op.key});
       payloads = true;
     }
     // An unlogged batch has no barrier of its own (WritePayload).
@@ -684,6 +681,7 @@ Status DBImpl::GetStats(Stats* stats) {
                          : p.range_units == Units::kBoundaries ? "key sample"
                                                                : "adaptive";
     stats->range_rebalances = pool_->range_map_generation();
+    stats->range_records_copied = rebalancer_->records_copied();
   }
   stats->dram_directory_bits = p.dram_directory_bits;
   stats->fanout_bits = p.fanout_bits;
@@ -695,7 +693,8 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->log_chunks_per_log = p.log_chunks_per_log;
   stats->payload_log_count = p.payload_log_count;
   stats->payload_chunk_size = p.payload_chunk_size;
-  stats->dram_bytes = table_->dram_bytes() + sizeof(*this);
+  stats->dram_bytes = table_->dram_bytes() + sizeof(*this) +
+                      (unit_tails_ ? unit_tails_->dram_bytes() : 0);
   stats->pool_bytes = m.size();
   stats->pool_used_bytes = pool_->allocator().used_bytes();
   stats->levels = table_->level_count();

@@ -28,6 +28,7 @@
 #include "db/payload_gc.h"
 #include "db/range_rebalancer.h"
 #include "db/unit_reader.h"
+#include "db/unit_tails.h"
 #include "db/write_path.h"
 #include "log/recovery_log.h"
 #include "media/internal_options.h"
@@ -77,10 +78,8 @@ class DBImpl final : public DB {
   // Opens the layers on an opened pool, then recovers an existing pool.
   // Writes nothing to an existing pool.
   Status OpenLayers(const InternalOptions& internal, bool created);
-  // The placement of a key (of an 8-byte key as a word) on the table, as
-  // of now.
+  // The placement of a key on the table, as of now.
   Placement Place(std::string_view key) const;
-  Placement PlaceInline(uint64_t key_word) const;
   // A record stored inline: an 8-byte key with an 8-byte value, or an
   // 8-byte key's tombstone.
   Status WriteInline(const WriteOptions& options, uint64_t key_word,
@@ -114,6 +113,7 @@ class DBImpl final : public DB {
   std::unique_ptr<BackgroundWork> background_;
   std::unique_ptr<LogRecycling> log_recycling_;
   std::unique_ptr<log::RecoveryLogs> logs_;
+  std::unique_ptr<UnitTails> unit_tails_;  // adaptive range pools
   std::unique_ptr<WritePath> write_path_;
   std::unique_ptr<PayloadGc> payload_gc_;
   std::unique_ptr<payload::PayloadLogs> payload_;

@@ -333,7 +333,7 @@ TEST(DBTest, PropertiesAreTheStatsFields) {
   size_t lines = 0;
   for (size_t at = 0; (at = value.find('\n', at)) != std::string::npos; ++at)
     ++lines;
-  EXPECT_EQ(lines, 44u);
+  EXPECT_EQ(lines, 45u);
   for (const char* bad : {"plush.nonsense", "rocksdb.stats", "", "plush."}) {
     const Status s = db->GetProperty(bad, &value);
     EXPECT_TRUE(s.IsNotFound()) << bad;

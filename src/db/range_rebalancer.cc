@@ -14,6 +14,14 @@ namespace {
 // this many RebalanceOverloaded() calls.
 constexpr uint64_t kOverloadedEvery = 256;
 
+// Streams of growing keys (fronts) in one unit that a split separates:
+// at most this many, each the top of at least kRecentPerFront recent
+// keys; random keys make a front of nearly every recent key.
+constexpr size_t kMaxFronts = 8;
+constexpr size_t kRecentPerFront = 4;
+
+size_t Distance(size_t a, size_t b) { return a > b ? a - b : b - a; }
+
 // The shortest key s with below < s <= key. REQUIRES: below < key.
 std::string SeparatorBetween(std::string_view below, std::string_view key) {
   size_t shared = 0;
@@ -48,10 +56,12 @@ class TwoEntryLock {
 
 RangeRebalancer::RangeRebalancer(pool::Pool* pool, table::LeveledTable* table,
                                  payload::PayloadLogs* payload,
+                                 UnitTails* tails,
                                  const std::atomic<bool>* closed)
     : pool_(*pool),
       table_(*table),
       payload_(*payload),
+      tails_(tails),
       closed_(*closed),
       map_(pool->params().adaptive_range() ? pool->range_map() : nullptr) {}
 
@@ -72,14 +82,17 @@ void RangeRebalancer::CountUnits() {
 // only, a merge of many empty ranges into one would raise the mean, and a
 // crowded pool whose empty ranges were merged would look balanced.)
 uint64_t RangeRebalancer::MeanRecords() {
-  uint64_t total = 0;
-  for (uint64_t d = 0; d < table_.dram_entries(); ++d)
-    total += table_.UnitPmemRecords(d);
-  return total / table_.dram_entries();
+  return table_.TotalUnitPmemRecords() / table_.dram_entries();
 }
 
 uint64_t RangeRebalancer::HeavyAbove() const {
   return 2 * mean_.load(std::memory_order_relaxed) + table_.capacity();
+}
+
+// Below HeavyAbove() whatever the mean: the unit a split of growing keys
+// leaves behind is never heavy, and never needs a split (a copy) itself.
+uint64_t RangeRebalancer::GrowingAbove() const {
+  return mean_.load(std::memory_order_relaxed) + table_.capacity() / 2;
 }
 
 // The mean only grows as a pool fills: a count above the threshold of the
@@ -95,6 +108,12 @@ bool RangeRebalancer::Above(uint64_t records, uint64_t factor) {
 bool RangeRebalancer::Heavy(uint64_t unit) {
   if (!enabled() || !counted_.load(std::memory_order_acquire)) return false;
   return Above(table_.UnitRecords(unit), 1);
+}
+
+bool RangeRebalancer::SplitDue(uint64_t unit) {
+  if (Heavy(unit)) return true;
+  return counted_.load(std::memory_order_acquire) &&
+         tails_->GrowingHint(unit) && table_.UnitRecords(unit) > GrowingAbove();
 }
 
 bool RangeRebalancer::Overloaded(uint64_t unit) {
@@ -152,7 +171,7 @@ Status RangeRebalancer::RebalanceAll(uint64_t* moves) {
   if (!counted_.load(std::memory_order_acquire)) CountUnits();
   MutexLock lock(&mu_);
   const uint64_t before = pool_.range_map_generation();
-  // Rounds over the heavy units, heaviest first; each split changes the
+  // Rounds over the units due a split, heaviest first; each split changes the
   // counts, so a round ends at its first move. A unit that cannot be split
   // (no free units for it, or not heavy once recounted) leaves the others
   // to try; a round in which none moves ends the re-balance.
@@ -161,7 +180,7 @@ Status RangeRebalancer::RebalanceAll(uint64_t* moves) {
     mean_.store(MeanRecords(), std::memory_order_relaxed);
     std::vector<std::pair<uint64_t, uint32_t>> heavy;  // (records, unit)
     for (const uint32_t u : map_->Units()) {
-      if (Heavy(u)) heavy.emplace_back(table_.UnitRecords(u), u);
+      if (SplitDue(u)) heavy.emplace_back(table_.UnitRecords(u), u);
     }
     std::sort(heavy.rbegin(), heavy.rend());
     for (const auto& [records, unit] : heavy) {
@@ -196,9 +215,13 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
     lock.lock();
     table_.CountUnit(unit);
     mean_.store(MeanRecords(), std::memory_order_relaxed);
-    Status s = Heavy(unit) ? ChooseSplit(unit, *range, written, split_blind,
-                                         &separator, &appending)
-                           : Status::OK();
+    const bool due =
+        Heavy(unit) || (counted_.load(std::memory_order_relaxed) &&
+                        tails_->Growing(unit) &&
+                        table_.UnitRecords(unit) > GrowingAbove());
+    Status s = due ? ChooseSplit(unit, *range, written, split_blind,
+                                 &separator, &appending)
+                   : Status::OK();
     lock.unlock();
     if (!s.ok() || (separator.empty() && !appending)) return s;
   }
@@ -266,6 +289,17 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
                                     std::string* separator, bool* appending) {
   separator->clear();
   *appending = false;
+  // Keys that keep growing, as the unit's tail tells: nothing to read.
+  if (tails_->Growing(unit)) {
+    *appending = true;
+    return Status::OK();
+  }
+  // A unit whose recent writes are not known (its DRAM entry was just
+  // migrated) is split when it is overloaded, or asked for: a split of
+  // keys that keep growing that was taken for one at the median would
+  // copy the whole unit for nothing.
+  if (!split_blind && written.empty() && table_.DramState(unit).size == 0)
+    return Status::OK();
   std::vector<std::string> keys;
   size_t recent = 0;
   Status s = ReadKeys(unit, range, &keys, &recent);
@@ -288,18 +322,49 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
     *appending = older_below && !older_above;
     if (*appending) return Status::OK();  // Move() takes the separator
   }
-  // A unit whose recent writes are not known (its DRAM entry was just
-  // migrated) is split when it is overloaded, or asked for: a split of
-  // keys that keep growing that was taken for one at the median would
-  // copy the whole unit for nothing.
+  // (Its DRAM entry's records may all lie outside its range.)
   if (lowest_recent.empty() && !split_blind) return Status::OK();
-  // At the median of the distinct keys (deleted ones count too: cheap,
-  // and they are few).
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  if (keys.size() < 2) return Status::OK();
-  const size_t median = keys.size() / 2;
-  *separator = SeparatorBetween(keys[median - 1], keys[median]);
+  // The distinct keys in order, each marked if a version of it is recent
+  // (deleted ones count too: cheap, and they are few).
+  std::vector<std::pair<std::string_view, bool>> sorted;
+  sorted.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i)
+    sorted.emplace_back(keys[i], i < recent || keys[i] == written);
+  std::sort(sorted.begin(), sorted.end());
+  size_t distinct = 0;
+  for (const auto& [key, is_recent] : sorted) {
+    if (distinct > 0 && sorted[distinct - 1].first == key) {
+      sorted[distinct - 1].second |= is_recent;
+    } else {
+      sorted[distinct++] = {key, is_recent};
+    }
+  }
+  sorted.resize(distinct);
+  if (sorted.size() < 2) return Status::OK();
+  // Fronts: runs of recent keys that older keys follow, as several
+  // streams of growing keys leave in one unit (each writer its own key
+  // range). A split right above the front nearest the median leaves that
+  // stream growing at the top of the lower half, and the others above
+  // it: each half then splits without copies. Other keys split at the
+  // median.
+  const size_t median = sorted.size() / 2;
+  size_t split = median;  // the first key of the upper half
+  size_t fronts = 0;
+  size_t recent_keys = 0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (!sorted[i].second) continue;
+    ++recent_keys;
+    if (i + 1 == sorted.size() || sorted[i + 1].second) continue;
+    if (++fronts == 1 || Distance(i + 1, median) < Distance(split, median))
+      split = i + 1;
+  }
+  const bool streams = fronts >= 1 && fronts <= kMaxFronts &&
+                       recent_keys >= kRecentPerFront * fronts;
+  // Above a front the separator is the next older key itself: the stream's
+  // next keys stay below it (the shortest separator could be far lower).
+  *separator = streams ? std::string(sorted[split].first)
+                       : SeparatorBetween(sorted[median - 1].first,
+                                          sorted[median].first);
   return Status::OK();
 }
 
@@ -350,6 +415,7 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
     if (s.ok()) {
       for (const uint64_t u : locked) {
         if (u != kept) table_.ClearUnit(u);
+        tails_->Forget(u);
       }
     }
   }
@@ -360,20 +426,17 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
 bool RangeRebalancer::FindFree(uint64_t heavy, size_t count,
                                std::vector<FreeCandidate>* frees) {
   frees->clear();
-  const std::vector<uint32_t> units = map_->Units();
-  std::vector<bool> taken(table_.dram_entries());
-  for (const uint32_t u : units) taken[u] = true;
   // Units no position names hold nothing live.
-  for (uint64_t u = 0; u < taken.size() && frees->size() < count; ++u) {
-    if (!taken[u]) frees->push_back({u, u});
-  }
+  for (const uint32_t u : map_->Unnamed(count)) frees->push_back({u, u});
+  if (frees->size() == count) return true;
   // Then the lightest neighbours, if merging them makes a unit below 3/4
   // of the heavy one (so that the largest unit shrinks); the lighter of
   // the two moves into the heavier. Pairs are ranked by their records on
   // PMem (one array), the few lightest then by all their records (the
   // DRAM entries', a miss each): a unit whose recent writes are all still
   // in DRAM is not empty.
-  std::fill(taken.begin(), taken.end(), false);
+  const std::vector<uint32_t> units = map_->Units();
+  std::vector<bool> taken(table_.dram_entries());
   taken[heavy] = true;
   const uint64_t limit = table_.UnitRecords(heavy) * 3 / 4;
   constexpr size_t kShortlist = 8;
@@ -424,6 +487,7 @@ Status RangeRebalancer::Free(const FreeCandidate& candidate,
     lock.lock();
     Status s = MigrateIfNotEmpty(candidate.unit);
     if (s.ok()) table_.ClearUnit(candidate.unit);
+    tails_->Forget(candidate.unit);
     lock.unlock();
     return s;
   }
@@ -486,12 +550,15 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
   const bool above_all = change.kind == RangeMap::Change::Kind::kSplit &&
                          change.separator.empty();
   if (above_all) {
-    std::vector<std::string> keys;
-    size_t recent = 0;
-    Status s = ReadKeys(from, range, &keys, &recent);
-    if (!s.ok() || keys.empty()) return s;
-    change.separator =
-        *std::max_element(keys.begin(), keys.end()) + std::string(1, '\0');
+    std::optional<std::string> largest = tails_->Largest(from);
+    if (!largest) {
+      std::vector<std::string> keys;
+      size_t recent = 0;
+      Status s = ReadKeys(from, range, &keys, &recent);
+      if (!s.ok() || keys.empty()) return s;
+      largest = *std::max_element(keys.begin(), keys.end());
+    }
+    change.separator = *largest + std::string(1, '\0');
   }
   if (change.kind == RangeMap::Change::Kind::kSplit) {
     if (change.separator <= range.lower ||
@@ -517,7 +584,12 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
   std::vector<Record> moving;
   std::vector<Record> held;
   if (s.ok() && !above_all) s = ReadNewest(from, range, &moving);
-  if (s.ok()) s = ReadNewest(to, range, &held);
+  // (A unit that holds nothing, on PMem or in DRAM, needs no reading.)
+  // (Moves begin once the units are counted; CountUnits.)
+  if (s.ok() && (!counted_.load(std::memory_order_relaxed) ||
+                 table_.UnitRecords(to) > 0)) {
+    s = ReadNewest(to, range, &held);
+  }
   if (!s.ok()) return s;
   std::vector<const Record*> writes;
   std::vector<Record> tombstones;
@@ -557,6 +629,7 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
     }
     table_.InsertDram(to, hash, slot, /*logged=*/false);
   }
+  copied_.fetch_add(writes.size(), std::memory_order_relaxed);
   // 3. Durable, and above every epoch a log may hold.
   s = MigrateIfNotEmpty(to);
   if (!s.ok()) return s;
@@ -574,6 +647,22 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
     table_.SetUnitPmemRecords(from, records - std::min(records, moving.size()));
   } else {
     table_.ClearUnit(from);
+  }
+  // The tails: `to` holds exactly the copies (in its range), unless it
+  // was merged into; `from` keeps its largest key only if nothing moved.
+  std::optional<std::string_view> largest;
+  for (const Record* r : writes) {
+    if (!largest || r->key > *largest) largest = r->key;
+  }
+  if (change.kind == RangeMap::Change::Kind::kMerge) {
+    tails_->Forget(to);
+  } else {
+    tails_->Set(to, largest);
+  }
+  if (above_all) {
+    tails_->Closed(from);
+  } else {
+    tails_->Forget(from);
   }
   return Status::OK();
 }

@@ -5,13 +5,17 @@
 //
 // A unit is heavy when it stores more than twice the mean of all units
 // (records / 2^d: the share of each if the records spread over the whole
-// table), plus one DRAM entry's capacity. A heavy unit is split in
+// table), plus one DRAM entry's capacity; a unit whose keys keep growing
+// is split earlier, above the mean plus half that capacity. A heavy unit is
+// split in
 // two at the median of its keys: both halves move to free units and the
 // unit is cleared (a half left in place would leave the other half's old
 // copies in its subtree, where every scan of the unit would read them).
-// If its recent writes (its DRAM entry) lie above most of its keys — keys
-// that keep growing — the unit keeps its keys and a free unit takes the
-// keys above them: nothing moves. A free unit is one no position names,
+// If its keys keep growing (its writes each went above every key it held,
+// as its tail tells, db/unit_tails.h; or, when that is not known, its
+// recent writes in its DRAM entry lie above its other keys), the unit
+// keeps its keys and a free unit takes the keys above them: nothing
+// moves. A free unit is one no position names,
 // or one freed by merging the two neighbouring positions that store the
 // fewest records between them (the lighter moves into the heavier).
 //
@@ -52,6 +56,7 @@
 #include <string>
 #include <vector>
 
+#include "db/unit_tails.h"
 #include "payload/payload_logs.h"
 #include "plush/status.h"
 #include "pool/pool.h"
@@ -64,8 +69,10 @@ namespace plush {
 
 class RangeRebalancer {
  public:
+  // `tails`: the pool's, when it has an adaptive map (the write path
+  // notes them).
   RangeRebalancer(pool::Pool* pool, table::LeveledTable* table,
-                  payload::PayloadLogs* payload,
+                  payload::PayloadLogs* payload, UnitTails* tails,
                   const std::atomic<bool>* closed);
 
   // The pool re-balances (a range pool with an adaptive map).
@@ -77,12 +84,20 @@ class RangeRebalancer {
   void CountUnits();
   // Whether `unit` is heavy (above). Lock-free; reads the counts.
   bool Heavy(uint64_t unit);
+  // Whether `unit` is to be split: heavy, or its keys keep growing and it
+  // holds more than the mean plus half a DRAM entry's capacity (split
+  // that early, the unit it leaves behind is not heavy, and needs no
+  // split of its own: a split above the largest key copies nothing, a
+  // median split copies the unit). Lock-free: a hint, which Rebalance() checks under
+  // the unit's lock.
+  bool SplitDue(uint64_t unit);
   // Whether `unit` is twice as heavy: its writers have outrun the
   // background thread's splits (all writes going to one unit do) and
   // should split it themselves before they write more.
   bool Overloaded(uint64_t unit);
 
-  // Splits `unit` if it is heavy, freeing units by merges first.
+  // Splits `unit` if it is due (SplitDue()), freeing units by merges
+  // first.
   // `written`: a key just written to the unit, if known (empty: none):
   // with the unit's DRAM entry, what tells keys that keep growing (a unit
   // with neither is left for RebalanceOverloaded).
@@ -99,6 +114,11 @@ class RangeRebalancer {
   // Re-balances until no unit is heavy, or no move helps.
   Status RebalanceAll(uint64_t* moves) EXCLUDES(mu_);
 
+  // The records moves copied since the pool was opened.
+  uint64_t records_copied() const {
+    return copied_.load(std::memory_order_relaxed);
+  }
+
  private:
   // A record copied by a move.
   struct Record {
@@ -113,6 +133,8 @@ class RangeRebalancer {
   Status RebalanceHeaviestLocked(bool overloaded_only) REQUIRES(mu_);
   // The count above which a unit is heavy, by the mean last computed.
   uint64_t HeavyAbove() const;
+  // The count above which a unit whose keys keep growing is split.
+  uint64_t GrowingAbove() const;
   // Whether `records` is above `factor` times that threshold, by a fresh
   // mean if the last one says so.
   bool Above(uint64_t records, uint64_t factor);
@@ -166,6 +188,7 @@ class RangeRebalancer {
   pool::Pool& pool_;
   table::LeveledTable& table_;
   payload::PayloadLogs& payload_;
+  UnitTails* const tails_;
   const std::atomic<bool>& closed_;
   RangeMap* const map_;
   Mutex mu_;
@@ -173,6 +196,7 @@ class RangeRebalancer {
   // MeanRecords() as last computed.
   std::atomic<uint64_t> mean_{0};
   std::atomic<uint64_t> overloaded_calls_{0};
+  std::atomic<uint64_t> copied_{0};
 };
 
 }  // namespace plush

@@ -33,6 +33,7 @@ void Stats::ForEachField(StatsVisitor* v) const {
   v->Count("unit_records_median", unit_records_median);
   v->Count("unit_records_max", unit_records_max);
   v->Count("range_rebalances", range_rebalances);
+  v->Count("range_records_copied", range_records_copied);
   v->Count("migrations", migrations);
   v->Count("log_compactions", log_compactions);
   v->Count("log_forced_migrations", log_forced_migrations);

@@ -110,8 +110,9 @@ Status WritePath::WriteRecords(const WriteOptions& options,
       }
     }
     for (size_t i = 0; i < records.size(); ++i) {
-      table_.InsertDram(entries[entry_of[i]].dram_index, records[i].hash,
-                        records[i].slot, options.log);
+      const uint64_t d = entries[entry_of[i]].dram_index;
+      table_.InsertDram(d, records[i].hash, records[i].slot, options.log);
+      if (tails_ != nullptr) tails_->Note(d, records[i].key);
     }
     unlock_all();
     for (const Entry& e : entries) {

@@ -33,9 +33,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "db/background_work.h"
+#include "db/unit_tails.h"
 #include "log/recovery_log.h"
 #include "plush/options.h"
 #include "plush/status.h"
@@ -48,19 +51,26 @@ static_assert(table::kMaxSlots <= 1u << log::kPositionBits,
               "a log record names its slot in its DRAM entry");
 
 // Where a write puts its key: its table hash, and the range map version
-// the hash was computed on (KeyHasher::version(), read before the hash).
+// the hash was computed on (KeyHasher::version(), read before the hash);
+// and the key, which a range pool notes in its unit's tail (absent for a
+// write that adds no key: a relocation of a payload entry).
 struct Placement {
   uint64_t hash = 0;
   uint64_t version = 0;
+  std::optional<std::string_view> key;
 };
 
 class WritePath {
  public:
+  // `tails`: of a range pool that re-balances (else null), noted by every
+  // write.
   WritePath(table::LeveledTable* table, log::RecoveryLogs* logs,
-            BackgroundWork* background, const std::atomic<bool>* closed)
+            BackgroundWork* background, UnitTails* tails,
+            const std::atomic<bool>* closed)
       : table_(*table),
         logs_(*logs),
         background_(*background),
+        tails_(tails),
         closed_(*closed) {}
 
   // Writes one slot at `placement`. `prepare(dram_index, &slot, &skip)`
@@ -84,10 +94,12 @@ class WritePath {
         moved);
   }
 
-  // A record of a write batch: its slot and the table hash of its key.
+  // A record of a write batch: its slot, the table hash of its key, and
+  // the key.
   struct Record {
     uint64_t hash;
     table::Slot slot;
+    std::string_view key;
   };
   // Writes the records atomically (write_batch.h), in order: a later record
   // of a key wins. Logged: one persistence barrier; unlogged: none (and no
@@ -127,6 +139,7 @@ class WritePath {
   table::LeveledTable& table_;
   log::RecoveryLogs& logs_;
   BackgroundWork& background_;
+  UnitTails* const tails_;
   const std::atomic<bool>& closed_;
   ShardedCounter inline_migrations_;
 };
@@ -179,6 +192,7 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
       }
     }
     const unsigned size = table_.InsertDram(d, hash, slot, options.log);
+    if (tails_ != nullptr && placement.key) tails_->Note(d, *placement.key);
     lock.unlock();
     if (size == background_.high_water()) background_.ScheduleMigration(d);
     return Status::OK();

@@ -338,6 +338,8 @@ void LeveledTable::AddUnitRecords(unsigned level, uint64_t index,
   records.store(records.load(std::memory_order_relaxed) +
                     static_cast<uint64_t>(delta),
                 std::memory_order_relaxed);
+  total_unit_records_.fetch_add(static_cast<uint64_t>(delta),
+                                std::memory_order_relaxed);
 }
 
 void LeveledTable::SetDramEpoch(uint64_t dram_index, uint64_t epoch) {

@@ -220,6 +220,10 @@ class LeveledTable {
   uint64_t UnitPmemRecords(uint64_t dram_index) const {
     return unit_records_[dram_index].load(std::memory_order_relaxed);
   }
+  // The sum of UnitPmemRecords() over every unit (a re-balance's mean).
+  uint64_t TotalUnitPmemRecords() const {
+    return total_unit_records_.load(std::memory_order_relaxed);
+  }
   // The same with the DRAM entry's records.
   uint64_t UnitRecords(uint64_t dram_index) const {
     return UnitPmemRecords(dram_index) + DramState(dram_index).size;
@@ -235,7 +239,9 @@ class LeveledTable {
   // Sets UnitPmemRecords() (what a re-balance moved out no longer
   // counts). REQUIRES: the DRAM entry's lock.
   void SetUnitPmemRecords(uint64_t dram_index, uint64_t records) {
+    const uint64_t before = unit_records_[dram_index].load(std::memory_order_relaxed);
     unit_records_[dram_index].store(records, std::memory_order_relaxed);
+    total_unit_records_.fetch_add(records - before, std::memory_order_relaxed);
   }
   // Empties every entry of the unit's subtree on the PMem levels, each in
   // one persisted store of its state word (epochs kept): a re-balance
@@ -367,6 +373,7 @@ class LeveledTable {
   uint64_t dram_filter_bytes_ = 0;
   ShardedCounter migrations_;
   std::unique_ptr<std::atomic<uint64_t>[]> unit_records_;  // by DRAM entry
+  std::atomic<uint64_t> total_unit_records_{0};  // their sum
   std::atomic<uint64_t> max_dram_epoch_{0};
 };
 

@@ -1,0 +1,131 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The largest key of each unit of a range pool, and whether the unit's
+// writes keep growing, known without reading the unit: what a re-balance
+// needs to split a unit whose keys only grow (sequence numbers,
+// timestamps, `user:%08d` loaded in order) above its largest key, moving
+// nothing (db/range_rebalancer.h). Reading the unit's keys to learn the
+// same cost as much as the writes that filled it.
+//
+// A unit's tail is noted by every write into it (WritePath, under the
+// DRAM entry's lock) and set by the re-balancer when it fills a unit with
+// copies, and known for every unit of a new pool; it is known from then
+// on, for as long as the unit's writes keep growing. It is not known after
+// an existing pool is opened (nothing in the pool records it), nor after a
+// merge, nor for keys longer than kMaxKey bytes: the re-balancer then
+// reads the unit's keys.
+//
+// Thread safety: unit u's tail under u's DRAM entry lock; GrowingHint()
+// without it.
+
+#ifndef PLUSH_DB_UNIT_TAILS_H_
+#define PLUSH_DB_UNIT_TAILS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace plush {
+
+class UnitTails {
+ public:
+  // Keys up to this long are kept (a tail fills half a cache line).
+  static constexpr size_t kMaxKey = 24;
+
+  // `empty`: the units hold nothing yet (a new pool).
+  UnitTails(uint64_t units, bool empty)
+      : units_(units), tails_(new Tail[units]) {
+    if (empty) {
+      for (uint64_t u = 0; u < units; ++u) Set(u, std::nullopt);
+    }
+  }
+
+  uint64_t dram_bytes() const { return units_ * sizeof(Tail); }
+
+  // A write of `key` into `unit`.
+  void Note(uint64_t unit, std::string_view key) {
+    Tail& t = tails_[unit];
+    if (!t.known || !t.growing) return;
+    if (key.size() > kMaxKey) {
+      Forget(unit);
+      return;
+    }
+    if (t.has_max && key <= t.max_key()) {
+      t.growing = false;
+      t.writes.store(0, std::memory_order_relaxed);
+      return;
+    }
+    if (!key.empty()) std::memcpy(t.max, key.data(), key.size());
+    t.size = static_cast<uint8_t>(key.size());
+    t.has_max = true;
+    const uint32_t writes = t.writes.load(std::memory_order_relaxed);
+    if (writes < UINT32_MAX) t.writes.store(writes + 1, std::memory_order_relaxed);
+  }
+
+  // The unit holds exactly the records just copied into it, the largest
+  // key `max` (none: it holds nothing).
+  void Set(uint64_t unit, std::optional<std::string_view> max) {
+    Forget(unit);
+    Tail& t = tails_[unit];
+    if (max && max->size() > kMaxKey) return;
+    t.known = true;
+    if (max) {
+      if (!max->empty()) std::memcpy(t.max, max->data(), max->size());
+      t.size = static_cast<uint8_t>(max->size());
+      t.has_max = true;
+    }
+  }
+  // What the unit holds is no longer known.
+  void Forget(uint64_t unit) {
+    Tail& t = tails_[unit];
+    t.known = false;
+    t.growing = true;
+    t.has_max = false;
+    t.size = 0;
+    t.writes.store(0, std::memory_order_relaxed);
+  }
+  // The unit's range now ends above its largest key: its past writes no
+  // longer say that it receives growing keys.
+  void Closed(uint64_t unit) {
+    tails_[unit].writes.store(0, std::memory_order_relaxed);
+  }
+
+  // The unit's largest key, if known.
+  std::optional<std::string> Largest(uint64_t unit) const {
+    const Tail& t = tails_[unit];
+    if (!t.known || !t.growing || !t.has_max) return std::nullopt;
+    return std::string(t.max_key());
+  }
+  // Whether the unit's keys keep growing: its largest key is known, and
+  // its last writes (more than one) each went above every key it held.
+  bool Growing(uint64_t unit) const {
+    return tails_[unit].writes.load(std::memory_order_relaxed) >= 2;
+  }
+  // Growing() without the unit's lock: a hint, for choosing which units
+  // to look at under their locks.
+  bool GrowingHint(uint64_t unit) const { return Growing(unit); }
+
+ private:
+  struct Tail {
+    bool known = false;
+    bool growing = true;  // (once not, the largest key is not followed)
+    bool has_max = false;
+    uint8_t size = 0;
+    // Writes since the tail was set, while they grow (0 otherwise).
+    std::atomic<uint32_t> writes{0};
+    char max[kMaxKey] = {};
+    std::string_view max_key() const { return {max, size}; }
+  };
+  static_assert(sizeof(Tail) == 32);
+
+  const uint64_t units_;
+  const std::unique_ptr<Tail[]> tails_;
+};
+
+}  // namespace plush
+
+#endif  // PLUSH_DB_UNIT_TAILS_H_

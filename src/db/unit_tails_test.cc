@@ -1,0 +1,93 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// UnitTails on its own: a unit's largest key and whether its writes keep
+// growing, from the writes noted and the copies set.
+
+#include "db/unit_tails.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace plush {
+namespace {
+
+TEST(UnitTailsTest, AnExistingPoolsUnitsAreNotKnown) {
+  UnitTails tails(4, /*empty=*/false);
+  tails.Note(1, "a");
+  tails.Note(1, "b");
+  tails.Note(1, "c");
+  EXPECT_FALSE(tails.Largest(1).has_value())
+      << "what the unit held before the writes is not known";
+  EXPECT_FALSE(tails.Growing(1));
+}
+
+TEST(UnitTailsTest, GrowingWritesIntoANewPoolsUnit) {
+  UnitTails tails(4, /*empty=*/true);
+  EXPECT_FALSE(tails.Largest(2).has_value()) << "it holds nothing";
+  tails.Note(2, "k1");
+  EXPECT_EQ(tails.Largest(2), "k1");
+  EXPECT_FALSE(tails.Growing(2)) << "one write says nothing of a trend";
+  tails.Note(2, "k2");
+  tails.Note(2, "k3");
+  EXPECT_TRUE(tails.Growing(2));
+  EXPECT_EQ(tails.Largest(2), "k3");
+  EXPECT_FALSE(tails.Growing(3)) << "units are apart";
+}
+
+TEST(UnitTailsTest, AWriteAtOrBelowTheLargestKeyEndsGrowth) {
+  UnitTails tails(2, /*empty=*/true);
+  tails.Note(0, "k1");
+  tails.Note(0, "k3");
+  tails.Note(0, "k2");
+  EXPECT_FALSE(tails.Growing(0));
+  EXPECT_FALSE(tails.Largest(0).has_value())
+      << "not followed once writes stop growing";
+  tails.Note(0, "k9");
+  EXPECT_FALSE(tails.Growing(0)) << "until the re-balancer sets it again";
+
+  tails.Note(1, "k1");
+  tails.Note(1, "k2");
+  tails.Note(1, "k2");  // an overwrite of the largest key
+  EXPECT_FALSE(tails.Growing(1));
+}
+
+TEST(UnitTailsTest, CopiesSetTheLargestKey) {
+  UnitTails tails(2, /*empty=*/false);
+  tails.Set(0, std::string_view("m"));
+  EXPECT_EQ(tails.Largest(0), "m");
+  EXPECT_FALSE(tails.Growing(0)) << "no writes since";
+  tails.Note(0, "n");
+  tails.Note(0, "o");
+  EXPECT_TRUE(tails.Growing(0));
+  tails.Set(1, std::nullopt);  // copies of nothing: an empty unit
+  tails.Note(1, "");           // the empty key is a key
+  tails.Note(1, "a");
+  EXPECT_TRUE(tails.Growing(1));
+  EXPECT_EQ(tails.Largest(1), "a");
+}
+
+TEST(UnitTailsTest, ClosedAndForgottenUnits) {
+  UnitTails tails(2, /*empty=*/true);
+  tails.Note(0, "a");
+  tails.Note(0, "b");
+  tails.Closed(0);  // a split above "b": its range ends there
+  EXPECT_FALSE(tails.Growing(0));
+  EXPECT_EQ(tails.Largest(0), "b") << "still its largest key";
+  tails.Forget(0);
+  EXPECT_FALSE(tails.Largest(0).has_value());
+}
+
+TEST(UnitTailsTest, LongKeysAreNotFollowed) {
+  UnitTails tails(1, /*empty=*/true);
+  const std::string longest(UnitTails::kMaxKey, 'a');
+  tails.Note(0, longest);
+  EXPECT_EQ(tails.Largest(0), longest);
+  tails.Note(0, longest + "b");
+  EXPECT_FALSE(tails.Largest(0).has_value());
+  tails.Set(0, std::string_view(longest + "b"));
+  EXPECT_FALSE(tails.Largest(0).has_value());
+}
+
+}  // namespace
+}  // namespace plush
