@@ -234,20 +234,24 @@ Status DBImpl::WriteInline(const WriteOptions& options, uint64_t key_word,
     placement = {table_->hasher().InlineHash(key_word), version, key};
     s = write_path_->WriteSlot(options, placement, slot, &moved);
   }
-  if (s.ok()) SplitIfOverloaded(placement.hash, key);
+  if (s.ok()) SplitIfDue(placement.hash, key);
   return s;
 }
 
 // A writer whose unit is overloaded has outrun the background thread's
-// splits of it (all writes go to one unit when keys only grow): it splits
+// splits of it (all writes go to one unit when keys only grow), and one
+// whose unit of growing keys is due a split does it sooner and cheaper
+// than the background thread (RangeRebalancer::WriterSplits): it splits
 // the unit before it writes more. Its own write is done by then, and
 // stands whatever the split meets: a split that fails (NoSpace for its
 // copies) leaves the map as it was, and the next one, or DB::Rebalance,
 // meets the error again and reports it.
-void DBImpl::SplitIfOverloaded(uint64_t hash, std::string_view key) {
+void DBImpl::SplitIfDue(uint64_t hash, std::string_view key) {
   if (!auto_rebalance_) return;
   const uint64_t unit = table_->DramIndex(hash);
-  if (!rebalancer_->Overloaded(unit)) return;
+  const bool at_high_water =
+      table_->DramState(unit).size == background_->high_water();
+  if (!rebalancer_->WriterSplits(unit, at_high_water)) return;
   uint64_t moves = 0;
   (void)rebalancer_->Rebalance(unit, key, &moves);
 }
@@ -271,7 +275,7 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
     // A key that moved to another unit needs an entry checked against its
     // new table hash; the one written is left to compaction.
     if (!moved) {
-      SplitIfOverloaded(placement.hash, key);
+      SplitIfDue(placement.hash, key);
       return s;
     }
   }
@@ -379,7 +383,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
     if (!s.ok()) return s;
     if (!moved) {
       for (size_t i = 0; i < records.size(); ++i)
-        SplitIfOverloaded(records[i].hash, collect.ops[i].key);
+        SplitIfDue(records[i].hash, collect.ops[i].key);
     }
   }
   user_bytes_.Add(bytes);

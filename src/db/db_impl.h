@@ -84,9 +84,9 @@ class DBImpl final : public DB {
   // 8-byte key's tombstone.
   Status WriteInline(const WriteOptions& options, uint64_t key_word,
                      const table::Slot& slot);
-  // Splits the unit of `hash` if it is overloaded (RangeRebalancer), after
-  // a write of `key` to it.
-  void SplitIfOverloaded(uint64_t hash, std::string_view key);
+  // Splits the unit of `hash` if its writer is to
+  // (RangeRebalancer::WriterSplits), after a write of `key` to it.
+  void SplitIfDue(uint64_t hash, std::string_view key);
   // A record stored in the payload logs: key and value out of place, or a
   // tombstone for a key that is not 8 bytes long.
   Status WritePayload(const WriteOptions& options, std::string_view key,

@@ -110,10 +110,17 @@ bool RangeRebalancer::Heavy(uint64_t unit) {
   return Above(table_.UnitRecords(unit), 1);
 }
 
-bool RangeRebalancer::SplitDue(uint64_t unit) {
-  if (Heavy(unit)) return true;
-  return counted_.load(std::memory_order_acquire) &&
+bool RangeRebalancer::GrowingDue(uint64_t unit) {
+  return enabled() && counted_.load(std::memory_order_acquire) &&
          tails_->GrowingHint(unit) && table_.UnitRecords(unit) > GrowingAbove();
+}
+
+bool RangeRebalancer::SplitDue(uint64_t unit) {
+  return Heavy(unit) || GrowingDue(unit);
+}
+
+bool RangeRebalancer::WriterSplits(uint64_t unit, bool at_high_water) {
+  return Overloaded(unit) || (at_high_water && SplitDue(unit));
 }
 
 bool RangeRebalancer::Overloaded(uint64_t unit) {

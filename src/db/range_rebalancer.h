@@ -91,10 +91,16 @@ class RangeRebalancer {
   // median split copies the unit). Lock-free: a hint, which Rebalance() checks under
   // the unit's lock.
   bool SplitDue(uint64_t unit);
-  // Whether `unit` is twice as heavy: its writers have outrun the
-  // background thread's splits (all writes going to one unit do) and
-  // should split it themselves before they write more.
-  bool Overloaded(uint64_t unit);
+  // Whether a writer of `unit` splits it itself, after its write: the
+  // unit is twice as heavy (its writers outran the background thread's
+  // splits, as all writes going to one unit do), or it is due a split
+  // (SplitDue()) and the write took its DRAM entry to its high-water mark
+  // (`at_high_water`), where the background thread would take it up: the
+  // writer does it sooner than a background thread that shares the cores
+  // with the writers, and a unit for which no free unit is found is tried
+  // again a DRAM entry's worth of writes later, not at every write.
+  // Lock-free.
+  bool WriterSplits(uint64_t unit, bool at_high_water);
 
   // Splits `unit` if it is due (SplitDue()), freeing units by merges
   // first.
@@ -135,6 +141,11 @@ class RangeRebalancer {
   uint64_t HeavyAbove() const;
   // The count above which a unit whose keys keep growing is split.
   uint64_t GrowingAbove() const;
+  // Whether `unit` is twice as heavy.
+  bool Overloaded(uint64_t unit);
+  // Whether `unit`'s keys keep growing (UnitTails::GrowingHint) and it
+  // holds more than GrowingAbove().
+  bool GrowingDue(uint64_t unit);
   // Whether `records` is above `factor` times that threshold, by a fresh
   // mean if the last one says so.
   bool Above(uint64_t records, uint64_t factor);
@@ -161,7 +172,7 @@ class RangeRebalancer {
   };
   // Finds `count` units to free for splitting `heavy`: units no position
   // names, then the lighter of each of the lightest neighbouring pairs
-  // (disjoint, without `heavy`) whose merge stays below half of `heavy`.
+  // (disjoint, without `heavy`) whose merge stays below 3/4 of `heavy`.
   // False if there are not that many.
   bool FindFree(uint64_t heavy, size_t count,
                 std::vector<FreeCandidate>* frees) REQUIRES(mu_);
