@@ -136,83 +136,19 @@ std::string RangeMap::ApplyTo(unsigned bits, const Change& change,
   return Invalid(bits, *layout);
 }
 
-RangeMap::Buffer::Buffer(size_t capacity)
-    : prefix(new std::atomic<uint64_t>[2 * capacity]),
-      key(new std::atomic<const std::string*>[capacity]),
-      fence(new std::atomic<uint64_t>[2 * (capacity / kFenceEvery + 1)]),
-      unit(new std::atomic<uint32_t>[capacity]) {
-  for (size_t i = 0; i < 2 * capacity; ++i) prefix[i].store(0, kRelaxed);
-  for (size_t i = 0; i < capacity; ++i) {
-    key[i].store(nullptr, kRelaxed);
-    unit[i].store(0, kRelaxed);
-  }
-  for (size_t i = 0; i < 2 * (capacity / kFenceEvery + 1); ++i)
-    fence[i].store(0, kRelaxed);
-}
-
 RangeMap::RangeMap(unsigned bits, const Layout& layout)
     : bits_(bits),
       capacity_(size_t{1} << bits),
-      buffers_{Buffer(capacity_), Buffer(capacity_)} {
+      buffers_{std::make_unique<RangeMapBuffer>(capacity_),
+               std::make_unique<RangeMapBuffer>(capacity_)} {
   Replace(layout);
 }
 
-RangeMap::Prefix RangeMap::PrefixOf(std::string_view key) {
-  unsigned char bytes[16] = {};
-  if (!key.empty())  // (no memcpy from the null data() of an empty key)
-    std::memcpy(bytes, key.data(), std::min<size_t>(key.size(), 16));
-  uint64_t high, low;
-  std::memcpy(&high, bytes, 8);
-  std::memcpy(&low, bytes + 8, 8);
-  return {__builtin_bswap64(high), __builtin_bswap64(low)};
-}
-
-size_t RangeMap::PositionOf(const Buffer& b, std::string_view key) {
-  const Prefix p = PrefixOf(key);
-  // (A count from a buffer written under the reader is one a change
-  // stored: every index below stays inside the arrays.)
-  const size_t n = b.count.load(kRelaxed);
-  // The number of entries of `words` (prefix pairs) in [first, first +
-  // count) below p, starting from `first`: std::lower_bound, the
-  // comparison without branches.
-  auto lower_bound = [&p](const std::atomic<uint64_t>* words, size_t first,
-                          size_t count) {
-    while (count > 0) {
-      const size_t step = count / 2;
-      const uint64_t high = words[2 * (first + step)].load(kRelaxed);
-      const uint64_t low = words[2 * (first + step) + 1].load(kRelaxed);
-      const bool below =
-          (high < p.high) | ((high == p.high) & (low < p.low));
-      first = below ? first + step + 1 : first;
-      count = below ? count - step - 1 : step;
-    }
-    return first;
-  };
-  // The fences (every kFenceEvery-th prefix) below p: the first prefix at
-  // or above p lies after the last of them, at or before the next.
-  const size_t fences = (n + kFenceEvery - 1) / kFenceEvery;
-  const size_t j = lower_bound(b.fence.get(), 0, fences);
-  const size_t lo = j == 0 ? 0 : (j - 1) * kFenceEvery + 1;
-  const size_t hi = std::min(j * kFenceEvery, n);
-  size_t position = lower_bound(b.prefix.get(), lo, hi > lo ? hi - lo : 0);
-  // Separators that share the key's prefix: compare whole keys.
-  for (; position < n; ++position) {
-    if (b.prefix[2 * position].load(kRelaxed) != p.high ||
-        b.prefix[2 * position + 1].load(kRelaxed) != p.low) {
-      break;
-    }
-    const std::string* separator =
-        b.key[position].load(std::memory_order_acquire);
-    if (separator == nullptr || key < std::string_view(*separator)) break;
-  }
-  return position;
-}
-
 uint64_t RangeMap::UnitOf(std::string_view key) const {
+  const Prefix prefix = Prefix::Of(key);
   for (;;) {
     const uint64_t v = version_.load(std::memory_order_acquire);
-    const Buffer& b = BufferAt(v);
-    const uint32_t unit = b.unit[PositionOf(b, key)].load(kRelaxed);
+    const uint32_t unit = buffers_[BufferAt(v)]->UnitOf(key, prefix);
     // The buffer read is written again only once version 2n + 3 begins
     // (2n: the even version at or below v).
     if (ReloadVersion() - (v & ~uint64_t{1}) < 3) return unit;
@@ -260,7 +196,7 @@ std::vector<uint32_t> RangeMap::Units() const {
 std::vector<uint32_t> RangeMap::Unnamed(size_t count) const {
   MutexLock lock(&mu_);
   std::vector<uint32_t> unnamed;
-  for (size_t u = 0; u < capacity_ && unnamed.size() < count; ++u) {
+  for (size_t u = unnamed_from_; u < capacity_ && unnamed.size() < count; ++u) {
     if (!named_[u]) unnamed.push_back(static_cast<uint32_t>(u));
   }
   return unnamed;
@@ -322,7 +258,7 @@ void RangeMap::Apply(const Change& change) {
   switch (change.kind) {
     case Change::Kind::kMerge: {
       const auto n = static_cast<ptrdiff_t>(change.count);
-      for (ptrdiff_t i = 0; i < n; ++i) named_[units_[p + i]] = false;
+      for (ptrdiff_t i = 0; i < n; ++i) Unname(units_[p + i]);
       separators_.erase(separators_.begin() + p, separators_.begin() + p + n - 1);
       prefixes_.erase(prefixes_.begin() + p, prefixes_.begin() + p + n - 1);
       units_.erase(units_.begin() + p + 1, units_.begin() + p + n);
@@ -331,16 +267,20 @@ void RangeMap::Apply(const Change& change) {
     }
     case Change::Kind::kSplit:
       separators_.insert(separators_.begin() + p, Keep(change.separator));
-      prefixes_.insert(prefixes_.begin() + p, PrefixOf(change.separator));
+      prefixes_.insert(prefixes_.begin() + p, Prefix::Of(change.separator));
       units_.insert(units_.begin() + p + 1, change.unit);
       break;
     case Change::Kind::kReassign:
-      named_[units_[p]] = false;
+      Unname(units_[p]);
       units_[p] = change.unit;
       break;
   }
   named_[change.unit] = true;
-  Install(change.position);
+  while (unnamed_from_ < capacity_ && named_[unnamed_from_]) ++unnamed_from_;
+  const bool split = change.kind == Change::Kind::kSplit;
+  Install(Edit{change.kind, change.position, change.count, change.unit,
+               split ? separators_[change.position] : nullptr,
+               split ? prefixes_[change.position] : Prefix{}});
 }
 
 void RangeMap::Replace(const Layout& layout) {
@@ -349,42 +289,63 @@ void RangeMap::Replace(const Layout& layout) {
   prefixes_.clear();
   for (const std::string& separator : layout.separators) {
     separators_.push_back(Keep(separator));
-    prefixes_.push_back(PrefixOf(separator));
+    prefixes_.push_back(Prefix::Of(separator));
   }
   units_ = layout.units;
   named_.assign(capacity_, false);
   for (const uint32_t u : units_) named_[u] = true;
-  Install(0);
+  unnamed_from_ = 0;
+  while (unnamed_from_ < capacity_ && named_[unnamed_from_]) ++unnamed_from_;
+  Install(std::nullopt);
+}
+
+void RangeMap::Unname(uint32_t unit) {
+  named_[unit] = false;
+  unnamed_from_ = std::min<size_t>(unnamed_from_, unit);
 }
 
 const std::string* RangeMap::Keep(const std::string& key) {
   return &*arena_.insert(key).first;
 }
 
-void RangeMap::Install(size_t from) {
+bool RangeMap::ApplyTo(size_t b, const Edit& edit) {
+  RangeMapBuffer& buffer = *buffers_[b];
+  switch (edit.kind) {
+    case Change::Kind::kMerge:
+      for (uint32_t i = 1; i < edit.count; ++i) buffer.Erase(edit.position);
+      buffer.SetUnit(edit.position, edit.unit);
+      return true;
+    case Change::Kind::kSplit:
+      return buffer.Insert(edit.position, edit.separator, edit.prefix,
+                           edit.unit);
+    case Change::Kind::kReassign:
+      buffer.SetUnit(edit.position, edit.unit);
+      return true;
+  }
+  return false;
+}
+
+void RangeMap::Install(const std::optional<Edit>& edit) {
   const uint64_t v = version_.load(kRelaxed);  // even: changes are serial
-  Buffer& next = buffers_[((v >> 1) + 1) & 1];
-  Buffer& last = buffers_[(v >> 1) & 1];
-  // Odd while `next` is written: readers keep to `last`.
+  const size_t next = 1 - BufferAt(v);
+  // Odd while `next` is written: readers keep to the other.
   // (An exchange: no store below moves above it, as a release fence after
   // a plain store would ensure, in a form ThreadSanitizer understands.)
   version_.exchange(v + 1, std::memory_order_acq_rel);
-  const size_t n = separators_.size();
-  const size_t start = std::min(from, next.stale_from);
-  next.count.store(static_cast<uint32_t>(n), kRelaxed);
-  for (size_t i = start; i < n; ++i) {
-    next.prefix[2 * i].store(prefixes_[i].high, kRelaxed);
-    next.prefix[2 * i + 1].store(prefixes_[i].low, kRelaxed);
-    next.key[i].store(separators_[i], std::memory_order_release);
+  // The edits it lacks, then this one; or all of the map if it lacks
+  // that, or an edit found no room (a rebuild packs its blocks).
+  bool applied = !rebuild_[next] && edit.has_value();
+  for (const Edit& e : pending_[next]) applied = applied && ApplyTo(next, e);
+  applied = applied && ApplyTo(next, *edit);
+  if (!applied) buffers_[next]->Rebuild(separators_, prefixes_, units_);
+  pending_[next].clear();
+  rebuild_[next] = false;
+  const size_t last = 1 - next;
+  if (edit) {
+    pending_[last].push_back(*edit);
+  } else {
+    rebuild_[last] = true;
   }
-  for (size_t p = start; p < units_.size(); ++p)
-    next.unit[p].store(units_[p], kRelaxed);
-  for (size_t j = start / kFenceEvery; j * kFenceEvery < n; ++j) {
-    next.fence[2 * j].store(prefixes_[j * kFenceEvery].high, kRelaxed);
-    next.fence[2 * j + 1].store(prefixes_[j * kFenceEvery].low, kRelaxed);
-  }
-  next.stale_from = SIZE_MAX;
-  last.stale_from = std::min(last.stale_from, from);
   version_.store(v + 2, std::memory_order_release);
 }
 

@@ -13,7 +13,8 @@
 //
 // Lookups, writes and scans place keys with UnitOf() from any thread
 // without locks while a re-balance changes the map. The map is kept twice,
-// in two buffers of fixed capacity read with atomic loads: a change is
+// in two buffers of fixed capacity read with atomic loads
+// (util/range_map_buffer.h): a change is
 // written to the buffer readers are not using, which then becomes theirs
 // (so a reader never waits for a change), and a reader whose buffer was
 // written under it — two changes during one read — retries. A separator's
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "util/mutex.h"
+#include "util/range_map_buffer.h"
 #include "util/thread_annotations.h"
 
 namespace plush {
@@ -138,33 +140,16 @@ class RangeMap {
   void Replace(const Layout& layout) EXCLUDES(mu_);
 
  private:
-  // The first 16 bytes of a key, big-endian and zero-padded: a separator
-  // whose prefix is below a key's is below the key, so the search compares
-  // whole keys only among separators that share the key's prefix.
-  struct Prefix {
-    uint64_t high;
-    uint64_t low;
+  using Prefix = RangeMapBuffer::Prefix;
+  // A change as its buffers apply it (its separator in the arena).
+  struct Edit {
+    Change::Kind kind;
+    uint32_t position;
+    uint32_t count;
+    uint32_t unit;
+    const std::string* separator;
+    Prefix prefix;
   };
-  static Prefix PrefixOf(std::string_view key);
-
-  // One copy of the map for readers. Separators by rank: their prefixes
-  // (high and low words side by side), and their whole keys; every
-  // kFenceEvery-th prefix again in `fence`, a short array searched first
-  // (a change rewrites the buffer only from where it changed the map,
-  // which an implicit search tree would not allow; keys that keep growing
-  // split the last position).
-  struct Buffer {
-    explicit Buffer(size_t capacity);
-    std::atomic<uint32_t> count{0};  // separators
-    std::unique_ptr<std::atomic<uint64_t>[]> prefix;  // 2 per separator
-    std::unique_ptr<std::atomic<const std::string*>[]> key;
-    std::unique_ptr<std::atomic<uint64_t>[]> fence;  // 2 per fence
-    std::unique_ptr<std::atomic<uint32_t>[]> unit;   // by position
-    // The first position that differs from the map (under mu_: only
-    // changes read it).
-    size_t stale_from = 0;
-  };
-  static constexpr size_t kFenceEvery = 32;
 
   // The version again, after reads it protects (a seqlock's validating
   // read): no earlier read moves after it.
@@ -181,21 +166,25 @@ class RangeMap {
   // The buffer readers use at raw version `v`: an even version 2n has
   // map n in buffer n % 2; an odd one 2n + 1 writes map n + 1 into the
   // other.
-  const Buffer& BufferAt(uint64_t v) const { return buffers_[(v >> 1) & 1]; }
-  // The position of `key` in `b`: the number of separators at or below
-  // it. Unsynchronized: a torn buffer gives a wrong answer, never a crash.
-  static size_t PositionOf(const Buffer& b, std::string_view key);
+  static size_t BufferAt(uint64_t v) { return (v >> 1) & 1; }
   // The arena's copy of `key`.
   const std::string* Keep(const std::string& key) REQUIRES(mu_);
-  // The map changed from position `from` on: publishes it through the
-  // buffer readers are not using.
-  void Install(size_t from) REQUIRES(mu_);
+  // No position names `unit` any more.
+  void Unname(uint32_t unit) REQUIRES(mu_);
+  // Publishes the map (changed by `edit`; none: replaced) through the
+  // buffer readers are not using, which then becomes theirs.
+  void Install(const std::optional<Edit>& edit) REQUIRES(mu_);
+  // Applies `edit` to buffer `b`; false if it ran out of room.
+  bool ApplyTo(size_t b, const Edit& edit) REQUIRES(mu_);
 
   const unsigned bits_;
   const size_t capacity_;  // 2^bits: the most positions
   // Raw: odd while a change is written (ReloadVersion under TSan).
   mutable std::atomic<uint64_t> version_{0};
-  Buffer buffers_[2];
+  std::unique_ptr<RangeMapBuffer> buffers_[2];
+  // What each buffer lacks of the map: the last edit, or all of it.
+  std::vector<Edit> pending_[2] GUARDED_BY(mu_);
+  bool rebuild_[2] GUARDED_BY(mu_) = {true, true};
 
   mutable Mutex mu_;
   // The map (separators in the arena).
@@ -203,6 +192,8 @@ class RangeMap {
   std::vector<Prefix> prefixes_ GUARDED_BY(mu_);  // of separators_
   std::vector<uint32_t> units_ GUARDED_BY(mu_);
   std::vector<bool> named_ GUARDED_BY(mu_);  // by unit
+  // No unit below it is unnamed.
+  size_t unnamed_from_ GUARDED_BY(mu_) = 0;
   // Every separator ever installed, never freed: readers may still hold a
   // pointer to one that a change removed.
   std::set<std::string, std::less<>> arena_ GUARDED_BY(mu_);
