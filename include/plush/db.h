@@ -151,9 +151,10 @@ class PLUSH_EXPORT DB {
   virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
 
   // Range pools (with an adaptive range map: every range pool this version
-  // creates): splits every heavy unit now, as the background thread does
-  // when a unit becomes heavy (Options::range_rebalance), until none is or
-  // no move helps; *moves (if not null) receives the key-range moves made
+  // creates): splits every unit due a split now (heavy, or its keys keep
+  // growing past the mean), as the background thread and writers do as
+  // units become due (Options::range_rebalance), until none is or no move
+  // helps; *moves (if not null) receives the key-range moves made
   // (Stats::range_rebalances counts them all). Safe to call while other
   // threads read and write: writers of the two units a move involves wait
   // for it (milliseconds), readers do not. NotSupported on hash pools and
