@@ -591,9 +591,12 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
   std::vector<Record> moving;
   std::vector<Record> held;
   if (s.ok() && !above_all) s = ReadNewest(from, range, &moving);
-  // (A unit that holds nothing, on PMem or in DRAM, needs no reading.)
-  // (Moves begin once the units are counted; CountUnits.)
-  if (s.ok() && (!counted_.load(std::memory_order_relaxed) ||
+  // (A unit freed for a split or a reassignment was cleared, and if it
+  // holds nothing since, on PMem or in DRAM, needs no reading; moves begin
+  // once the units are counted, CountUnits. A merge's unit holds records,
+  // and its count may leave out copies a failed split left behind.)
+  if (s.ok() && (change.kind == RangeMap::Change::Kind::kMerge ||
+                 !counted_.load(std::memory_order_relaxed) ||
                  table_.UnitRecords(to) > 0)) {
     s = ReadNewest(to, range, &held);
   }
