@@ -14,6 +14,10 @@ namespace {
 // this many RebalanceOverloaded() calls.
 constexpr uint64_t kOverloadedEvery = 256;
 
+// A walk of the map for runs of empty positions that found none is made
+// again after this many changes of the map.
+constexpr uint64_t kEmptyRunRetry = 64;
+
 // Streams of growing keys (fronts) in one unit that a split separates:
 // at most this many, each the top of at least kRecentPerFront recent
 // keys; random keys make a front of nearly every recent key.
@@ -376,6 +380,13 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
 }
 
 Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
+  // Once every unit holds records, every split asks: a walk of the map
+  // that found nothing is not made again for the next kEmptyRunRetry
+  // changes (runs of empty positions are made by few of them).
+  const uint64_t generation = pool_.range_map_generation();
+  if (no_empty_run_at_ && generation < *no_empty_run_at_ + kEmptyRunRetry)
+    return Status::OK();
+  no_empty_run_at_.reset();
   // The first run of neighbouring positions whose units hold nothing, by
   // their PMem counts (one array); their DRAM entries are checked under
   // their locks.
@@ -392,7 +403,10 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
       n = 0;
     }
   }
-  if (n < 2) return Status::OK();
+  if (n < 2) {
+    no_empty_run_at_ = generation;
+    return Status::OK();
+  }
   std::vector<uint64_t> locked(units.begin() + static_cast<ptrdiff_t>(first),
                                units.begin() + static_cast<ptrdiff_t>(first + n));
   std::sort(locked.begin(), locked.end());

@@ -53,6 +53,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -207,6 +208,8 @@ class RangeRebalancer {
   // MeanRecords() as last computed.
   std::atomic<uint64_t> mean_{0};
   std::atomic<uint64_t> overloaded_calls_{0};
+  // The map's generation when FreeEmptyRun() last found no run.
+  std::optional<uint64_t> no_empty_run_at_ GUARDED_BY(mu_);
   std::atomic<uint64_t> copied_{0};
 };
 
