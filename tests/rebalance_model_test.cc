@@ -222,22 +222,6 @@ Model Collect(DB* db, std::string* error) {
   return out;
 }
 
-// The first difference between a scan and the model, for failure messages.
-std::string FirstDifference(const Model& got, const Model& want) {
-  auto g = got.begin();
-  auto w = want.begin();
-  for (; g != got.end() && w != want.end(); ++g, ++w) {
-    if (g->first != w->first) {
-      return g->first < w->first ? "extra " + DescribeKey(g->first)
-                                 : "missing " + DescribeKey(w->first);
-    }
-    if (g->second != w->second) return "value of " + DescribeKey(g->first);
-  }
-  if (g != got.end()) return "extra " + DescribeKey(g->first);
-  if (w != want.end()) return "missing " + DescribeKey(w->first);
-  return "none";
-}
-
 // A full scan equals the model, every key of `keys` reads as the model
 // says, and Verify() is clean.
 void ExpectMatchesModel(DB* db, const Model& model,
@@ -248,7 +232,7 @@ void ExpectMatchesModel(DB* db, const Model& model,
   ASSERT_EQ(error, "") << when;
   ASSERT_TRUE(got == model) << when << ": " << got.size() << " records, "
                             << model.size() << " expected; first difference: "
-                            << FirstDifference(got, model);
+                            << test::FirstDifference(got, model);
   ASSERT_NO_FATAL_FAILURE(ExpectGetsMatch(db, model, keys, when));
   ASSERT_NO_FATAL_FAILURE(ExpectVerified(db));
 }

@@ -223,26 +223,6 @@ Model Collect(DB* db, std::string* error) {
   return out;
 }
 
-// The first difference between two models, for failure messages.
-std::string FirstDifference(const Model& got, const Model& want) {
-  auto g = got.begin();
-  auto w = want.begin();
-  for (; g != got.end() && w != want.end(); ++g, ++w) {
-    if (g->first != w->first) {
-      return g->first < w->first ? "extra " + DescribeKey(g->first)
-                                 : "missing " + DescribeKey(w->first);
-    }
-    if (g->second != w->second) {
-      return DescribeKey(g->first) + " has " +
-             std::to_string(g->second.size()) + " value bytes, expected " +
-             std::to_string(w->second.size());
-    }
-  }
-  if (g != got.end()) return "extra " + DescribeKey(g->first);
-  if (w != want.end()) return "missing " + DescribeKey(w->first);
-  return "none";
-}
-
 Options RangeSmall() {
   Options o = Options::SmallProfile();
   o.partitioning = Partitioning::kRange;
@@ -317,7 +297,7 @@ TEST_P(ScanModelTest, MatchesReferenceMap) {
     ASSERT_EQ(error, "") << when;
     ASSERT_TRUE(got == model)
         << when << ": " << got.size() << " records, " << model.size()
-        << " expected; first difference: " << FirstDifference(got, model);
+        << " expected; first difference: " << test::FirstDifference(got, model);
     ASSERT_NO_FATAL_FAILURE(ExpectGetsMatch(db.get(), model, keys, when));
     ASSERT_NO_FATAL_FAILURE(ExpectVerified(db.get()));
   };
@@ -437,7 +417,7 @@ TEST_P(ScanModelTest, MatchesReferenceMap) {
         ASSERT_EQ(error, "") << when;
         ASSERT_TRUE(got == model || got == with_it)
             << when << ", crashed in a write of " << DescribeKey(key)
-            << ": first difference: " << FirstDifference(got, model);
+            << ": first difference: " << test::FirstDifference(got, model);
         model = got;
         ASSERT_NO_FATAL_FAILURE(check_recovered(when + ", crashed in a write"));
       }

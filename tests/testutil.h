@@ -99,6 +99,29 @@ inline void ExpectVerified(DB* db) {
   ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << report;
 }
 
+// The first difference between two key-value maps (a scan's records and
+// a model's), for failure messages.
+inline std::string FirstDifference(
+    const std::map<std::string, std::string>& got,
+    const std::map<std::string, std::string>& want) {
+  auto g = got.begin();
+  auto w = want.begin();
+  for (; g != got.end() && w != want.end(); ++g, ++w) {
+    if (g->first != w->first) {
+      return g->first < w->first ? "extra " + DescribeKey(g->first)
+                                 : "missing " + DescribeKey(w->first);
+    }
+    if (g->second != w->second) {
+      return DescribeKey(g->first) + " has " +
+             std::to_string(g->second.size()) + " value bytes, expected " +
+             std::to_string(w->second.size());
+    }
+  }
+  if (g != got.end()) return "extra " + DescribeKey(g->first);
+  if (w != want.end()) return "missing " + DescribeKey(w->first);
+  return "none";
+}
+
 // An ordered scan against a model: compares the records of `it` (positioned by the caller) with the model's
 // from `m` up to `end`, at most `limit` of them; when `end` comes first,
 // the iterator must end too, with status OK.
