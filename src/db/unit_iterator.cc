@@ -86,7 +86,7 @@ void UnitIterator::LoadUnit(uint64_t unit) {
       live_.clear();
       return;
     }
-    if (SortBatch()) break;
+    if (SortBatch(CommonPrefixLength())) break;
   }
 }
 
@@ -104,15 +104,14 @@ void UnitIterator::LoadRange(std::string_view from) {
       live_.clear();
       return;
     }
-    if (SortBatch() || !range_.upper) break;
+    if (SortBatch(SharedInRange(start)) || !range_.upper) break;
     start = *range_.upper;
   }
   StopAtUpperBound();
 }
 
-bool UnitIterator::SortBatch() {
+bool UnitIterator::SortBatch(size_t shared) {
   const std::vector<ScanBatch::Record>& records = batch_.records_;
-  const size_t shared = CommonPrefixLength();
   order_.resize(records.size());
   for (uint32_t i = 0; i < order_.size(); ++i)
     order_[i] = {KeyPrefix(batch_.KeyOf(records[i]).substr(shared)), i};
@@ -135,6 +134,17 @@ size_t UnitIterator::CommonPrefixLength() const {
         first.begin());
   }
   return shared;
+}
+
+size_t UnitIterator::SharedInRange(std::string_view start) const {
+  if (!range_.upper) return CommonPrefixLength();
+  const std::string_view upper = *range_.upper;
+  const size_t n = std::min(start.size(), upper.size());
+  return static_cast<size_t>(
+      std::mismatch(start.begin(), start.begin() + static_cast<ptrdiff_t>(n),
+                    upper.begin())
+          .first -
+      start.begin());
 }
 
 // Scans usually read a few dozen records, while a unit holds hundreds:

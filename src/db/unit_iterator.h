@@ -111,8 +111,9 @@ class UnitIterator final : public Iterator {
   // Ordered: positions at the first live key >= from, reading range after
   // range (invalid if there is none, or on error).
   void LoadRange(std::string_view from);
-  // Prepares the batch just read for SortMore; true if it holds a live key.
-  bool SortBatch();
+  // Prepares the batch just read, whose keys all share their first
+  // `shared` bytes, for SortMore; true if it holds a live key.
+  bool SortBatch(size_t shared);
   // Sorts the next part of the batch and appends to live_ the newest
   // version of each of its keys unless it is a tombstone.
   void SortMore();
@@ -128,7 +129,7 @@ class UnitIterator final : public Iterator {
   Status status_;
   ScanBatch batch_;
   // The sort key of a record: 8 bytes of its key, big-endian, from the
-  // first byte in which the batch's keys differ (keys of a unit often
+  // first byte from which the batch's keys may differ (keys of a unit often
   // share their first bytes: "user:000…"), so that the prefix decides
   // most comparisons without touching the arena.
   struct SortKey {
@@ -137,6 +138,11 @@ class UnitIterator final : public Iterator {
   };
   // The length of the prefix every key of the batch shares.
   size_t CommonPrefixLength() const;
+  // A length of prefix that every key of a batch read from `start` shares
+  // without looking at them: the keys from `start` up to the range's upper
+  // bound share the prefix of the two (for the last range, whose keys
+  // have no upper bound, they are looked at).
+  size_t SharedInRange(std::string_view start) const;
   std::vector<SortKey> order_;  // batch records by key, newest first
   size_t sorted_ = 0;           // order_[0, sorted_) is sorted, in live_
   std::vector<uint32_t> live_;  // the records the iterator yields

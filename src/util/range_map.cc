@@ -169,9 +169,20 @@ std::optional<RangeMap::Range> RangeMap::RangeOfUnit(uint64_t unit) const {
   MutexLock lock(&mu_);
   if (unit >= capacity_ || !named_[unit]) return std::nullopt;
   Range range;
-  range.position = static_cast<size_t>(
-      std::find(units_.begin(), units_.end(), unit) - units_.begin());
-  if (range.position > 0) range.lower = *separators_[range.position - 1];
+  const std::string* lower = lower_of_[unit];
+  if (lower != nullptr) {
+    // Among equal separators (empty positions between them), the one
+    // before the unit's position; the arena keeps one copy of each key.
+    size_t i = static_cast<size_t>(
+        std::lower_bound(separators_.begin(), separators_.end(), *lower,
+                         [](const std::string* s, const std::string& key) {
+                           return *s < key;
+                         }) -
+        separators_.begin());
+    while (units_[i + 1] != unit) ++i;
+    range.position = i + 1;
+    range.lower = *lower;
+  }
   if (range.position < separators_.size())
     range.upper = *separators_[range.position];
   return range;
@@ -262,21 +273,20 @@ void RangeMap::Apply(const Change& change) {
       separators_.erase(separators_.begin() + p, separators_.begin() + p + n - 1);
       prefixes_.erase(prefixes_.begin() + p, prefixes_.begin() + p + n - 1);
       units_.erase(units_.begin() + p + 1, units_.begin() + p + n);
-      units_[p] = change.unit;
+      Name(change.position, change.unit);
       break;
     }
     case Change::Kind::kSplit:
       separators_.insert(separators_.begin() + p, Keep(change.separator));
       prefixes_.insert(prefixes_.begin() + p, Prefix::Of(change.separator));
       units_.insert(units_.begin() + p + 1, change.unit);
+      Name(change.position + 1, change.unit);
       break;
     case Change::Kind::kReassign:
       Unname(units_[p]);
-      units_[p] = change.unit;
+      Name(change.position, change.unit);
       break;
   }
-  named_[change.unit] = true;
-  while (unnamed_from_ < capacity_ && named_[unnamed_from_]) ++unnamed_from_;
   const bool split = change.kind == Change::Kind::kSplit;
   Install(Edit{change.kind, change.position, change.count, change.unit,
                split ? separators_[change.position] : nullptr,
@@ -291,17 +301,24 @@ void RangeMap::Replace(const Layout& layout) {
     separators_.push_back(Keep(separator));
     prefixes_.push_back(Prefix::Of(separator));
   }
-  units_ = layout.units;
+  units_.assign(layout.units.size(), 0);
   named_.assign(capacity_, false);
-  for (const uint32_t u : units_) named_[u] = true;
+  lower_of_.assign(capacity_, nullptr);
   unnamed_from_ = 0;
-  while (unnamed_from_ < capacity_ && named_[unnamed_from_]) ++unnamed_from_;
+  for (size_t p = 0; p < units_.size(); ++p) Name(p, layout.units[p]);
   Install(std::nullopt);
 }
 
 void RangeMap::Unname(uint32_t unit) {
   named_[unit] = false;
   unnamed_from_ = std::min<size_t>(unnamed_from_, unit);
+}
+
+void RangeMap::Name(size_t position, uint32_t unit) {
+  units_[position] = unit;
+  named_[unit] = true;
+  lower_of_[unit] = position == 0 ? nullptr : separators_[position - 1];
+  while (unnamed_from_ < capacity_ && named_[unnamed_from_]) ++unnamed_from_;
 }
 
 const std::string* RangeMap::Keep(const std::string& key) {

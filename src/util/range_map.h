@@ -171,6 +171,8 @@ class RangeMap {
   const std::string* Keep(const std::string& key) REQUIRES(mu_);
   // No position names `unit` any more.
   void Unname(uint32_t unit) REQUIRES(mu_);
+  // Position `position` names `unit`: keeps named_ and lower_of_.
+  void Name(size_t position, uint32_t unit) REQUIRES(mu_);
   // Publishes the map (changed by `edit`; none: replaced) through the
   // buffer readers are not using, which then becomes theirs.
   void Install(const std::optional<Edit>& edit) REQUIRES(mu_);
@@ -192,6 +194,11 @@ class RangeMap {
   std::vector<Prefix> prefixes_ GUARDED_BY(mu_);  // of separators_
   std::vector<uint32_t> units_ GUARDED_BY(mu_);
   std::vector<bool> named_ GUARDED_BY(mu_);  // by unit
+  // By unit: the separator its position starts at (null for position 0;
+  // stale for an unnamed unit). RangeOfUnit() searches for it instead of
+  // walking every position (a split shifts the positions of all the units
+  // after it, not their separators).
+  std::vector<const std::string*> lower_of_ GUARDED_BY(mu_);
   // No unit below it is unnamed.
   size_t unnamed_from_ GUARDED_BY(mu_) = 0;
   // Every separator ever installed, never freed: readers may still hold a

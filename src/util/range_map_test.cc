@@ -223,17 +223,17 @@ TEST(RangeMapTest, ReadersRacingChangesSeeOneMapOrTheOther) {
 // merges and reassignments: an answer given while version() stayed put
 // is the map of that version (brute force), and a reader never waits.
 // (Also run under TSan.)
-TEST(RangeMapTest, ReadersRacingIncrementalChangesSeeTheMapOfTheirVersion) {
-  constexpr unsigned kBits = 7;
-  constexpr int kKeys = 5000;
-  std::vector<std::string> sample;
-  for (int i = 0; i < kKeys; i += 7) sample.push_back(Numbered("key:%06d", i));
-  std::vector<RangeMap::Layout> layouts = {RangeMap::FromSample(sample, kBits)};
-  std::vector<RangeMap::Change> changes;
+// `count` random changes to the map of layouts[0], in `changes`, and the
+// layout after each in `layouts`: splits (half of them of the last
+// position, as keys that keep growing do; some at a separator equal to a
+// neighbour's, which leaves an empty position), merges and reassignments.
+void RandomChanges(unsigned bits, int keys, size_t count,
+                   std::vector<RangeMap::Layout>* layouts,
+                   std::vector<RangeMap::Change>* changes) {
   std::mt19937_64 rng(11);
-  while (changes.size() < 3000) {
-    RangeMap::Layout next = layouts.back();
-    std::vector<bool> named(1u << kBits);
+  while (changes->size() < count) {
+    RangeMap::Layout next = layouts->back();
+    std::vector<bool> named(1u << bits);
     for (const uint32_t u : next.units) named[u] = true;
     const auto free_unit = std::find(named.begin(), named.end(), false);
     RangeMap::Change change;
@@ -244,12 +244,11 @@ TEST(RangeMapTest, ReadersRacingIncrementalChangesSeeTheMapOfTheirVersion) {
       if (rng() % 4 == 0) {
         change.kind = RangeMap::Change::Kind::kReassign;
       } else {
-        // Keys that keep growing split the last position: half the splits.
         change.kind = RangeMap::Change::Kind::kSplit;
         if (rng() % 2 == 0) change.position = static_cast<uint32_t>(next.units.size() - 1);
         const size_t q = change.position;
         const std::string lower = q == 0 ? "" : next.separators[q - 1];
-        change.separator = Numbered("key:%06d", static_cast<int>(rng() % kKeys));
+        change.separator = Numbered("key:%06d", static_cast<int>(rng() % keys));
         if (change.separator < lower) change.separator = lower + "~";
         if (q < next.separators.size() && next.separators[q] < change.separator)
           change.separator = next.separators[q];
@@ -262,10 +261,63 @@ TEST(RangeMapTest, ReadersRacingIncrementalChangesSeeTheMapOfTheirVersion) {
     } else {
       continue;
     }
-    ASSERT_EQ(RangeMap::ApplyTo(kBits, change, &next), "");
-    changes.push_back(change);
-    layouts.push_back(std::move(next));
+    ASSERT_EQ(RangeMap::ApplyTo(bits, change, &next), "");
+    changes->push_back(change);
+    layouts->push_back(std::move(next));
   }
+}
+
+// Every unit's range after every change, against the layout: the position
+// that names it, and the separators around it (among equal separators,
+// the right one).
+TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
+  constexpr unsigned kBits = 6;
+  constexpr int kKeys = 3000;
+  std::vector<std::string> sample;
+  for (int i = 0; i < kKeys; i += 7) sample.push_back(Numbered("key:%06d", i));
+  std::vector<RangeMap::Layout> layouts = {RangeMap::FromSample(sample, kBits)};
+  std::vector<RangeMap::Change> changes;
+  RandomChanges(kBits, kKeys, 2000, &layouts, &changes);
+  RangeMap map(kBits, layouts.front());
+  size_t empty_positions = 0;
+  for (size_t c = 0; c <= changes.size(); ++c) {
+    if (c > 0) {
+      ASSERT_EQ(map.Check(changes[c - 1]), "");
+      map.Apply(changes[c - 1]);
+    }
+    const RangeMap::Layout& layout = layouts[c];
+    std::vector<bool> named(1u << kBits);
+    for (size_t p = 0; p < layout.units.size(); ++p) {
+      named[layout.units[p]] = true;
+      const auto range = map.RangeOfUnit(layout.units[p]);
+      ASSERT_TRUE(range.has_value()) << "change " << c << ", position " << p;
+      ASSERT_EQ(range->position, p) << "change " << c;
+      ASSERT_EQ(range->lower, p == 0 ? "" : layout.separators[p - 1]);
+      if (p < layout.separators.size()) {
+        ASSERT_EQ(range->upper, layout.separators[p]) << "change " << c;
+        if (p > 0 && layout.separators[p - 1] == layout.separators[p])
+          ++empty_positions;
+      } else {
+        ASSERT_FALSE(range->upper.has_value()) << "change " << c;
+      }
+    }
+    for (uint32_t u = 0; u < named.size(); ++u) {
+      if (!named[u]) {
+        ASSERT_FALSE(map.RangeOfUnit(u).has_value()) << u;
+      }
+    }
+  }
+  EXPECT_GT(empty_positions, 0u) << "no equal separators were tried";
+}
+
+TEST(RangeMapTest, ReadersRacingIncrementalChangesSeeTheMapOfTheirVersion) {
+  constexpr unsigned kBits = 7;
+  constexpr int kKeys = 5000;
+  std::vector<std::string> sample;
+  for (int i = 0; i < kKeys; i += 7) sample.push_back(Numbered("key:%06d", i));
+  std::vector<RangeMap::Layout> layouts = {RangeMap::FromSample(sample, kBits)};
+  std::vector<RangeMap::Change> changes;
+  RandomChanges(kBits, kKeys, 3000, &layouts, &changes);
   RangeMap map(kBits, layouts.front());
   const uint64_t first = map.version();
   std::atomic<bool> stop{false};
