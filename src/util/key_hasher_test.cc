@@ -156,6 +156,25 @@ TEST_F(KeyHasherTest, ShortKeysArePaddedWithZeroBytes) {
   EXPECT_EQ(hasher.Hash("") & 0xFF, 0u);
 }
 
+// Every length, every byte position (the prefix is assembled from whole
+// words that overlap for keys of 4 to 7 bytes).
+TEST_F(KeyHasherTest, PrefixIsTheFirstEightBytesOfKeysOfEveryLength) {
+  std::mt19937_64 rng(5);
+  for (size_t n = 0; n <= 12; ++n) {
+    for (int trial = 0; trial < 200; ++trial) {
+      std::string key(n, '\0');
+      for (char& c : key) c = static_cast<char>(rng());
+      uint64_t expected = 0;
+      for (size_t i = 0; i < 8; ++i) {
+        const uint64_t byte =
+            i < n ? static_cast<unsigned char>(key[i]) : uint64_t{0};
+        expected |= byte << (56 - 8 * i);
+      }
+      ASSERT_EQ(KeyPrefix(key), expected) << test::DescribeKey(key);
+    }
+  }
+}
+
 // Inline slots keep an 8-byte key as a little-endian word and recompute
 // its hash from it: that must be the hash of the key's bytes.
 TEST_F(KeyHasherTest, InlineHashIsTheHashOfTheEightKeyBytes) {
