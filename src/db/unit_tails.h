@@ -46,6 +46,9 @@ class UnitTails {
 
   uint64_t dram_bytes() const { return units_ * sizeof(Tail); }
 
+  // A write into `unit` is coming: its Note() will not wait for memory.
+  void Prefetch(uint64_t unit) const { __builtin_prefetch(&tails_[unit], 1); }
+
   // A write of `key` into `unit`.
   void Note(uint64_t unit, std::string_view key) {
     Tail& t = tails_[unit];

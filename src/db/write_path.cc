@@ -59,6 +59,9 @@ Status WritePath::WriteRecords(const WriteOptions& options,
   // instead of one after the other (their lock and state lines now, their
   // slots' lines before the log append waits for its fence).
   for (const Record& r : records) table_.PrefetchDram(r.hash);
+  if (tails_ != nullptr) {
+    for (const Entry& e : entries) tails_->Prefetch(e.dram_index);
+  }
   for (;;) {
     for (const Entry& e : entries) table_.DramLock(e.dram_index).lock();
     auto unlock_all = [&] {

@@ -152,6 +152,7 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
   *moved = false;
   const unsigned log = logs_.LogOf(d);
   table_.PrefetchDram(hash);
+  if (tails_ != nullptr && placement.key) tails_->Prefetch(d);
   for (;;) {
     SpinLockRef lock = table_.DramLock(d);
     lock.lock();

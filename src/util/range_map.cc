@@ -271,14 +271,12 @@ void RangeMap::Apply(const Change& change) {
       const auto n = static_cast<ptrdiff_t>(change.count);
       for (ptrdiff_t i = 0; i < n; ++i) Unname(units_[p + i]);
       separators_.erase(separators_.begin() + p, separators_.begin() + p + n - 1);
-      prefixes_.erase(prefixes_.begin() + p, prefixes_.begin() + p + n - 1);
       units_.erase(units_.begin() + p + 1, units_.begin() + p + n);
       Name(change.position, change.unit);
       break;
     }
     case Change::Kind::kSplit:
       separators_.insert(separators_.begin() + p, Keep(change.separator));
-      prefixes_.insert(prefixes_.begin() + p, Prefix::Of(change.separator));
       units_.insert(units_.begin() + p + 1, change.unit);
       Name(change.position + 1, change.unit);
       break;
@@ -290,16 +288,14 @@ void RangeMap::Apply(const Change& change) {
   const bool split = change.kind == Change::Kind::kSplit;
   Install(Edit{change.kind, change.position, change.count, change.unit,
                split ? separators_[change.position] : nullptr,
-               split ? prefixes_[change.position] : Prefix{}});
+               split ? Prefix::Of(change.separator) : Prefix{}});
 }
 
 void RangeMap::Replace(const Layout& layout) {
   MutexLock lock(&mu_);
   separators_.clear();
-  prefixes_.clear();
   for (const std::string& separator : layout.separators) {
     separators_.push_back(Keep(separator));
-    prefixes_.push_back(Prefix::Of(separator));
   }
   units_.assign(layout.units.size(), 0);
   named_.assign(capacity_, false);
@@ -318,6 +314,9 @@ void RangeMap::Name(size_t position, uint32_t unit) {
   units_[position] = unit;
   named_[unit] = true;
   lower_of_[unit] = position == 0 ? nullptr : separators_[position - 1];
+  // (Every unit named, as a split that took the last free one leaves the
+  // map: no walk over them all.)
+  if (units_.size() == capacity_) unnamed_from_ = capacity_;
   while (unnamed_from_ < capacity_ && named_[unnamed_from_]) ++unnamed_from_;
 }
 
@@ -354,7 +353,7 @@ void RangeMap::Install(const std::optional<Edit>& edit) {
   bool applied = !rebuild_[next] && edit.has_value();
   for (const Edit& e : pending_[next]) applied = applied && ApplyTo(next, e);
   applied = applied && ApplyTo(next, *edit);
-  if (!applied) buffers_[next]->Rebuild(separators_, prefixes_, units_);
+  if (!applied) buffers_[next]->Rebuild(separators_, units_);
   pending_[next].clear();
   rebuild_[next] = false;
   const size_t last = 1 - next;

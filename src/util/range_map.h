@@ -191,7 +191,6 @@ class RangeMap {
   mutable Mutex mu_;
   // The map (separators in the arena).
   std::vector<const std::string*> separators_ GUARDED_BY(mu_);
-  std::vector<Prefix> prefixes_ GUARDED_BY(mu_);  // of separators_
   std::vector<uint32_t> units_ GUARDED_BY(mu_);
   std::vector<bool> named_ GUARDED_BY(mu_);  // by unit
   // By unit: the separator its position starts at (null for position 0;

@@ -97,7 +97,6 @@ uint32_t RangeMapBuffer::UnitOf(std::string_view key, Prefix p) const {
 }
 
 void RangeMapBuffer::Rebuild(const std::vector<const std::string*>& separators,
-                             const std::vector<Prefix>& prefixes,
                              const std::vector<uint32_t>& units) {
   constexpr size_t kFill = kBlock * 3 / 4;
   const size_t n = separators.size();
@@ -107,8 +106,9 @@ void RangeMapBuffer::Rebuild(const std::vector<const std::string*>& separators,
     const size_t size = std::min(kFill, n - first);
     for (size_t i = 0; i < size; ++i) {
       const size_t s = b * kBlock + i;
-      prefix_[2 * s].store(prefixes[first + i].high, kRelaxed);
-      prefix_[2 * s + 1].store(prefixes[first + i].low, kRelaxed);
+      const Prefix prefix = Prefix::Of(*separators[first + i]);
+      prefix_[2 * s].store(prefix.high, kRelaxed);
+      prefix_[2 * s + 1].store(prefix.low, kRelaxed);
       key_[s].store(separators[first + i], std::memory_order_release);
       unit_[s].store(units[first + i + 1], kRelaxed);
     }

@@ -54,7 +54,6 @@ class RangeMapBuffer {
   // Writers, one at a time, while no reader uses the buffer.
   // The whole map: separators.size() + 1 == units.size().
   void Rebuild(const std::vector<const std::string*>& separators,
-               const std::vector<Prefix>& prefixes,
                const std::vector<uint32_t>& units);
   // A separator at `index` (0 .. separators), the keys from it on on
   // `unit`. False if the buffer has no block left for it: Rebuild() it.

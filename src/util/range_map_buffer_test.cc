@@ -22,7 +22,6 @@ using Prefix = RangeMapBuffer::Prefix;
 
 struct Model {
   std::vector<const std::string*> separators;
-  std::vector<Prefix> prefixes;
   std::vector<uint32_t> units{7};  // one position
 
   uint32_t UnitOf(const std::string& key) const {
@@ -60,7 +59,7 @@ TEST(RangeMapBufferTest, ChangesMatchAModel) {
   for (const size_t positions : {4u, 64u, 1024u}) {
     RangeMapBuffer buffer(positions);
     Model model;
-    buffer.Rebuild(model.separators, model.prefixes, model.units);
+    buffer.Rebuild(model.separators, model.units);
     uint64_t rebuilds = 0;
     for (int step = 0; step < 6000; ++step) {
       const size_t n = model.separators.size();
@@ -76,11 +75,10 @@ TEST(RangeMapBufferTest, ChangesMatchAModel) {
             model.separators.begin());
         const uint32_t unit = static_cast<uint32_t>(rng() % 100000);
         model.separators.insert(model.separators.begin() + index, s);
-        model.prefixes.insert(model.prefixes.begin() + index, Prefix::Of(*s));
         model.units.insert(model.units.begin() + index + 1, unit);
         if (!buffer.Insert(index, s, Prefix::Of(*s), unit)) {
           ++rebuilds;
-          buffer.Rebuild(model.separators, model.prefixes, model.units);
+          buffer.Rebuild(model.separators, model.units);
         }
       } else if (op < 9 && n > 0) {
         // A merge: the separator goes, the position before it takes the
@@ -88,7 +86,6 @@ TEST(RangeMapBufferTest, ChangesMatchAModel) {
         const size_t index = rng() % n;
         const uint32_t unit = model.units[index + rng() % 2];
         model.separators.erase(model.separators.begin() + index);
-        model.prefixes.erase(model.prefixes.begin() + index);
         model.units.erase(model.units.begin() + index + 1);
         model.units[index] = unit;
         buffer.Erase(index);
@@ -109,7 +106,7 @@ TEST(RangeMapBufferTest, ChangesMatchAModel) {
     ASSERT_NO_FATAL_FAILURE(
         ExpectSameAnswers(buffer, model, rng, "at the end"));
     // A rebuild packs the blocks, and answers the same.
-    buffer.Rebuild(model.separators, model.prefixes, model.units);
+    buffer.Rebuild(model.separators, model.units);
     ASSERT_NO_FATAL_FAILURE(
         ExpectSameAnswers(buffer, model, rng, "rebuilt"));
     RecordProperty("rebuilds_" + std::to_string(positions),
@@ -122,7 +119,7 @@ TEST(RangeMapBufferTest, ChangesMatchAModel) {
 TEST(RangeMapBufferTest, SeparatorsInsertedFirst) {
   RangeMapBuffer buffer(1024);
   Model model;
-  buffer.Rebuild(model.separators, model.prefixes, model.units);
+  buffer.Rebuild(model.separators, model.units);
   std::vector<std::string> keys;
   for (int i = 0; i < 100; ++i) {
     char key[16];
@@ -133,7 +130,6 @@ TEST(RangeMapBufferTest, SeparatorsInsertedFirst) {
     ASSERT_TRUE(buffer.Insert(0, &keys[i], Prefix::Of(keys[i]),
                               static_cast<uint32_t>(i + 100)));
     model.separators.insert(model.separators.begin(), &keys[i]);
-    model.prefixes.insert(model.prefixes.begin(), Prefix::Of(keys[i]));
     model.units.insert(model.units.begin() + 1, static_cast<uint32_t>(i + 100));
     for (const std::string& key : keys) {
       ASSERT_EQ(buffer.UnitOf(key, Prefix::Of(key)), model.UnitOf(key))
@@ -148,14 +144,13 @@ TEST(RangeMapBufferTest, SeparatorsAppendedAtTheEnd) {
   constexpr size_t kPositions = 1 << 14;
   RangeMapBuffer buffer(kPositions);
   Model model;
-  buffer.Rebuild(model.separators, model.prefixes, model.units);
+  buffer.Rebuild(model.separators, model.units);
   std::vector<std::string> keys(kPositions - 1);
   for (size_t i = 0; i + 1 < kPositions; ++i) {
     char key[16];
     std::snprintf(key, sizeof(key), "t%08zu", i);
     keys[i] = key;
     model.separators.push_back(&keys[i]);
-    model.prefixes.push_back(Prefix::Of(keys[i]));
     model.units.push_back(static_cast<uint32_t>(i + 1));
     ASSERT_TRUE(buffer.Insert(i, &keys[i], Prefix::Of(keys[i]),
                               static_cast<uint32_t>(i + 1)))
