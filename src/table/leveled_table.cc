@@ -135,7 +135,7 @@ void LeveledTable::RebuildDramFilters(unsigned level) {
       const Bucket* bucket = BucketAt(l, i, e, b);
       if (bucket == nullptr) break;  // Verify() reports it
       const uint64_t key = bucket->keys[pos % kSlotsPerBucket];
-      const uint64_t hash = HashOf(key, TestBit(e.indirect, pos));
+      const uint64_t hash = HashInEntry(key, TestBit(e.indirect, pos), level, i);
       if (pos % kSlotsPerBucket == 0) FilterResetBucket(filter, b, fanout_);
       FilterAdd(filter, b, ProbeOf(hash));
     }

@@ -101,6 +101,18 @@ class LeveledTable {
   uint64_t HashOf(uint64_t key_word, bool indirect) const {
     return indirect ? key_word : hasher_.InlineHash(key_word);
   }
+  // HashOf() a slot of entry `index` of level `level`, as written there
+  // (KeyHasher::InlineHashOnUnit: no range map search per slot).
+  uint64_t HashInEntry(uint64_t key_word, bool indirect, unsigned level,
+                       uint64_t index) const {
+    return indirect ? key_word
+                    : hasher_.InlineHashOnUnit(key_word,
+                                               UnitOfEntry(level, index));
+  }
+  // The DRAM entry whose subtree holds entry `index` of level `level`.
+  uint64_t UnitOfEntry(unsigned level, uint64_t index) const {
+    return index >> (levels_[level].index_bits - levels_[0].index_bits);
+  }
 
   uint64_t dram_entries() const { return levels_[0].entry_count; }
   unsigned capacity() const { return capacity_; }

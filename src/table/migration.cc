@@ -192,7 +192,7 @@ Status LeveledTable::GatherShares(unsigned level, uint64_t index,
         (resolver_ == nullptr || !resolver_->IsLive(r.slot.value))) {
       continue;  // dangling payload reference: its record was superseded
     }
-    r.hash = HashOf(r.slot.key, r.slot.indirect);
+    r.hash = HashInEntry(r.slot.key, r.slot.indirect, level, index);
     if (versions.Repeats(newest.data(), kept, same_key)) continue;
     ++kept;
     ++shares[(r.hash >> src.index_bits) & (children - 1)].count;

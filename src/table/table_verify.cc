@@ -79,9 +79,7 @@ uint64_t LeveledTable::Verify(std::string* report) const {
           // (in a re-balanced range pool: in the unit it is in, which may
           // hold copies of keys that a re-balance moved elsewhere).
           uint64_t expected =
-              units_move()
-                  ? i >> (level.index_bits - levels_[0].index_bits)
-                  : DramIndex(hash);
+              units_move() ? UnitOfEntry(l, i) : DramIndex(hash);
           for (unsigned k = 1; k <= l; ++k)
             expected = ChildIndex(k - 1, expected, hash);
           if (expected != i) {

@@ -90,6 +90,14 @@ class KeyHasher {
                          : PrefixUnit(__builtin_bswap64(key_word)));
   }
 
+  // InlineHash() as written into the subtree of DRAM entry `unit`: there,
+  // every record was written on that unit (copies a re-balance left behind
+  // of keys it moved out too), and no map is searched.
+  uint64_t InlineHashOnUnit(uint64_t key_word, uint64_t unit) const {
+    const uint64_t h = InlineKeyHash(key_word);
+    return range_ ? Place(h, unit) : h;
+  }
+
   // Hash() as if the map named `unit` for the key: what a re-balance
   // writes the copy of a record with. REQUIRES: range().
   uint64_t HashOnUnit(std::string_view key, uint64_t unit) const {
