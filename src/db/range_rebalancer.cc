@@ -7,6 +7,9 @@
 #include <deque>
 #include <utility>
 
+#include "db/slot_prefetch.h"
+#include "util/key_hasher.h"
+
 namespace plush {
 namespace {
 
@@ -281,17 +284,19 @@ Status RangeRebalancer::ReadKeys(uint64_t unit, const RangeMap::Range& range,
   keys->clear();
   *recent = 0;
   std::string key;
-  for (size_t i = 0; i < slots.size(); ++i) {
-    const table::Slot& slot = slots[i];
+  size_t visited = 0;
+  VisitSlotsPrefetching(slots, payload_, [&](const table::Slot& slot) {
+    const bool in_dram = visited++ < dram;
     if (slot.indirect) {
-      if (!payload_.ReadKey(slot.value, &key)) continue;  // superseded
+      if (!payload_.ReadKey(slot.value, &key)) return;  // superseded
     } else {
       key.assign(reinterpret_cast<const char*>(&slot.key), 8);
     }
-    if (!range.Contains(key)) continue;
-    keys->push_back(key);
-    if (i < dram) ++*recent;
-  }
+    if (range.Contains(key)) {
+      keys->push_back(key);
+      if (in_dram) ++*recent;
+    }
+  });
   return Status::OK();
 }
 
@@ -527,22 +532,40 @@ Status RangeRebalancer::ReadNewest(uint64_t unit, const RangeMap::Range& range,
   // reference that dangles belongs to a superseded version.
   std::vector<Record> all;
   all.reserve(slots.size());
-  for (const table::Slot& slot : slots) {
+  VisitSlotsPrefetching(slots, payload_, [&](const table::Slot& slot) {
     Record r;
     r.tombstone = slot.tombstone;
     if (slot.indirect) {
-      if (!payload_.ReadEntry(slot.value, &r.key, &r.value)) continue;
+      if (!payload_.ReadEntry(slot.value, &r.key, &r.value)) return;
     } else {
       r.key.assign(reinterpret_cast<const char*>(&slot.key), 8);
       if (!slot.tombstone)
         r.value.assign(reinterpret_cast<const char*>(&slot.value), 8);
     }
     if (range.Contains(r.key)) all.push_back(std::move(r));
+  });
+  // Sorted by key, then newest first, through 16 bytes of each key (most
+  // comparisons end there) and its index: records are not moved around.
+  struct Order {
+    uint64_t first, second;  // KeyPrefix of bytes 0-7 and 8-15
+    uint32_t index;
+  };
+  std::vector<Order> order(all.size());
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    const std::string_view key = all[i].key;
+    order[i] = {KeyPrefix(key),
+                KeyPrefix(key.size() > 8 ? key.substr(8) : std::string_view()),
+                i};
   }
-  std::stable_sort(all.begin(), all.end(),
-                   [](const Record& a, const Record& b) { return a.key < b.key; });
+  std::sort(order.begin(), order.end(), [&](const Order& a, const Order& b) {
+    if (a.first != b.first) return a.first < b.first;
+    if (a.second != b.second) return a.second < b.second;
+    const int c = all[a.index].key.compare(all[b.index].key);
+    return c != 0 ? c < 0 : a.index < b.index;
+  });
   records->clear();
-  for (Record& r : all) {
+  for (const Order& o : order) {
+    Record& r = all[o.index];
     if (records->empty() || records->back().key != r.key)
       records->push_back(std::move(r));
   }

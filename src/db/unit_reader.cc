@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "db/slot_prefetch.h"
 #include "util/key_hasher.h"
 
 namespace plush {
@@ -97,18 +98,9 @@ Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
     }
     return !upper || k < *upper;
   };
-  // Payload entries are scattered over the payload logs: their misses
-  // overlap when the entries are asked for this many slots ahead.
-  constexpr size_t kPrefetchDistance = 16;
-  auto prefetch = [&](size_t i) {
-    if (i < slots.size() && slots[i].indirect)
-      payload_.PrefetchEntry(slots[i].value);
-  };
   Status s = table_.CollectSubtree(unit, &slots);
-  for (size_t i = 0; i < kPrefetchDistance; ++i) prefetch(i);
-  for (size_t i = 0; s.ok() && i < slots.size(); ++i) {
-    prefetch(i + kPrefetchDistance);
-    const table::Slot& slot = slots[i];
+  if (!s.ok()) return s;
+  VisitSlotsPrefetching(slots, payload_, [&](const table::Slot& slot) {
     if (!slot.indirect) {
       const std::string_view inline_key(
           reinterpret_cast<const char*>(&slot.key), 8);
@@ -121,7 +113,7 @@ Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
     } else if (payload_.ReadEntry(slot.value, &key, &value) && in_range(key)) {
       batch->Add(key, value, slot.tombstone);
     }
-  }
+  });
   return s;
 }
 
