@@ -16,6 +16,11 @@ namespace {
 // The heaviest unit is looked for (a walk of every unit's count) once per
 // this many RebalanceOverloaded() calls.
 constexpr uint64_t kOverloadedEvery = 256;
+// FindFree() walks the map for light pairs again after this many frees
+// (pairs that became light since the last walk wait at most this long),
+// keeping this many.
+constexpr size_t kWalkEvery = 32;
+constexpr size_t kLightPairs = 64;
 
 // A walk of the map for runs of empty positions that found none is made
 // again after this many changes of the map.
@@ -457,50 +462,92 @@ bool RangeRebalancer::FindFree(uint64_t heavy, size_t count,
   if (frees->size() == count) return true;
   // Then the lightest neighbours, if merging them makes a unit below 3/4
   // of the heavy one (so that the largest unit shrinks); the lighter of
-  // the two moves into the heavier. Pairs are ranked by their records on
-  // PMem (one array), the few lightest then by all their records (the
-  // DRAM entries', a miss each): a unit whose recent writes are all still
-  // in DRAM is not empty.
-  const std::vector<uint32_t> units = map_->Units();
-  std::vector<bool> taken(table_.dram_entries());
-  taken[heavy] = true;
+  // the two moves into the heavier.
+  std::vector<uint64_t> taken = {heavy};
   const uint64_t limit = table_.UnitRecords(heavy) * 3 / 4;
-  constexpr size_t kShortlist = 8;
+  bool walked = false;
   while (frees->size() < count) {
-    std::vector<std::pair<uint64_t, size_t>> lightest;  // (records, position)
-    for (size_t p = 0; p + 1 < units.size(); ++p) {
-      if (taken[units[p]] || taken[units[p + 1]]) continue;
-      const uint64_t records = table_.UnitPmemRecords(units[p]) +
-                               table_.UnitPmemRecords(units[p + 1]);
-      if (records > limit) continue;
-      if (lightest.size() < kShortlist) {
-        lightest.emplace_back(records, p);
-        std::push_heap(lightest.begin(), lightest.end());
-      } else if (records < lightest.front().first) {
-        std::pop_heap(lightest.begin(), lightest.end());
-        lightest.back() = {records, p};
-        std::push_heap(lightest.begin(), lightest.end());
-      }
+    if (!walked && (light_pairs_.empty() || frees_since_walk_ >= kWalkEvery)) {
+      FindLightPairs();
+      walked = true;
     }
-    size_t best = units.size();
-    uint64_t best_records = limit + 1;
-    for (const auto& [pmem, p] : lightest) {
-      const uint64_t records =
-          table_.UnitRecords(units[p]) + table_.UnitRecords(units[p + 1]);
-      if (records < best_records) {
-        best = p;
-        best_records = records;
-      }
+    std::optional<std::pair<uint32_t, uint32_t>> pair =
+        TakeLightPair(taken, limit);
+    if (!pair && !walked) {
+      FindLightPairs();
+      walked = true;
+      pair = TakeLightPair(taken, limit);
     }
-    if (best == units.size()) return false;
-    const uint64_t a = units[best];
-    const uint64_t b = units[best + 1];
-    taken[a] = taken[b] = true;
+    if (!pair) return false;
+    const auto [a, b] = *pair;
+    taken.push_back(a);
+    taken.push_back(b);
+    ++frees_since_walk_;
     frees->push_back(table_.UnitRecords(a) >= table_.UnitRecords(b)
                          ? FreeCandidate{b, a}
                          : FreeCandidate{a, b});
   }
   return true;
+}
+
+// Pairs are ranked by their records on PMem (one array); the few lightest
+// then by all their records (the DRAM entries', a miss each): a unit whose
+// recent writes are all still in DRAM is not empty.
+std::optional<std::pair<uint32_t, uint32_t>> RangeRebalancer::TakeLightPair(
+    const std::vector<uint64_t>& taken, uint64_t limit) {
+  constexpr size_t kShortlist = 8;
+  auto is_taken = [&](uint64_t u) {
+    return std::find(taken.begin(), taken.end(), u) != taken.end();
+  };
+  std::optional<size_t> best;
+  uint64_t best_records = limit + 1;
+  size_t listed = 0;
+  for (size_t i = 0; i < light_pairs_.size() && listed < kShortlist;) {
+    const auto [a, b] = light_pairs_[i];
+    const std::optional<size_t> pa = map_->PositionOfUnit(a);
+    const std::optional<size_t> pb = map_->PositionOfUnit(b);
+    if (!pa || !pb || *pa + 1 != *pb) {
+      light_pairs_.erase(light_pairs_.begin() + static_cast<ptrdiff_t>(i));
+      continue;
+    }
+    ++i;
+    if (is_taken(a) || is_taken(b) ||
+        table_.UnitPmemRecords(a) + table_.UnitPmemRecords(b) > limit) {
+      continue;
+    }
+    ++listed;
+    const uint64_t records = table_.UnitRecords(a) + table_.UnitRecords(b);
+    if (records < best_records) {
+      best = i - 1;
+      best_records = records;
+    }
+  }
+  if (!best) return std::nullopt;
+  const std::pair<uint32_t, uint32_t> pair = light_pairs_[*best];
+  light_pairs_.erase(light_pairs_.begin() + static_cast<ptrdiff_t>(*best));
+  return pair;
+}
+
+void RangeRebalancer::FindLightPairs() {
+  const std::vector<uint32_t> units = map_->Units();
+  std::vector<std::pair<uint64_t, size_t>> lightest;  // (records, position)
+  for (size_t p = 0; p + 1 < units.size(); ++p) {
+    const uint64_t records = table_.UnitPmemRecords(units[p]) +
+                             table_.UnitPmemRecords(units[p + 1]);
+    if (lightest.size() < kLightPairs) {
+      lightest.emplace_back(records, p);
+      std::push_heap(lightest.begin(), lightest.end());
+    } else if (records < lightest.front().first) {
+      std::pop_heap(lightest.begin(), lightest.end());
+      lightest.back() = {records, p};
+      std::push_heap(lightest.begin(), lightest.end());
+    }
+  }
+  std::sort_heap(lightest.begin(), lightest.end());
+  light_pairs_.clear();
+  for (const auto& [records, p] : lightest)
+    light_pairs_.emplace_back(units[p], units[p + 1]);
+  frees_since_walk_ = 0;
 }
 
 Status RangeRebalancer::Free(const FreeCandidate& candidate,

@@ -177,6 +177,13 @@ class RangeRebalancer {
   // False if there are not that many.
   bool FindFree(uint64_t heavy, size_t count,
                 std::vector<FreeCandidate>* frees) REQUIRES(mu_);
+  // The lightest pair among light_pairs_ that is still a pair of
+  // neighbours, neither in `taken`, merging below `limit` records (pairs
+  // no longer neighbours are dropped); nullopt if none is.
+  std::optional<std::pair<uint32_t, uint32_t>> TakeLightPair(
+      const std::vector<uint64_t>& taken, uint64_t limit) REQUIRES(mu_);
+  // Walks the map for its lightest neighbouring pairs: light_pairs_.
+  void FindLightPairs() REQUIRES(mu_);
   // Merges the first run of 2 .. kMaxMerged neighbouring positions whose
   // units hold nothing (not `heavy`) into one, in one change: the others
   // become free. Nothing if there is none.
@@ -210,6 +217,13 @@ class RangeRebalancer {
   std::atomic<uint64_t> overloaded_calls_{0};
   // The map's generation when FreeEmptyRun() last found no run.
   std::optional<uint64_t> no_empty_run_at_ GUARDED_BY(mu_);
+  // The lightest neighbouring pairs (by records on PMem) as the last walk
+  // of the map found them, lightest first: FindFree takes pairs from them
+  // for a few frees instead of walking every position for each. (Pairs
+  // written to since are checked when taken; pairs that became light since
+  // wait for the next walk.)
+  std::vector<std::pair<uint32_t, uint32_t>> light_pairs_ GUARDED_BY(mu_);
+  size_t frees_since_walk_ GUARDED_BY(mu_) = 0;
   std::atomic<uint64_t> copied_{0};
 };
 

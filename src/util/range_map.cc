@@ -167,25 +167,35 @@ RangeMap::Layout RangeMap::Read() const {
 
 std::optional<RangeMap::Range> RangeMap::RangeOfUnit(uint64_t unit) const {
   MutexLock lock(&mu_);
-  if (unit >= capacity_ || !named_[unit]) return std::nullopt;
+  const std::optional<size_t> position = Find(unit);
+  if (!position) return std::nullopt;
   Range range;
-  const std::string* lower = lower_of_[unit];
-  if (lower != nullptr) {
-    // Among equal separators (empty positions between them), the one
-    // before the unit's position; the arena keeps one copy of each key.
-    size_t i = static_cast<size_t>(
-        std::lower_bound(separators_.begin(), separators_.end(), *lower,
-                         [](const std::string* s, const std::string& key) {
-                           return *s < key;
-                         }) -
-        separators_.begin());
-    while (units_[i + 1] != unit) ++i;
-    range.position = i + 1;
-    range.lower = *lower;
-  }
+  range.position = *position;
+  if (range.position > 0) range.lower = *separators_[range.position - 1];
   if (range.position < separators_.size())
     range.upper = *separators_[range.position];
   return range;
+}
+
+std::optional<size_t> RangeMap::PositionOfUnit(uint64_t unit) const {
+  MutexLock lock(&mu_);
+  return Find(unit);
+}
+
+std::optional<size_t> RangeMap::Find(uint64_t unit) const {
+  if (unit >= capacity_ || !named_[unit]) return std::nullopt;
+  const std::string* lower = lower_of_[unit];
+  if (lower == nullptr) return 0;
+  // Among equal separators (empty positions between them), the one before
+  // the unit's position.
+  size_t i = static_cast<size_t>(
+      std::lower_bound(separators_.begin(), separators_.end(), *lower,
+                       [](const std::string* s, const std::string& key) {
+                         return *s < key;
+                       }) -
+      separators_.begin());
+  while (units_[i + 1] != unit) ++i;
+  return i + 1;
 }
 
 std::optional<std::string> RangeMap::PositionStart(size_t position) const {

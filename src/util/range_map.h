@@ -122,6 +122,8 @@ class RangeMap {
   Layout Read() const EXCLUDES(mu_);
   // The keys of the position of `unit`; nullopt if no position names it.
   std::optional<Range> RangeOfUnit(uint64_t unit) const EXCLUDES(mu_);
+  // The position of `unit` alone.
+  std::optional<size_t> PositionOfUnit(uint64_t unit) const EXCLUDES(mu_);
   // The smallest key of position `position`; nullopt past the last.
   std::optional<std::string> PositionStart(size_t position) const
       EXCLUDES(mu_);
@@ -169,6 +171,8 @@ class RangeMap {
   static size_t BufferAt(uint64_t v) { return (v >> 1) & 1; }
   // The arena's copy of `key`.
   const std::string* Keep(const std::string& key) REQUIRES(mu_);
+  // The position that names `unit`, if one does.
+  std::optional<size_t> Find(uint64_t unit) const REQUIRES(mu_);
   // No position names `unit` any more.
   void Unname(uint32_t unit) REQUIRES(mu_);
   // Position `position` names `unit`: keeps named_ and lower_of_.

@@ -267,8 +267,8 @@ void RandomChanges(unsigned bits, int keys, size_t count,
   }
 }
 
-// Every unit's range after every change, against the layout: the position
-// that names it, and the separators around it (among equal separators,
+// Every unit's range (and position) after every change, against the
+// layout: the position that names it, and the separators around it (among equal separators,
 // the right one).
 TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
   constexpr unsigned kBits = 6;
@@ -292,6 +292,7 @@ TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
       const auto range = map.RangeOfUnit(layout.units[p]);
       ASSERT_TRUE(range.has_value()) << "change " << c << ", position " << p;
       ASSERT_EQ(range->position, p) << "change " << c;
+      ASSERT_EQ(map.PositionOfUnit(layout.units[p]), p) << "change " << c;
       ASSERT_EQ(range->lower, p == 0 ? "" : layout.separators[p - 1]);
       if (p < layout.separators.size()) {
         ASSERT_EQ(range->upper, layout.separators[p]) << "change " << c;
@@ -304,6 +305,7 @@ TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
     for (uint32_t u = 0; u < named.size(); ++u) {
       if (!named[u]) {
         ASSERT_FALSE(map.RangeOfUnit(u).has_value()) << u;
+        ASSERT_FALSE(map.PositionOfUnit(u).has_value()) << u;
       }
     }
   }
