@@ -10,6 +10,36 @@
 #include "util/key_hasher.h"
 
 namespace plush {
+namespace {
+
+// A bound that every key of a unit is compared with. Most keys are told
+// from it by their first 16 bytes alone, as two words (the first 8 alone
+// often do not: "user:000…").
+class KeyBound {
+ public:
+  explicit KeyBound(std::string_view key)
+      : key_(key), first_(KeyPrefix(key)), second_(SecondWord(key)) {}
+
+  // Whether the bound is above `k`.
+  bool IsAbove(std::string_view k) const {
+    const uint64_t first = KeyPrefix(k);
+    if (first != first_) return first < first_;
+    const uint64_t second = SecondWord(k);
+    if (second != second_) return second < second_;
+    return k < key_;
+  }
+
+ private:
+  static uint64_t SecondWord(std::string_view k) {
+    return KeyPrefix(k.size() > 8 ? k.substr(8) : std::string_view());
+  }
+
+  std::string_view key_;
+  uint64_t first_;
+  uint64_t second_;
+};
+
+}  // namespace
 
 Status UnitReader::ReadUnit(uint64_t unit, ScanBatch* batch) {
   return write_path_.WithEntryLocked(unit, [&](uint64_t) {
@@ -80,23 +110,11 @@ Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
   thread_local std::string key;
   thread_local std::string value;
   slots.clear();
-  // Most keys are told from the bound by their first 16 bytes alone (the
-  // first 8 alone often do not: "user:000…").
-  auto second_word = [](std::string_view k) {
-    return KeyPrefix(k.size() > 8 ? k.substr(8) : std::string_view());
-  };
-  const uint64_t bound_first = KeyPrefix(lower_bound);
-  const uint64_t bound_second = second_word(lower_bound);
+  const KeyBound lower(lower_bound);
+  const std::optional<KeyBound> upper_bound =
+      upper ? std::optional<KeyBound>(*upper) : std::nullopt;
   auto in_range = [&](std::string_view k) {
-    const uint64_t first = KeyPrefix(k);
-    if (first != bound_first) {
-      if (first < bound_first) return false;
-    } else {
-      const uint64_t second = second_word(k);
-      if (second != bound_second ? second < bound_second : k < lower_bound)
-        return false;
-    }
-    return !upper || k < *upper;
+    return !lower.IsAbove(k) && (!upper_bound || upper_bound->IsAbove(k));
   };
   Status s = table_.CollectSubtree(unit, &slots);
   if (!s.ok()) return s;
