@@ -14,6 +14,10 @@ namespace {
 
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
+// RangeMap ids: a thread's Recent range names its map by one, not by an
+// address that a later map may reuse.
+std::atomic<uint64_t> next_map_id{1};
+
 }  // namespace
 
 RangeMap::Layout RangeMap::FromSample(std::vector<std::string> sample,
@@ -137,7 +141,8 @@ std::string RangeMap::ApplyTo(unsigned bits, const Change& change,
 }
 
 RangeMap::RangeMap(unsigned bits, const Layout& layout)
-    : bits_(bits),
+    : id_(next_map_id.fetch_add(1, std::memory_order_relaxed)),
+      bits_(bits),
       capacity_(size_t{1} << bits),
       buffers_{std::make_unique<RangeMapBuffer>(capacity_),
                std::make_unique<RangeMapBuffer>(capacity_)} {
@@ -146,13 +151,35 @@ RangeMap::RangeMap(unsigned bits, const Layout& layout)
 
 uint64_t RangeMap::UnitOf(std::string_view key) const {
   const Prefix prefix = Prefix::Of(key);
+  thread_local Recent recent;
+  if (recent.Holds(id_, version_.load(std::memory_order_acquire), prefix))
+    return recent.unit;
+  return Search(key, prefix, &recent);
+}
+
+uint32_t RangeMap::Search(std::string_view key, const Prefix& prefix,
+                          Recent* recent) const {
   for (;;) {
     const uint64_t v = version_.load(std::memory_order_acquire);
-    const uint32_t unit = buffers_[BufferAt(v)]->UnitOf(key, prefix);
+    RangeMapBuffer::Bounds bounds;
+    const uint32_t unit = buffers_[BufferAt(v)]->UnitOf(key, prefix, &bounds);
+    const uint64_t now = ReloadVersion();
+    // No change began during the read: the bounds are those of map v.
+    if (now == v && v % 2 == 0) *recent = {id_, v, bounds, unit};
     // The buffer read is written again only once version 2n + 3 begins
     // (2n: the even version at or below v).
-    if (ReloadVersion() - (v & ~uint64_t{1}) < 3) return unit;
+    if (now - (v & ~uint64_t{1}) < 3) return unit;
   }
+}
+
+bool RangeMap::Recent::Holds(uint64_t id, uint64_t v, const Prefix& p) const {
+  auto less = [](const Prefix& a, const Prefix& b) {
+    return a.high != b.high ? a.high < b.high : a.low < b.low;
+  };
+  // (Equal prefixes would need the whole keys: searched.)
+  return map == id && version == v &&
+         (!bounds.lower || less(*bounds.lower, p)) &&
+         (!bounds.upper || less(p, *bounds.upper));
 }
 
 RangeMap::Layout RangeMap::Read() const {

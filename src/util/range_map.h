@@ -183,6 +183,23 @@ class RangeMap {
   // Applies `edit` to buffer `b`; false if it ran out of room.
   bool ApplyTo(size_t b, const Edit& edit) REQUIRES(mu_);
 
+  // The range a thread placed its last key in (UnitOf): on the map of one
+  // version, the units of keys whose prefixes lie strictly between two
+  // separators' prefixes. A writer of keys in order places most of them
+  // in the range of the one before, without a search.
+  struct Recent {
+    uint64_t map = 0;  // the map's id_ (none: 0)
+    uint64_t version = 0;
+    RangeMapBuffer::Bounds bounds;
+    uint32_t unit = 0;
+    bool Holds(uint64_t id, uint64_t v, const Prefix& p) const;
+  };
+  // The search, and the range it found if the map did not change during
+  // it.
+  uint32_t Search(std::string_view key, const Prefix& prefix,
+                  Recent* recent) const;
+
+  const uint64_t id_;  // distinct for every map of the process
   const unsigned bits_;
   const size_t capacity_;  // 2^bits: the most positions
   // Raw: odd while a change is written (ReloadVersion under TSan).

@@ -55,7 +55,8 @@ size_t RangeMapBuffer::SizeOf(uint32_t block) const {
   return std::min<size_t>(size_[block].load(kRelaxed), kBlock);
 }
 
-uint32_t RangeMapBuffer::UnitOf(std::string_view key, Prefix p) const {
+uint32_t RangeMapBuffer::UnitOf(std::string_view key, Prefix p,
+                               Bounds* bounds) const {
   // Whether the separator with these prefix words (its whole key in
   // key_[slot], read only when the prefixes are equal) is at or below the
   // key.
@@ -65,25 +66,32 @@ uint32_t RangeMapBuffer::UnitOf(std::string_view key, Prefix p) const {
     const std::string* separator = key_[slot].load(std::memory_order_acquire);
     return separator != nullptr && std::string_view(*separator) <= key;
   };
+  const size_t blocks = std::min<size_t>(blocks_.load(kRelaxed), max_blocks_);
+  auto fence = [&](size_t o) {
+    return Prefix{fence_[2 * o].load(kRelaxed),
+                  fence_[2 * o + 1].load(kRelaxed)};
+  };
   // The blocks whose first separator is at or below the key (a binary
   // search; std::upper_bound's answer).
   size_t first = 0;
-  for (size_t count = std::min<size_t>(blocks_.load(kRelaxed), max_blocks_);
-       count > 0;) {
+  for (size_t count = blocks; count > 0;) {
     const size_t step = count / 2;
     const size_t o = first + step;
-    const bool below =
-        at_or_below(fence_[2 * o].load(kRelaxed),
-                    fence_[2 * o + 1].load(kRelaxed), BlockAt(o) * kBlock);
+    const Prefix f = fence(o);
+    const bool below = at_or_below(f.high, f.low, BlockAt(o) * kBlock);
     first = below ? o + 1 : first;
     count = below ? count - step - 1 : step;
   }
-  if (first == 0) return first_unit_.load(kRelaxed);
+  if (first == 0) {
+    if (bounds != nullptr && blocks > 0) bounds->upper = fence(0);
+    return first_unit_.load(kRelaxed);
+  }
   // Then the separators of the last of them.
   const uint32_t block = BlockAt(first - 1);
   const size_t base = block * kBlock;
+  const size_t size = SizeOf(block);
   size_t at = 0;
-  for (size_t count = SizeOf(block); count > 0;) {
+  for (size_t count = size; count > 0;) {
     const size_t step = count / 2;
     const size_t s = base + at + step;
     const bool below = at_or_below(prefix_[2 * s].load(kRelaxed),
@@ -92,8 +100,20 @@ uint32_t RangeMapBuffer::UnitOf(std::string_view key, Prefix p) const {
     count = below ? count - step - 1 : step;
   }
   // (None of them: a buffer changed under the reader.)
-  return at == 0 ? first_unit_.load(kRelaxed)
-                 : unit_[base + at - 1].load(kRelaxed);
+  if (at == 0) return first_unit_.load(kRelaxed);
+  if (bounds != nullptr) {
+    auto slot_prefix = [&](size_t s) {
+      return Prefix{prefix_[2 * s].load(kRelaxed),
+                    prefix_[2 * s + 1].load(kRelaxed)};
+    };
+    bounds->lower = slot_prefix(base + at - 1);
+    if (at < size) {
+      bounds->upper = slot_prefix(base + at);
+    } else if (first < blocks) {
+      bounds->upper = fence(first);
+    }
+  }
+  return unit_[base + at - 1].load(kRelaxed);
 }
 
 void RangeMapBuffer::Rebuild(const std::vector<const std::string*>& separators,

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,13 @@ class RangeMapBuffer {
     static Prefix Of(std::string_view key);
   };
   static constexpr size_t kBlock = 32;
+  // The prefixes of the separators around a key: every key whose prefix
+  // lies strictly between them is on the same unit (an absent bound: no
+  // separator on that side).
+  struct Bounds {
+    std::optional<Prefix> lower;
+    std::optional<Prefix> upper;
+  };
 
   // For maps of up to `positions` positions.
   explicit RangeMapBuffer(size_t positions);
@@ -48,8 +56,11 @@ class RangeMapBuffer {
   RangeMapBuffer& operator=(const RangeMapBuffer&) = delete;
 
   // Readers: the unit of `key` (of prefix `prefix`): that of the last
-  // separator at or below it, or the first unit if none is.
-  uint32_t UnitOf(std::string_view key, Prefix prefix) const;
+  // separator at or below it, or the first unit if none is; and, if
+  // `bounds` is given, the separators around the key there (left empty if
+  // the buffer changed under the read).
+  uint32_t UnitOf(std::string_view key, Prefix prefix,
+                  Bounds* bounds = nullptr) const;
 
   // Writers, one at a time, while no reader uses the buffer.
   // The whole map: separators.size() + 1 == units.size().

@@ -40,12 +40,38 @@ std::string Key(std::mt19937_64& rng) {
   return std::string(kPrefixes[rng() % 4]) + tail;
 }
 
+// The separators around `key` (the last at or below it, the first above
+// it), as prefixes.
+RangeMapBuffer::Bounds ModelBounds(const Model& model, const std::string& key) {
+  RangeMapBuffer::Bounds bounds;
+  for (const std::string* s : model.separators) {
+    if (*s <= key) {
+      bounds.lower = Prefix::Of(*s);
+    } else {
+      bounds.upper = Prefix::Of(*s);
+      break;
+    }
+  }
+  return bounds;
+}
+
+bool SamePrefix(const std::optional<Prefix>& a, const std::optional<Prefix>& b) {
+  return a.has_value() == b.has_value() &&
+         (!a || (a->high == b->high && a->low == b->low));
+}
+
 void ExpectSameAnswers(const RangeMapBuffer& buffer, const Model& model,
                        std::mt19937_64& rng, const std::string& when) {
   for (int i = 0; i < 300; ++i) {
     const std::string key = Key(rng);
-    ASSERT_EQ(buffer.UnitOf(key, Prefix::Of(key)), model.UnitOf(key))
+    RangeMapBuffer::Bounds bounds;
+    ASSERT_EQ(buffer.UnitOf(key, Prefix::Of(key), &bounds), model.UnitOf(key))
         << when << ", key " << key;
+    const RangeMapBuffer::Bounds expected = ModelBounds(model, key);
+    ASSERT_TRUE(SamePrefix(bounds.lower, expected.lower))
+        << when << ", the separator at or below " << key;
+    ASSERT_TRUE(SamePrefix(bounds.upper, expected.upper))
+        << when << ", the separator above " << key;
   }
   for (const std::string* s : model.separators) {
     ASSERT_EQ(buffer.UnitOf(*s, Prefix::Of(*s)), model.UnitOf(*s))

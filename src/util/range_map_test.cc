@@ -267,8 +267,8 @@ void RandomChanges(unsigned bits, int keys, size_t count,
   }
 }
 
-// Every unit's range (and position) after every change, against the
-// layout: the position that names it, and the separators around it (among equal separators,
+// Every unit's range (and position), and the unit of keys in order, after
+// every change, against the layout: the position that names it, and the separators around it (among equal separators,
 // the right one).
 TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
   constexpr unsigned kBits = 6;
@@ -301,6 +301,15 @@ TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
       } else {
         ASSERT_FALSE(range->upper.has_value()) << "change " << c;
       }
+    }
+    // Keys in order, as a writer of growing keys places them: most in the
+    // range of the key before (the thread's recent range, on the map of
+    // the version it was found on).
+    for (int i = 0; i < kKeys + 100; i += 37) {
+      const std::string key = Numbered("key:%06d", i);
+      ASSERT_EQ(map.UnitOf(key),
+                layout.units[CountAtOrBelow(layout.separators, key)])
+          << "change " << c << ", " << key;
     }
     for (uint32_t u = 0; u < named.size(); ++u) {
       if (!named[u]) {
