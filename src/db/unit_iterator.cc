@@ -3,6 +3,7 @@
 #include "db/unit_iterator.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "util/key_hasher.h"
 
@@ -50,7 +51,6 @@ void UnitIterator::SeekToPartition(uint64_t partition) {
 void UnitIterator::Next() {
   if (!Valid()) return;
   ++position_;
-  while (position_ == live_.size() && sorted_ < order_.size()) SortMore();
   if (position_ == live_.size()) {
     if (ordered_ && range_.upper) {
       LoadRange(std::string(*range_.upper));
@@ -115,9 +115,59 @@ bool UnitIterator::SortBatch(size_t shared) {
   order_.resize(records.size());
   for (uint32_t i = 0; i < order_.size(); ++i)
     order_[i] = {KeyPrefix(batch_.KeyOf(records[i]).substr(shared)), i};
-  sorted_ = 0;
-  while (live_.empty() && sorted_ < order_.size()) SortMore();
+  SortByPrefix();
+  SortEqualPrefixes();
+  for (size_t i = 0; i < order_.size(); ++i) {
+    const bool newest =
+        i == 0 || order_[i - 1].prefix != order_[i].prefix ||
+        batch_.KeyOf(records[order_[i - 1].record]) !=
+            batch_.KeyOf(records[order_[i].record]);
+    if (newest && !records[order_[i].record].tombstone)
+      live_.push_back(order_[i].record);
+  }
   return !live_.empty();
+}
+
+// Least significant byte first, one counting pass per byte in which the
+// prefixes differ (8-byte keys past a shared prefix: a few). A unit's few
+// hundred records sort in a few microseconds; a comparison sort of them
+// spent as long again on mispredicted branches.
+void UnitIterator::SortByPrefix() {
+  if (order_.empty()) return;
+  uint64_t differ = 0;
+  for (const SortKey& k : order_) differ |= k.prefix ^ order_[0].prefix;
+  scratch_.resize(order_.size());
+  SortKey* from = order_.data();
+  SortKey* to = scratch_.data();
+  for (unsigned shift = 0; shift < 64; shift += 8) {
+    if (((differ >> shift) & 0xFF) == 0) continue;
+    size_t start[256] = {};
+    for (size_t i = 0; i < order_.size(); ++i)
+      ++start[(from[i].prefix >> shift) & 0xFF];
+    size_t sum = 0;
+    for (size_t& s : start) sum += std::exchange(s, sum);
+    for (size_t i = 0; i < order_.size(); ++i)
+      to[start[(from[i].prefix >> shift) & 0xFF]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != order_.data()) std::copy(from, from + order_.size(), order_.data());
+}
+
+void UnitIterator::SortEqualPrefixes() {
+  const std::vector<ScanBatch::Record>& records = batch_.records_;
+  for (size_t i = 0; i < order_.size();) {
+    size_t end = i + 1;
+    while (end < order_.size() && order_[end].prefix == order_[i].prefix) ++end;
+    if (end - i > 1) {
+      std::stable_sort(order_.begin() + static_cast<ptrdiff_t>(i),
+                       order_.begin() + static_cast<ptrdiff_t>(end),
+                       [&](const SortKey& a, const SortKey& b) {
+                         return batch_.KeyOf(records[a.record]) <
+                                batch_.KeyOf(records[b.record]);
+                       });
+    }
+    i = end;
+  }
 }
 
 size_t UnitIterator::CommonPrefixLength() const {
@@ -145,38 +195,6 @@ size_t UnitIterator::SharedInRange(std::string_view start) const {
                     upper.begin())
           .first -
       start.begin());
-}
-
-// Scans usually read a few dozen records, while a unit holds hundreds:
-// the batch is sorted in steps, the smallest kSortStep records at a time
-// (selection, then a sort of those).
-void UnitIterator::SortMore() {
-  constexpr size_t kSortStep = 128;
-  const std::vector<ScanBatch::Record>& records = batch_.records_;
-  // By key (the prefix decides almost always); among versions of one key,
-  // in batch order (newest first). A total order: a key's newest version
-  // comes first even when its versions straddle two steps.
-  auto before = [&](const SortKey& a, const SortKey& b) {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    const int c = batch_.KeyOf(records[a.record])
-                      .compare(batch_.KeyOf(records[b.record]));
-    return c != 0 ? c < 0 : a.record < b.record;
-  };
-  auto same_key = [&](const SortKey& a, const SortKey& b) {
-    return a.prefix == b.prefix &&
-           batch_.KeyOf(records[a.record]) == batch_.KeyOf(records[b.record]);
-  };
-  const auto first = order_.begin() + static_cast<ptrdiff_t>(sorted_);
-  const size_t end = std::min(order_.size(), sorted_ + kSortStep);
-  const auto last = order_.begin() + static_cast<ptrdiff_t>(end);
-  if (last != order_.end()) std::nth_element(first, last, order_.end(), before);
-  std::sort(first, last, before);
-  for (size_t i = sorted_; i < end; ++i) {
-    const bool newest = i == 0 || !same_key(order_[i - 1], order_[i]);
-    if (newest && !records[order_[i].record].tombstone)
-      live_.push_back(order_[i].record);
-  }
-  sorted_ = end;
 }
 
 }  // namespace plush

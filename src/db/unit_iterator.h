@@ -111,12 +111,16 @@ class UnitIterator final : public Iterator {
   // Ordered: positions at the first live key >= from, reading range after
   // range (invalid if there is none, or on error).
   void LoadRange(std::string_view from);
-  // Prepares the batch just read, whose keys all share their first
-  // `shared` bytes, for SortMore; true if it holds a live key.
+  // Sorts the batch just read, whose keys all share their first `shared`
+  // bytes, and lists in live_ the newest version of each of its keys
+  // unless it is a tombstone; true if there is one.
   bool SortBatch(size_t shared);
-  // Sorts the next part of the batch and appends to live_ the newest
-  // version of each of its keys unless it is a tombstone.
-  void SortMore();
+  // Sorts order_ by prefix, keeping the order of equal prefixes (a stable
+  // radix sort: no comparison branches to mispredict).
+  void SortByPrefix();
+  // Sorts each run of equal prefixes by the whole keys, keeping the order
+  // of each key's versions.
+  void SortEqualPrefixes();
   // Ends the iteration if the current key reached the upper bound.
   void StopAtUpperBound();
   const ScanBatch::Record& current() const {
@@ -144,7 +148,7 @@ class UnitIterator final : public Iterator {
   // have no upper bound, they are looked at).
   size_t SharedInRange(std::string_view start) const;
   std::vector<SortKey> order_;  // batch records by key, newest first
-  size_t sorted_ = 0;           // order_[0, sorted_) is sorted, in live_
+  std::vector<SortKey> scratch_;  // SortByPrefix's other buffer
   std::vector<uint32_t> live_;  // the records the iterator yields
   size_t position_ = 0;         // in live_; == live_.size(): not valid
   uint64_t unit_ = 0;           // unordered: the unit batch_ holds

@@ -284,9 +284,9 @@ TEST_F(UnitIteratorTest, PartitionsOfAnUnorderedSourceAreACursor) {
   EXPECT_OK(it.status());
 }
 
-// A unit is sorted in steps of 128 records; versions of a key that straddle
-// a step boundary must still yield the newest one, once.
-TEST_F(UnitIteratorTest, VersionsStraddlingASortStepYieldTheNewestOnce) {
+// Versions of a key scattered among hundreds of other records (the sort
+// keeps their batch order, newest first): the newest one, once.
+TEST_F(UnitIteratorTest, ScatteredVersionsYieldTheNewestOnce) {
   for (const bool newest_is_tombstone : {false, true}) {
     source_.units.assign(1, {});
     std::vector<Version>& unit = source_.units[0];
