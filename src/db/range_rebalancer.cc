@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "db/slot_prefetch.h"
-#include "util/key_hasher.h"
+#include "util/key_prefix.h"
 
 namespace plush {
 namespace {
@@ -600,9 +600,7 @@ Status RangeRebalancer::ReadNewest(uint64_t unit, const RangeMap::Range& range,
   std::vector<Order> order(all.size());
   for (uint32_t i = 0; i < order.size(); ++i) {
     const std::string_view key = all[i].key;
-    order[i] = {KeyPrefix(key),
-                KeyPrefix(key.size() > 8 ? key.substr(8) : std::string_view()),
-                i};
+    order[i] = {KeyPrefix(key), KeySecondWord(key), i};
   }
   std::sort(order.begin(), order.end(), [&](const Order& a, const Order& b) {
     if (a.first != b.first) return a.first < b.first;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "util/key_hasher.h"
+#include "util/key_prefix.h"
 
 namespace plush {
 

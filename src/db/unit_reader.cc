@@ -8,6 +8,7 @@
 
 #include "db/slot_prefetch.h"
 #include "util/key_hasher.h"
+#include "util/key_prefix.h"
 
 namespace plush {
 namespace {
@@ -18,22 +19,18 @@ namespace {
 class KeyBound {
  public:
   explicit KeyBound(std::string_view key)
-      : key_(key), first_(KeyPrefix(key)), second_(SecondWord(key)) {}
+      : key_(key), first_(KeyPrefix(key)), second_(KeySecondWord(key)) {}
 
   // Whether the bound is above `k`.
   bool IsAbove(std::string_view k) const {
     const uint64_t first = KeyPrefix(k);
     if (first != first_) return first < first_;
-    const uint64_t second = SecondWord(k);
+    const uint64_t second = KeySecondWord(k);
     if (second != second_) return second < second_;
     return k < key_;
   }
 
  private:
-  static uint64_t SecondWord(std::string_view k) {
-    return KeyPrefix(k.size() > 8 ? k.substr(8) : std::string_view());
-  }
-
   std::string_view key_;
   uint64_t first_;
   uint64_t second_;

@@ -32,36 +32,10 @@
 #include <string_view>
 
 #include "util/hash.h"
+#include "util/key_prefix.h"
 #include "util/range_map.h"
 
 namespace plush {
-
-// The first 8 bytes of a key as a big-endian number, zero-padded: keys in
-// byte order have non-decreasing prefixes. Loads whole words: a copy of a
-// variable length into a word that is then read as one stalls the read
-// until the copy's bytes are stored (a scan takes a prefix of every key
-// it reads; that stall was a third of its time).
-inline uint64_t KeyPrefix(std::string_view key) {
-  const char* p = key.data();
-  const size_t n = key.size();
-  if (n >= 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);
-    return __builtin_bswap64(word);
-  }
-  if (n >= 4) {
-    // The first 4 bytes and the last 4, which overlap them.
-    uint32_t first, last;
-    std::memcpy(&first, p, 4);
-    std::memcpy(&last, p + n - 4, 4);
-    return uint64_t{__builtin_bswap32(first)} << 32 |
-           uint64_t{__builtin_bswap32(last)} << (8 * (8 - n));
-  }
-  uint64_t prefix = 0;
-  for (size_t i = 0; i < n; ++i)
-    prefix |= uint64_t{static_cast<unsigned char>(p[i])} << (56 - 8 * i);
-  return prefix;
-}
 
 class KeyHasher {
  public:

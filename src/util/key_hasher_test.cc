@@ -157,10 +157,10 @@ TEST_F(KeyHasherTest, ShortKeysArePaddedWithZeroBytes) {
 }
 
 // Every length, every byte position (the prefix is assembled from whole
-// words that overlap for keys of 4 to 7 bytes).
+// words that overlap for keys of 4 to 7 bytes), and the second word.
 TEST_F(KeyHasherTest, PrefixIsTheFirstEightBytesOfKeysOfEveryLength) {
   std::mt19937_64 rng(5);
-  for (size_t n = 0; n <= 12; ++n) {
+  for (size_t n = 0; n <= 20; ++n) {
     for (int trial = 0; trial < 200; ++trial) {
       std::string key(n, '\0');
       for (char& c : key) c = static_cast<char>(rng());
@@ -171,6 +171,13 @@ TEST_F(KeyHasherTest, PrefixIsTheFirstEightBytesOfKeysOfEveryLength) {
         expected |= byte << (56 - 8 * i);
       }
       ASSERT_EQ(KeyPrefix(key), expected) << test::DescribeKey(key);
+      uint64_t second = 0;
+      for (size_t i = 8; i < 16; ++i) {
+        const uint64_t byte =
+            i < n ? static_cast<unsigned char>(key[i]) : uint64_t{0};
+        second |= byte << (56 - 8 * (i - 8));
+      }
+      ASSERT_EQ(KeySecondWord(key), second) << test::DescribeKey(key);
     }
   }
 }

@@ -3,6 +3,7 @@
 #include "util/range_map.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -221,7 +222,10 @@ std::optional<size_t> RangeMap::Find(uint64_t unit) const {
                          return *s < key;
                        }) -
       separators_.begin());
-  while (units_[i + 1] != unit) ++i;
+  while (units_[i + 1] != unit) {
+    ++i;
+    assert(i + 1 < units_.size());  // the unit is named: some position is it
+  }
   return i + 1;
 }
 

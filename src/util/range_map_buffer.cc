@@ -2,6 +2,8 @@
 
 #include "util/range_map_buffer.h"
 
+#include "util/key_prefix.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -13,13 +15,7 @@ constexpr auto kRelaxed = std::memory_order_relaxed;
 }  // namespace
 
 RangeMapBuffer::Prefix RangeMapBuffer::Prefix::Of(std::string_view key) {
-  unsigned char bytes[16] = {};
-  if (!key.empty())  // (no memcpy from the null data() of an empty key)
-    std::memcpy(bytes, key.data(), std::min<size_t>(key.size(), 16));
-  uint64_t high, low;
-  std::memcpy(&high, bytes, 8);
-  std::memcpy(&low, bytes + 8, 8);
-  return {__builtin_bswap64(high), __builtin_bswap64(low)};
+  return {KeyPrefix(key), KeySecondWord(key)};
 }
 
 // Blocks at least half full after a split, three quarters after a
