@@ -223,13 +223,23 @@ TEST(RangeMapTest, ReadersRacingChangesSeeOneMapOrTheOther) {
 // merges and reassignments: an answer given while version() stayed put
 // is the map of that version (brute force), and a reader never waits.
 // (Also run under TSan.)
-// `count` random changes to the map of layouts[0], in `changes`, and the
-// layout after each in `layouts`: splits (half of them of the last
+// A map of 2^bits units over keys "key:000000" .. (`keys` of them), and
+// `count` random changes to it: splits (half of them of the last
 // position, as keys that keep growing do; some at a separator equal to a
 // neighbour's, which leaves an empty position), merges and reassignments.
+// layouts[0] is the map before them, layouts[i] the map after changes[i-1].
+struct ChangeScript {
+  std::vector<RangeMap::Layout> layouts;
+  std::vector<RangeMap::Change> changes;
+};
+
 void RandomChanges(unsigned bits, int keys, size_t count,
-                   std::vector<RangeMap::Layout>* layouts,
-                   std::vector<RangeMap::Change>* changes) {
+                   ChangeScript* script) {
+  std::vector<std::string> sample;
+  for (int i = 0; i < keys; i += 7) sample.push_back(Numbered("key:%06d", i));
+  std::vector<RangeMap::Layout>* layouts = &script->layouts;
+  std::vector<RangeMap::Change>* changes = &script->changes;
+  layouts->assign(1, RangeMap::FromSample(sample, bits));
   std::mt19937_64 rng(11);
   while (changes->size() < count) {
     RangeMap::Layout next = layouts->back();
@@ -268,16 +278,15 @@ void RandomChanges(unsigned bits, int keys, size_t count,
 }
 
 // Every unit's range (and position), and the unit of keys in order, after
-// every change, against the layout: the position that names it, and the separators around it (among equal separators,
-// the right one).
+// every change, against the layout: the position that names it, and the
+// separators around it (among equal separators, the right one).
 TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
   constexpr unsigned kBits = 6;
   constexpr int kKeys = 3000;
-  std::vector<std::string> sample;
-  for (int i = 0; i < kKeys; i += 7) sample.push_back(Numbered("key:%06d", i));
-  std::vector<RangeMap::Layout> layouts = {RangeMap::FromSample(sample, kBits)};
-  std::vector<RangeMap::Change> changes;
-  RandomChanges(kBits, kKeys, 2000, &layouts, &changes);
+  ChangeScript script;
+  RandomChanges(kBits, kKeys, 2000, &script);
+  const std::vector<RangeMap::Layout>& layouts = script.layouts;
+  const std::vector<RangeMap::Change>& changes = script.changes;
   RangeMap map(kBits, layouts.front());
   size_t empty_positions = 0;
   for (size_t c = 0; c <= changes.size(); ++c) {
@@ -324,11 +333,10 @@ TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
 TEST(RangeMapTest, ReadersRacingIncrementalChangesSeeTheMapOfTheirVersion) {
   constexpr unsigned kBits = 7;
   constexpr int kKeys = 5000;
-  std::vector<std::string> sample;
-  for (int i = 0; i < kKeys; i += 7) sample.push_back(Numbered("key:%06d", i));
-  std::vector<RangeMap::Layout> layouts = {RangeMap::FromSample(sample, kBits)};
-  std::vector<RangeMap::Change> changes;
-  RandomChanges(kBits, kKeys, 3000, &layouts, &changes);
+  ChangeScript script;
+  RandomChanges(kBits, kKeys, 3000, &script);
+  const std::vector<RangeMap::Layout>& layouts = script.layouts;
+  const std::vector<RangeMap::Change>& changes = script.changes;
   RangeMap map(kBits, layouts.front());
   const uint64_t first = map.version();
   std::atomic<bool> stop{false};
