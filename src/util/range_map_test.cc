@@ -285,8 +285,7 @@ TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
   constexpr int kKeys = 3000;
   ChangeScript script;
   RandomChanges(kBits, kKeys, 2000, &script);
-  const std::vector<RangeMap::Layout>& layouts = script.layouts;
-  const std::vector<RangeMap::Change>& changes = script.changes;
+  const auto& [layouts, changes] = script;
   RangeMap map(kBits, layouts.front());
   size_t empty_positions = 0;
   for (size_t c = 0; c <= changes.size(); ++c) {
@@ -335,8 +334,7 @@ TEST(RangeMapTest, ReadersRacingIncrementalChangesSeeTheMapOfTheirVersion) {
   constexpr int kKeys = 5000;
   ChangeScript script;
   RandomChanges(kBits, kKeys, 3000, &script);
-  const std::vector<RangeMap::Layout>& layouts = script.layouts;
-  const std::vector<RangeMap::Change>& changes = script.changes;
+  const auto& [layouts, changes] = script;
   RangeMap map(kBits, layouts.front());
   const uint64_t first = map.version();
   std::atomic<bool> stop{false};
