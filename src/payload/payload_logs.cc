@@ -52,14 +52,23 @@ void StoreToMedia(char* dst, const char* src, size_t n) {
 }
 // Keys and small values are copied word by word: a memcpy of a size
 // unknown at compile time became `rep movsq`, whose start-up cost
-// dominated the copy of a 13-byte key (perf, scans of a range pool).
+// dominated the copy of a 13-byte key (perf, scans of a range pool). The
+// last bytes go as one word that overlaps the one before it: a scan reads
+// the copied key back as words (util/key_prefix.h), and a word read from
+// bytes stored one by one waits for all of them to be written (a load is
+// forwarded from a single store only).
 void LoadFromMedia(const char* src, size_t n, char* dst) {
   if (n > 64) {
     std::memcpy(dst, src, n);
-    return;
+  } else if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) std::memcpy(dst + i, src + i, 8);
+    std::memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(dst, src, 4);
+    std::memcpy(dst + n - 4, src + n - 4, 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) dst[i] = src[i];
   }
-  for (; n >= 8; n -= 8, src += 8, dst += 8) std::memcpy(dst, src, 8);
-  for (; n > 0; --n) *dst++ = *src++;
 }
 #endif
 
