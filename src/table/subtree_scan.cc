@@ -21,27 +21,34 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
     const unsigned shift = level.index_bits - levels_[0].index_bits;
     const uint64_t first = dram_index << shift;
     const uint64_t end = (dram_index + 1) << shift;
-    // Deep levels hold a unit's records a few per entry, each entry's in
-    // buckets elsewhere: start loading an entry's last bucket (the first
-    // read) a few entries ahead, so that the misses overlap.
-    constexpr uint64_t kAhead = 4;
-    auto last_bucket = [&](uint64_t i) -> const Bucket* {
-      const DirectoryEntry& e = level.entries[i];
-      const unsigned size =
-          std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
-      return size == 0 ? nullptr
-                       : BucketAt(level, i, e, (size - 1) / kSlotsPerBucket);
+    // A unit's records lie in its entries' buckets, which were allocated
+    // one by one, anywhere in the pool: start loading every line an entry
+    // a few places ahead will read, so that the misses overlap.
+    constexpr uint64_t kAhead = 2;
+    auto size_of = [&](const DirectoryEntry& e) {
+      return std::min(EntryState::Decode(LoadRelaxed(e.state)).size,
+                      capacity_);
     };
-    for (uint64_t i = first; i < end; ++i) {
-      if (i + kAhead < end) {
-        if (const Bucket* ahead = last_bucket(i + kAhead)) {
-          __builtin_prefetch(ahead->keys);
-          __builtin_prefetch(ahead->values);
+    auto prefetch = [&](uint64_t i) {
+      const DirectoryEntry& e = level.entries[i];
+      const unsigned size = size_of(e);
+      for (unsigned b = 0; b * kSlotsPerBucket < size; ++b) {
+        const Bucket* bucket = BucketAt(level, i, e, b);
+        if (bucket == nullptr) return;  // reported when the entry is read
+        const unsigned used =
+            std::min(size - b * kSlotsPerBucket, kSlotsPerBucket);
+        for (unsigned s = 0; s < used; s += 8) {  // 8 words a line
+          __builtin_prefetch(&bucket->keys[s]);
+          __builtin_prefetch(&bucket->values[s]);
         }
       }
+    };
+    for (uint64_t i = first; i < std::min(end, first + kAhead); ++i)
+      prefetch(i);
+    for (uint64_t i = first; i < end; ++i) {
+      if (i + kAhead < end) prefetch(i + kAhead);
       const DirectoryEntry& e = level.entries[i];
-      const unsigned size =
-          std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
+      const unsigned size = size_of(e);
       for (unsigned b = (size + kSlotsPerBucket - 1) / kSlotsPerBucket; b-- > 0;) {
         const Bucket* bucket = BucketAt(level, i, e, b);
         if (bucket == nullptr) {
