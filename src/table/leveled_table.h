@@ -203,8 +203,9 @@ class LeveledTable {
   // PMem levels (all records whose hash selects the DRAM entry) to *slots,
   // newest first: the DRAM entry, then level 1, 2, ...; within an entry the
   // last slot first. (Across the entries of one level order does not
-  // matter: they hold different keys.) The lock keeps the subtree still.
-  // Corruption if a bucket reference is damaged.
+  // matter: they hold different keys.) An indirect slot comes with key 0:
+  // its hash is not read. The lock keeps the subtree still. Corruption if
+  // a bucket reference is damaged.
   Status CollectSubtree(uint64_t dram_index, std::vector<Slot>* slots) const;
 
   // ---- Recovery, inspection ------------------------------------------------

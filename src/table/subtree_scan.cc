@@ -9,6 +9,17 @@
 #include "table/leveled_table.h"
 
 namespace plush::table {
+namespace {
+
+// Whether any of the `count` slots of `e` from `first` on is inline.
+// REQUIRES: they lie in one 64-slot word of the bitmap.
+bool AnyInline(const DirectoryEntry& e, unsigned first, unsigned count) {
+  const uint64_t indirect = LoadRelaxed(e.indirect[first / 64]) >> (first % 64);
+  const uint64_t mask = count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
+  return (~indirect & mask) != 0;
+}
+
+}  // namespace
 
 Status LeveledTable::CollectSubtree(uint64_t dram_index,
                                     std::vector<Slot>* slots) const {
@@ -23,7 +34,10 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
     const uint64_t end = (dram_index + 1) << shift;
     // A unit's records lie in its entries' buckets, which were allocated
     // one by one, anywhere in the pool: start loading every line an entry
-    // a few places ahead will read, so that the misses overlap.
+    // a few places ahead will read, so that the misses overlap. The key
+    // word of an indirect slot (its key's hash) is not read: no reader of
+    // a subtree needs it, and a pool of long keys then reads half the
+    // lines.
     constexpr uint64_t kAhead = 2;
     auto size_of = [&](const DirectoryEntry& e) {
       return std::min(EntryState::Decode(LoadRelaxed(e.state)).size,
@@ -38,7 +52,8 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
         const unsigned used =
             std::min(size - b * kSlotsPerBucket, kSlotsPerBucket);
         for (unsigned s = 0; s < used; s += 8) {  // 8 words a line
-          __builtin_prefetch(&bucket->keys[s]);
+          if (AnyInline(e, b * kSlotsPerBucket + s, std::min(used - s, 8u)))
+            __builtin_prefetch(&bucket->keys[s]);
           __builtin_prefetch(&bucket->values[s]);
         }
       }
@@ -59,10 +74,10 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
         for (unsigned pos = std::min(size, (b + 1) * kSlotsPerBucket);
              pos-- > b * kSlotsPerBucket;) {
           const unsigned s = pos % kSlotsPerBucket;
-          slots->push_back({LoadRelaxed(bucket->keys[s]),
+          const bool indirect = TestBit(e.indirect, pos);
+          slots->push_back({indirect ? 0 : LoadRelaxed(bucket->keys[s]),
                             LoadRelaxed(bucket->values[s]),
-                            TestBit(e.tombstone, pos),
-                            TestBit(e.indirect, pos)});
+                            TestBit(e.tombstone, pos), indirect});
         }
       }
     }
