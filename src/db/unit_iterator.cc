@@ -48,12 +48,18 @@ void UnitIterator::SeekToPartition(uint64_t partition) {
   }
 }
 
+uint64_t UnitIterator::partition() const {
+  if (!ordered_) return unit_;
+  if (!range_position_) range_position_ = source_->PositionOf(range_from_);
+  return *range_position_;
+}
+
 void UnitIterator::Next() {
   if (!Valid()) return;
   ++position_;
   if (position_ == live_.size()) {
-    if (ordered_ && range_.upper) {
-      LoadRange(std::string(*range_.upper));
+    if (ordered_ && range_upper_) {
+      LoadRange(std::string(*range_upper_));
     } else if (!ordered_ && unit_ + 1 < source_->unit_count()) {
       LoadUnit(unit_ + 1);
     }
@@ -99,13 +105,15 @@ void UnitIterator::LoadRange(std::string_view from) {
     // Ranges from the upper bound on hold only larger keys: not read.
     if (upper_bound_ && start >= *upper_bound_) return;
     batch_.Clear();
-    status_ = source_->ReadRange(start, &batch_, &range_);
+    range_position_.reset();
+    status_ = source_->ReadRange(start, &batch_, &range_upper_);
     if (!status_.ok()) {
       live_.clear();
       return;
     }
-    if (SortBatch(SharedInRange(start)) || !range_.upper) break;
-    start = *range_.upper;
+    range_from_ = start;
+    if (SortBatch(SharedInRange(start)) || !range_upper_) break;
+    start = *range_upper_;
   }
   StopAtUpperBound();
 }
@@ -187,8 +195,8 @@ size_t UnitIterator::CommonPrefixLength() const {
 }
 
 size_t UnitIterator::SharedInRange(std::string_view start) const {
-  if (!range_.upper) return CommonPrefixLength();
-  const std::string_view upper = *range_.upper;
+  if (!range_upper_) return CommonPrefixLength();
+  const std::string_view upper = *range_upper_;
   const size_t n = std::min(start.size(), upper.size());
   return static_cast<size_t>(
       std::mismatch(start.begin(), start.begin() + static_cast<ptrdiff_t>(n),

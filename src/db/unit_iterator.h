@@ -62,21 +62,19 @@ class ScanBatch {
 // What the iterator needs from the DB.
 class ScanSource {
  public:
-  // The key range of one read of an ordered source.
-  struct Range {
-    uint64_t position = 0;  // its rank among the ranges
-    std::optional<std::string> upper;  // exclusive; absent: the last range
-  };
   virtual ~ScanSource() = default;
   // Unordered sources: units 0 .. unit_count() - 1. Adds to *batch every
   // version (tombstones included) of the keys of `unit`, as of one moment.
   virtual uint64_t unit_count() const = 0;
   virtual Status ReadUnit(uint64_t unit, ScanBatch* batch) = 0;
   // Ordered sources: adds to *batch every version of the keys >= `from` of
-  // the range that holds `from`, as of one moment, and describes that
-  // range in *range.
+  // the range that holds `from`, as of one moment, and sets *upper to
+  // where that range ends (exclusive; absent for the last range).
   virtual Status ReadRange(std::string_view from, ScanBatch* batch,
-                           Range* range) = 0;
+                           std::optional<std::string>* upper) = 0;
+  // Ordered sources: the rank among the ranges of the one that holds
+  // `key`, now.
+  virtual uint64_t PositionOf(std::string_view key) = 0;
   // Ordered sources: the smallest key of range `position`; nullopt past
   // the last range.
   virtual std::optional<std::string> RangeStart(uint64_t position) = 0;
@@ -96,9 +94,10 @@ class UnitIterator final : public Iterator {
   void Seek(std::string_view target) override;
   void SeekToFirst() override { SeekToPartition(0); }
   void Next() override;
-  uint64_t partition() const override {
-    return ordered_ ? range_.position : unit_;
-  }
+  // Ordered: the position of the range being read, found when first asked
+  // (a re-balance may have moved the ranges since the read; a scan that
+  // never asks pays nothing).
+  uint64_t partition() const override;
   void SeekToPartition(uint64_t partition) override;
   std::string_view key() const override;
   std::string_view value() const override;
@@ -152,7 +151,11 @@ class UnitIterator final : public Iterator {
   std::vector<uint32_t> live_;  // the records the iterator yields
   size_t position_ = 0;         // in live_; == live_.size(): not valid
   uint64_t unit_ = 0;           // unordered: the unit batch_ holds
-  ScanSource::Range range_;     // ordered: the range batch_ holds
+  // Ordered: the key the range batch_ holds was read from, where that
+  // range ends (absent: the last), and its position once asked.
+  std::string range_from_;
+  std::optional<std::string> range_upper_;
+  mutable std::optional<uint64_t> range_position_;
 };
 
 }  // namespace plush

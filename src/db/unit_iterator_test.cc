@@ -45,6 +45,7 @@ class ScriptedSource final : public ScanSource {
   Status failure;
   // (unit, lower bound) of every ReadUnit.
   std::vector<std::pair<uint64_t, std::string>> reads;
+  int positions_asked = 0;
 
   uint64_t unit_count() const override { return units.size(); }
   Status ReadUnit(uint64_t unit, ScanBatch* batch) override {
@@ -52,11 +53,14 @@ class ScriptedSource final : public ScanSource {
   }
   // Ordered: unit u holds [u << 6, (u + 1) << 6) (first byte).
   Status ReadRange(std::string_view from, ScanBatch* batch,
-                   Range* range) override {
+                   std::optional<std::string>* upper) override {
     const uint64_t unit = unit_of(from);
-    range->position = unit;
-    range->upper = RangeStart(unit + 1);
+    *upper = RangeStart(unit + 1);
     return Read(unit, from, batch);
+  }
+  uint64_t PositionOf(std::string_view key) override {
+    ++positions_asked;
+    return unit_of(key);
   }
   std::optional<std::string> RangeStart(uint64_t position) override {
     if (position >= units.size()) return std::nullopt;
@@ -216,6 +220,23 @@ TEST_F(UnitIteratorTest, SeekStartsAtTheFirstKeyAtOrAboveTheTarget) {
   it.Seek("\x60");
   ASSERT_TRUE(it.Valid());
   EXPECT_EQ(it.key(), "\x60") << "a key equal to the target is included";
+}
+
+// A range's position costs the source a search of the whole map: the
+// iterator asks for it only when its caller does, once per range.
+TEST_F(UnitIteratorTest, PartitionOfARangeIsFoundOnlyWhenAsked) {
+  source_.units = {{{"\x10", "a"}, {"\x20", "b"}}, {{"\x50", "c"}}};
+  UnitIterator it(&source_, true);
+  it.Seek("\x10");
+  it.Next();
+  EXPECT_EQ(source_.positions_asked, 0);
+  EXPECT_EQ(it.partition(), 0u);
+  EXPECT_EQ(it.partition(), 0u);
+  EXPECT_EQ(source_.positions_asked, 1);
+  it.Next();
+  ASSERT_TRUE(it.Valid());
+  EXPECT_EQ(it.partition(), 1u) << "the next range's, not the first's";
+  EXPECT_EQ(source_.positions_asked, 2);
 }
 
 TEST_F(UnitIteratorTest, SeekPastTheLastKeyOfAUnitGoesOnInTheNext) {

@@ -47,50 +47,55 @@ Status UnitReader::ReadUnit(uint64_t unit, ScanBatch* batch) {
 // The unit of `from` is read under its lock, if the map did not change
 // between placing `from` and taking the lock: a unit's range changes only
 // under its lock, so it then holds `from`'s range for as long as the read
-// takes.
+// takes. (Placing `from` also tells where its range ends: no lock on the
+// map, which concurrent scans would all take.)
 Status UnitReader::ReadRange(std::string_view from, ScanBatch* batch,
-                             Range* range) {
+                             std::optional<std::string>* upper) {
   const KeyHasher& hasher = table_.hasher();
   for (;;) {
     const uint64_t version = hasher.version();
-    const uint64_t unit = table_.DramIndex(hasher.Hash(from));
+    const uint64_t unit = Place(from, upper);
     bool moved = false;
     Status s = write_path_.WithEntryLocked(unit, [&](uint64_t) {
       moved = !hasher.Unchanged(version);
       if (moved) return Status::OK();
-      RangeMap::Range r = RangeOfUnit(unit);
-      range->position = r.position;
-      range->upper = std::move(r.upper);
-      return CollectLocked(unit, from, range->upper, batch);
+      return CollectLocked(unit, from, *upper, batch);
     });
     if (!moved) return s;
   }
+}
+
+uint64_t UnitReader::PositionOf(std::string_view key) {
+  if (const RangeMap* map = table_.hasher().map()) return map->PositionOf(key);
+  return table_.DramIndex(table_.hasher().Hash(key));
 }
 
 std::optional<std::string> UnitReader::RangeStart(uint64_t position) {
   if (const RangeMap* map = table_.hasher().map())
     return map->PositionStart(position);
   if (position >= table_.dram_entries()) return std::nullopt;
-  return position == 0
-             ? std::string()
-             : RangeMap::LeadingBitsSeparator(
-                   position, static_cast<unsigned>(std::countr_zero(
-                                 table_.dram_entries())));
+  return position == 0 ? std::string()
+                       : RangeMap::LeadingBitsSeparator(position, dram_bits());
 }
 
-RangeMap::Range UnitReader::RangeOfUnit(uint64_t unit) const {
+uint64_t UnitReader::Place(std::string_view key,
+                           std::optional<std::string>* upper) const {
+  upper->reset();
   if (const RangeMap* map = table_.hasher().map()) {
-    // A unit the map names (the key placed on it is in its range).
-    return *map->RangeOfUnit(unit);
+    const std::string* end = nullptr;
+    const uint64_t unit = map->UnitOf(key, &end);
+    if (end != nullptr) *upper = *end;
+    return unit;
   }
-  RangeMap::Range range;
-  range.position = unit;
-  if (unit + 1 < table_.dram_entries()) {
-    range.upper = RangeMap::LeadingBitsSeparator(
-        unit + 1,
-        static_cast<unsigned>(std::countr_zero(table_.dram_entries())));
-  }
-  return range;
+  // Key bits: unit i holds the keys from separator i to separator i + 1.
+  const uint64_t unit = table_.DramIndex(table_.hasher().Hash(key));
+  if (unit + 1 < table_.dram_entries())
+    *upper = RangeMap::LeadingBitsSeparator(unit + 1, dram_bits());
+  return unit;
+}
+
+unsigned UnitReader::dram_bits() const {
+  return static_cast<unsigned>(std::countr_zero(table_.dram_entries()));
 }
 
 // Under the DRAM entry's lock nothing moves in its subtree, and a payload

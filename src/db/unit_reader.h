@@ -9,6 +9,8 @@
 #define PLUSH_DB_UNIT_READER_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "db/unit_iterator.h"
@@ -27,13 +29,16 @@ class UnitReader final : public ScanSource {
   uint64_t unit_count() const override { return table_.dram_entries(); }
   Status ReadUnit(uint64_t unit, ScanBatch* batch) override;
   Status ReadRange(std::string_view from, ScanBatch* batch,
-                   Range* range) override;
+                   std::optional<std::string>* upper) override;
+  uint64_t PositionOf(std::string_view key) override;
   std::optional<std::string> RangeStart(uint64_t position) override;
 
  private:
-  // The key range of `unit` (a range pool's). REQUIRES: the unit's lock
-  // (its range changes only under it).
-  RangeMap::Range RangeOfUnit(uint64_t unit) const;
+  // The unit of `key` (a range pool's), and where the key's range ends
+  // (absent: the last range), on one map, without locks.
+  uint64_t Place(std::string_view key,
+                 std::optional<std::string>* upper) const;
+  unsigned dram_bits() const;
   // Adds the versions of unit `unit` with keys in [lower_bound, upper) to
   // *batch. REQUIRES: the unit's lock.
   Status CollectLocked(uint64_t unit, std::string_view lower_bound,

@@ -151,15 +151,23 @@ RangeMap::RangeMap(unsigned bits, const Layout& layout)
 }
 
 uint64_t RangeMap::UnitOf(std::string_view key) const {
+  const std::string* upper = nullptr;
+  return UnitOf(key, &upper);
+}
+
+uint64_t RangeMap::UnitOf(std::string_view key,
+                          const std::string** upper) const {
   const Prefix prefix = Prefix::Of(key);
   thread_local Recent recent;
-  if (recent.Holds(id_, version_.load(std::memory_order_acquire), prefix))
+  if (recent.Holds(id_, version_.load(std::memory_order_acquire), prefix)) {
+    *upper = recent.bounds.upper_key;
     return recent.unit;
-  return Search(key, prefix, &recent);
+  }
+  return Search(key, prefix, &recent, upper);
 }
 
 uint32_t RangeMap::Search(std::string_view key, const Prefix& prefix,
-                          Recent* recent) const {
+                          Recent* recent, const std::string** upper) const {
   for (;;) {
     const uint64_t v = version_.load(std::memory_order_acquire);
     RangeMapBuffer::Bounds bounds;
@@ -169,7 +177,10 @@ uint32_t RangeMap::Search(std::string_view key, const Prefix& prefix,
     if (now == v && v % 2 == 0) *recent = {id_, v, bounds, unit};
     // The buffer read is written again only once version 2n + 3 begins
     // (2n: the even version at or below v).
-    if (now - (v & ~uint64_t{1}) < 3) return unit;
+    if (now - (v & ~uint64_t{1}) < 3) {
+      *upper = bounds.upper_key;
+      return unit;
+    }
   }
 }
 
@@ -208,6 +219,16 @@ std::optional<RangeMap::Range> RangeMap::RangeOfUnit(uint64_t unit) const {
 std::optional<size_t> RangeMap::PositionOfUnit(uint64_t unit) const {
   MutexLock lock(&mu_);
   return Find(unit);
+}
+
+size_t RangeMap::PositionOf(std::string_view key) const {
+  MutexLock lock(&mu_);
+  return static_cast<size_t>(
+      std::upper_bound(separators_.begin(), separators_.end(), key,
+                       [](std::string_view k, const std::string* s) {
+                         return k < *s;
+                       }) -
+      separators_.begin());
 }
 
 std::optional<size_t> RangeMap::Find(uint64_t unit) const {

@@ -104,6 +104,9 @@ class RangeMap {
 
   // Lock-free: the unit of `key` on the map as of one moment.
   uint64_t UnitOf(std::string_view key) const;
+  // UnitOf(key), and the separator where the key's position ends on the
+  // same map (null for the last position), which lives as long as the map.
+  uint64_t UnitOf(std::string_view key, const std::string** upper) const;
   // Grows with every change. Equal before and after some work: the work
   // saw one map throughout. (A change under way, not yet seen by readers,
   // does not count: it only moves the keys of units its caller has
@@ -124,6 +127,8 @@ class RangeMap {
   std::optional<Range> RangeOfUnit(uint64_t unit) const EXCLUDES(mu_);
   // The position of `unit` alone.
   std::optional<size_t> PositionOfUnit(uint64_t unit) const EXCLUDES(mu_);
+  // The position that holds `key`.
+  size_t PositionOf(std::string_view key) const EXCLUDES(mu_);
   // The smallest key of position `position`; nullopt past the last.
   std::optional<std::string> PositionStart(size_t position) const
       EXCLUDES(mu_);
@@ -194,10 +199,10 @@ class RangeMap {
     uint32_t unit = 0;
     bool Holds(uint64_t id, uint64_t v, const Prefix& p) const;
   };
-  // The search, and the range it found if the map did not change during
-  // it.
-  uint32_t Search(std::string_view key, const Prefix& prefix,
-                  Recent* recent) const;
+  // The search (the separator above the key's position in *upper), and
+  // the range it found if the map did not change during it.
+  uint32_t Search(std::string_view key, const Prefix& prefix, Recent* recent,
+                  const std::string** upper) const;
 
   const uint64_t id_;  // distinct for every map of the process
   const unsigned bits_;

@@ -78,8 +78,13 @@ uint32_t RangeMapBuffer::UnitOf(std::string_view key, Prefix p,
     first = below ? o + 1 : first;
     count = below ? count - step - 1 : step;
   }
+  // The separator in slot `slot` as the upper bound.
+  auto set_upper = [&](Prefix prefix, size_t slot) {
+    bounds->upper = prefix;
+    bounds->upper_key = key_[slot].load(std::memory_order_acquire);
+  };
   if (first == 0) {
-    if (bounds != nullptr && blocks > 0) bounds->upper = fence(0);
+    if (bounds != nullptr && blocks > 0) set_upper(fence(0), BlockAt(0) * kBlock);
     return first_unit_.load(kRelaxed);
   }
   // Then the separators of the last of them.
@@ -104,9 +109,9 @@ uint32_t RangeMapBuffer::UnitOf(std::string_view key, Prefix p,
     };
     bounds->lower = slot_prefix(base + at - 1);
     if (at < size) {
-      bounds->upper = slot_prefix(base + at);
+      set_upper(slot_prefix(base + at), base + at);
     } else if (first < blocks) {
-      bounds->upper = fence(first);
+      set_upper(fence(first), BlockAt(first) * kBlock);
     }
   }
   return unit_[base + at - 1].load(kRelaxed);

@@ -37,6 +37,16 @@ uint64_t CountAtOrBelow(const std::vector<std::string>& separators,
                     [&](const std::string& b) { return b <= key; }));
 }
 
+// Where position `position` of `layout` ends ("" for the last one), and
+// the same of a separator RangeMap::UnitOf found (null for the last).
+std::string UpperOf(const RangeMap::Layout& layout, uint64_t position) {
+  return position < layout.separators.size() ? layout.separators[position]
+                                             : "";
+}
+std::string UpperOf(const std::string* upper) {
+  return upper == nullptr ? "" : *upper;
+}
+
 TEST(RangeMapTest, SeparatorsAreTheSampleQuantiles) {
   std::vector<std::string> sample;
   for (int i = 999; i >= 0; --i) sample.push_back(Numbered("k%04d", i));
@@ -277,10 +287,11 @@ void RandomChanges(unsigned bits, int keys, size_t count,
   }
 }
 
-// Every unit's range (and position), and the unit of keys in order, after
-// every change, against the layout: the position that names it, and the
-// separators around it (among equal separators, the right one).
-TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
+// Every unit's range (and position), and the unit, range end and position
+// of keys in order, after every change, against the layout: the position
+// that names it, and the separators around it (among equal separators,
+// the right one).
+TEST(RangeMapTest, RangesFollowChanges) {
   constexpr unsigned kBits = 6;
   constexpr int kKeys = 3000;
   ChangeScript script;
@@ -313,11 +324,17 @@ TEST(RangeMapTest, RangeOfUnitFollowsChanges) {
     // Keys in order, as a writer of growing keys places them: most in the
     // range of the key before (the thread's recent range, on the map of
     // the version it was found on).
+    // Each with where its range ends, and its position.
     for (int i = 0; i < kKeys + 100; i += 37) {
       const std::string key = Numbered("key:%06d", i);
-      ASSERT_EQ(map.UnitOf(key),
-                layout.units[CountAtOrBelow(layout.separators, key)])
+      const uint64_t position = CountAtOrBelow(layout.separators, key);
+      ASSERT_EQ(map.UnitOf(key), layout.units[position])
           << "change " << c << ", " << key;
+      const std::string* upper = nullptr;
+      ASSERT_EQ(map.UnitOf(key, &upper), layout.units[position]) << key;
+      ASSERT_EQ(UpperOf(upper), UpperOf(layout, position))
+          << "change " << c << ", " << key;
+      ASSERT_EQ(map.PositionOf(key), position) << "change " << c << ", " << key;
     }
     for (uint32_t u = 0; u < named.size(); ++u) {
       if (!named[u]) {
@@ -345,11 +362,17 @@ TEST(RangeMapTest, ReadersRacingIncrementalChangesSeeTheMapOfTheirVersion) {
       const std::string key =
           Numbered("key:%06d", static_cast<int>(r() % (kKeys + 100)));
       const uint64_t version = map.version();
-      const uint64_t unit = map.UnitOf(key);
+      const bool with_upper = r() % 2 == 0;
+      const std::string* upper = nullptr;
+      const uint64_t unit =
+          with_upper ? map.UnitOf(key, &upper) : map.UnitOf(key);
       if (!map.Unchanged(version)) continue;
       const RangeMap::Layout& layout = layouts[(version - first) / 2];
-      if (unit != layout.units[CountAtOrBelow(layout.separators, key)])
+      const uint64_t position = CountAtOrBelow(layout.separators, key);
+      if (unit != layout.units[position] ||
+          (with_upper && UpperOf(upper) != UpperOf(layout, position))) {
         wrong.fetch_add(1);
+      }
       checked.fetch_add(1, std::memory_order_relaxed);
     }
   };
