@@ -3,6 +3,7 @@
 #include "db/unit_iterator.h"
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 
 #include "util/key_prefix.h"
@@ -136,29 +137,65 @@ bool UnitIterator::SortBatch(size_t shared) {
   return !live_.empty();
 }
 
-// Least significant byte first, one counting pass per byte in which the
-// prefixes differ (8-byte keys past a shared prefix: a few). A unit's few
-// hundred records sort in a few microseconds; a comparison sort of them
-// spent as long again on mispredicted branches.
+// Least significant digit first, one counting pass per digit, over only
+// the bits in which the prefixes differ: in each byte, the span from its
+// lowest to its highest differing bit, the spans packed side by side
+// (order-preserving: the bits left out are the same in every prefix).
+// Keys of decimal digits differ in the low 4 bits of a byte, so three
+// differing digits sort in two passes of 64 counters instead of three of
+// 256. A unit's few hundred records sort in a few microseconds; a
+// comparison sort of them spent as long again on mispredicted branches.
 void UnitIterator::SortByPrefix() {
   if (order_.empty()) return;
   uint64_t differ = 0;
   for (const SortKey& k : order_) differ |= k.prefix ^ order_[0].prefix;
+  if (differ == 0) return;
+  // Each byte's span of differing bits: its shift, mask and place in the
+  // packed digits.
+  struct Span {
+    unsigned shift;
+    uint64_t mask;
+    unsigned at;
+  };
+  Span spans[8];
+  size_t span_count = 0;
+  unsigned bits = 0;
+  for (unsigned byte = 0; byte < 8; ++byte) {
+    const unsigned m = (differ >> (8 * byte)) & 0xFF;
+    if (m == 0) continue;
+    const unsigned low = static_cast<unsigned>(std::countr_zero(m));
+    const unsigned width = 8 - static_cast<unsigned>(std::countl_zero(
+                                   static_cast<uint8_t>(m))) - low;
+    spans[span_count++] = {8 * byte + low, (uint64_t{1} << width) - 1, bits};
+    bits += width;
+  }
+  // (Packed in place: prefixes stay equal where they were, which is all
+  // that is asked of them after the sort.)
+  for (SortKey& k : order_) {
+    uint64_t packed = 0;
+    for (size_t j = 0; j < span_count; ++j)
+      packed |= (k.prefix >> spans[j].shift & spans[j].mask) << spans[j].at;
+    k.prefix = packed;
+  }
+  const unsigned passes = (bits + 7) / 8;
+  const unsigned width = (bits + passes - 1) / passes;
+  const uint64_t digit = (uint64_t{1} << width) - 1;
   scratch_.resize(order_.size());
   SortKey* from = order_.data();
   SortKey* to = scratch_.data();
-  for (unsigned shift = 0; shift < 64; shift += 8) {
-    if (((differ >> shift) & 0xFF) == 0) continue;
-    size_t start[256] = {};
+  for (unsigned shift = 0; shift < bits; shift += width) {
+    uint32_t start[256];
+    std::fill_n(start, digit + 1, 0);
     for (size_t i = 0; i < order_.size(); ++i)
-      ++start[(from[i].prefix >> shift) & 0xFF];
-    size_t sum = 0;
-    for (size_t& s : start) sum += std::exchange(s, sum);
+      ++start[from[i].prefix >> shift & digit];
+    uint32_t sum = 0;
+    for (unsigned d = 0; d <= digit; ++d) sum += std::exchange(start[d], sum);
     for (size_t i = 0; i < order_.size(); ++i)
-      to[start[(from[i].prefix >> shift) & 0xFF]++] = from[i];
+      to[start[from[i].prefix >> shift & digit]++] = from[i];
     std::swap(from, to);
   }
-  if (from != order_.data()) std::copy(from, from + order_.size(), order_.data());
+  if (from != order_.data())
+    std::copy(from, from + order_.size(), order_.data());
 }
 
 void UnitIterator::SortEqualPrefixes() {

@@ -115,7 +115,9 @@ class UnitIterator final : public Iterator {
   // unless it is a tombstone; true if there is one.
   bool SortBatch(size_t shared);
   // Sorts order_ by prefix, keeping the order of equal prefixes (a stable
-  // radix sort: no comparison branches to mispredict).
+  // radix sort: no comparison branches to mispredict). Leaves in each
+  // prefix only the bits in which the prefixes differed: equal where the
+  // prefixes were.
   void SortByPrefix();
   // Sorts each run of equal prefixes by the whole keys, keeping the order
   // of each key's versions.

@@ -362,6 +362,46 @@ TEST_F(UnitIteratorTest, LargeUnitsMatchAModel) {
   EXPECT_EQ(Rest(it), expected);
 }
 
+// The sort packs, in each byte, only the span of bits in which the keys
+// differ into its radix digits: keys whose bytes differ in a few bits each
+// (a high nibble here, two low bits there, a whole byte, or one bit),
+// with every version of a key in the same unit, come out in order.
+TEST_F(UnitIteratorTest, KeysDifferingInFewBitsOfEachByteComeInOrder) {
+  std::mt19937_64 rng(17);
+  const unsigned char masks[][4] = {{0x70, 0x03, 0xFF, 0x00},
+                                    {0x0F, 0x0F, 0x0F, 0x0F},
+                                    {0x00, 0x80, 0x00, 0x01},
+                                    {0x3C, 0x00, 0x00, 0xFF}};
+  for (const auto& mask : masks) {
+    source_ = ScriptedSource();
+    source_.units.assign(1, {});
+    source_.unit_of = [](std::string_view) -> uint64_t { return 0; };
+    std::map<std::string, std::string> model;
+    for (int i = 0; i < 2000; ++i) {
+      // A shared first byte, then 4 bytes of fixed bits and random ones
+      // under the mask, then a byte that never differs.
+      std::string key = "k";
+      for (unsigned char m : mask)
+        key.push_back(static_cast<char>((0x55 & ~m) | (rng() & m)));
+      key.push_back('z');
+      const bool tombstone = rng() % 5 == 0;
+      const std::string value = tombstone ? "" : std::to_string(i);
+      source_.units[0].insert(source_.units[0].begin(),
+                              {key, value, tombstone});
+      if (tombstone) {
+        model.erase(key);
+      } else {
+        model[key] = value;
+      }
+    }
+    UnitIterator it(&source_, false);
+    it.SeekToFirst();
+    EXPECT_EQ(Rest(it), Pairs(model.begin(), model.end()))
+        << "mask " << int{mask[0]} << " " << int{mask[1]} << " "
+        << int{mask[2]} << " " << int{mask[3]};
+  }
+}
+
 TEST_F(UnitIteratorTest, ReadErrorEndsTheIterationWithThatStatus) {
   source_.units = {{{"\x10", "a"}}, {{"\x50", "b"}}, {{"\x90", "c"}}};
   source_.failing_unit = 1;
