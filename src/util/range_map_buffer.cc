@@ -84,7 +84,8 @@ uint32_t RangeMapBuffer::UnitOf(std::string_view key, Prefix p,
     bounds->upper_key = key_[slot].load(std::memory_order_acquire);
   };
   if (first == 0) {
-    if (bounds != nullptr && blocks > 0) set_upper(fence(0), BlockAt(0) * kBlock);
+    if (bounds != nullptr && blocks > 0)
+      set_upper(fence(0), BlockAt(0) * kBlock);
     return first_unit_.load(kRelaxed);
   }
   // Then the separators of the last of them.
