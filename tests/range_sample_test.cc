@@ -1,7 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Range pools and their key placement. Every range pool created now keeps
-// an adaptive range map (Superblock::partitioning = kRangeAdaptive): a
+// an adaptive range map (Superblock::partitioning = kRangeFingerprinted): a
 // base region at the start of the heap that the root page names, split at
 // a key sample's quantiles (Options::range_key_sample) or, without one, at
 // the keys' leading bits, and a change log that re-balancing appends to
@@ -37,6 +37,7 @@
 
 #include <gtest/gtest.h>
 
+#include "db/open_db.h"
 #include "plush/db.h"
 #include "plush/limits.h"
 #include "pool/pool.h"
@@ -194,6 +195,24 @@ void ExpectCorruption(const Status& s, const std::string& path,
 Status OpenAndClose(const Options& o, const std::string& path) {
   std::unique_ptr<DB> db;
   Status s = DB::Open(o, path, &db);
+  if (s.ok()) s = db->Close();
+  return s;
+}
+
+// DB::Open, creating a range pool as earlier builds did (partitioning 3:
+// no fingerprints in indirect slots), for the tests that turn a pool into
+// an older format, or give it a map its records were not placed on.
+Status OpenAsEarlierBuilds(const Options& o, const std::string& path,
+                           std::unique_ptr<DB>* db) {
+  InternalOptions internal;
+  internal.range_without_fingerprints = true;
+  return OpenDB(o, internal, path, db);
+}
+
+Status OpenAndCloseAsEarlierBuilds(const Options& o,
+                                   const std::string& path) {
+  std::unique_ptr<DB> db;
+  Status s = OpenAsEarlierBuilds(o, path, &db);
   if (s.ok()) s = db->Close();
   return s;
 }
@@ -463,7 +482,7 @@ void CreateSampled(const std::string& path, std::vector<std::string> sample,
   o.dram_directory_bits = dram_bits;
   o.range_key_sample = std::move(sample);
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(o, path, &db));
+  ASSERT_OK(OpenAsEarlierBuilds(o, path, &db));
   ASSERT_OK(db->Put({}, "b1", "v"));
   ASSERT_OK(db->Close());
 }
@@ -695,7 +714,7 @@ TEST(RangeSampleTest, NewRangePoolsHaveARangeMapAtTheHeapStart) {
         Expected{plain, RangeMap::ByLeadingBits(kBits).separators}}) {
     SCOPED_TRACE(e.file.path());
     const std::string& path = e.file.path();
-    EXPECT_EQ(ReadAt(path, kPartitioningOffset, 1), "\x03");
+    EXPECT_EQ(ReadAt(path, kPartitioningOffset, 1), "\x04");
     EXPECT_EQ(BoundariesOffset(path), 0u);
     const uint64_t heap = HeapOffset(path);
     const uint64_t word = ReadU64(path, kRootRangeMap);
@@ -748,7 +767,7 @@ TEST(RangeSampleTest, NewRangePoolsHaveARangeMapAtTheHeapStart) {
   ASSERT_OK(db->Put({}, "b1", "v"));
   ASSERT_OK(db->Close());
   EXPECT_EQ(ReadAt(sampled.path(), HeapOffset(sampled.path()), 4096), before);
-  EXPECT_EQ(ReadAt(sampled.path(), kPartitioningOffset, 1), "\x03");
+  EXPECT_EQ(ReadAt(sampled.path(), kPartitioningOffset, 1), "\x04");
   EXPECT_EQ(ReadU64(sampled.path(), kRootRangeMapLog), 0u);
 }
 
@@ -1032,9 +1051,12 @@ TEST(RangeSampleTest, ASpareEqualToTheActiveMapIsAccepted) {
 // until DB::Rebalance() splits it (and merges light neighbours to free
 // units for it). No background re-balancing: the changes are the ones
 // that call made, and none comes after.
-void CreateRebalanced(const std::string& path, uint64_t count = 5000) {
+void CreateRebalanced(const std::string& path, uint64_t count = 5000,
+                      bool as_earlier_builds = false) {
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(FixedRange(), path, &db));
+  ASSERT_OK(as_earlier_builds
+                ? OpenAsEarlierBuilds(FixedRange(), path, &db)
+                : DB::Open(FixedRange(), path, &db));
   ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), UserKey, 0, count));
   uint64_t moves = 0;
   ASSERT_OK(db->Rebalance(&moves));
@@ -1353,10 +1375,12 @@ TEST(RangeSampleTest, AChangeLogOverABaseIsRefused) {
 // base in use (a crash between a new base and the reset of the log): the
 // pool opens on the base alone, and a log is then not needed. (The pool's
 // records were placed on the map with the changes, so some may now be
-// misplaced: only the map is checked, and that a scan reads the pool.)
+// misplaced: only the map is checked, and that a scan reads the pool;
+// the pool has no fingerprints, which would be taken on other lower
+// bounds than the base's and leave the records out of the scan.)
 TEST(RangeSampleTest, ALogOfAnotherBaseContributesNoChange) {
   ScratchPool made("other_base_made");
-  ASSERT_NO_FATAL_FAILURE(CreateRebalanced(made.path()));
+  ASSERT_NO_FATAL_FAILURE(CreateRebalanced(made.path(), 5000, true));
   const LogState state = ReadLogState(made.path());
   const ReadBack base =
       ReadMapRegion(made.path(), ActiveMap(made.path()).offset);
@@ -1460,6 +1484,39 @@ TEST(RangeSampleTest, ABaseAndChangesWrittenByHandAreApplied) {
 // ---- Pools of the older formats ---------------------------------------------
 
 
+// A re-balancing range pool of partitioning 3 (earlier builds: no
+// fingerprints in its indirect slots) keeps its format, and its lookups,
+// scans from any key and re-balances read it right: its slots' key words
+// are whole table hashes.
+TEST(RangeSampleTest, PoolsWithoutFingerprintsKeepTheirFormat) {
+  constexpr uint64_t kKeys = 6000;
+  ScratchPool file("no_fingerprints");
+  ASSERT_NO_FATAL_FAILURE(CreateRebalanced(file.path(), kKeys / 2, true));
+  ASSERT_EQ(ReadAt(file.path(), kPartitioningOffset, 1),
+            std::string(1, pool::kRangeAdaptive));
+  auto expect_read_right = [](DB* db, uint64_t count) {
+    ASSERT_NO_FATAL_FAILURE(
+        ExpectExactlyInOrder(db, Keys(UserKey, 0, count)));
+    for (uint64_t from = 1; from < count; from += 7) {
+      std::unique_ptr<Iterator> it = db->NewIterator({});
+      it->Seek(UserKey(from));
+      ASSERT_TRUE(it->Valid()) << from;
+      ASSERT_EQ(it->key(), UserKey(from));
+    }
+  };
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(FixedRange(), file.path(), &db));
+  ASSERT_NO_FATAL_FAILURE(expect_read_right(db.get(), kKeys / 2));
+  ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), UserKey, kKeys / 2, kKeys));
+  uint64_t moves = 0;
+  ASSERT_OK(db->Rebalance(&moves));
+  EXPECT_GT(moves, 0u);
+  ASSERT_NO_FATAL_FAILURE(expect_read_right(db.get(), kKeys));
+  ASSERT_OK(db->Close());
+  EXPECT_EQ(ReadAt(file.path(), kPartitioningOffset, 1),
+            std::string(1, pool::kRangeAdaptive));
+}
+
 // A range pool made before range maps without a sample: units by the keys'
 // leading bits, which it keeps (no map is made for it), and never
 // re-balances, whatever Options::range_rebalance says.
@@ -1468,7 +1525,7 @@ TEST(RangeSampleTest, KeyBitsPoolsKeepTheirPartitioning) {
   constexpr uint64_t kKeys = 4096;
   auto spread = +[](uint64_t i) { return BigEndian(i << 52); };
   ScratchPool file("key_bits");
-  ASSERT_OK(OpenAndClose(FixedRange(), file.path()));
+  ASSERT_OK(OpenAndCloseAsEarlierBuilds(FixedRange(), file.path()));
   ASSERT_NO_FATAL_FAILURE(
       ConvertToOldFormat(file.path(), pool::kRangeByKeyBits));
 
@@ -1532,7 +1589,7 @@ TEST(RangeSampleTest, BoundaryPoolsKeepTheirPartitioning) {
   {
     Options o = FixedRange();
     o.range_key_sample = sample;
-    ASSERT_OK(OpenAndClose(o, file.path()));
+    ASSERT_OK(OpenAndCloseAsEarlierBuilds(o, file.path()));
   }
   ASSERT_NO_FATAL_FAILURE(ConvertToOldFormat(
       file.path(), pool::kRangeByBoundaries, boundaries));

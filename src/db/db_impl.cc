@@ -220,7 +220,8 @@ Status DBImpl::CheckWritable() const {
 
 Placement DBImpl::Place(std::string_view key) const {
   const uint64_t version = table_->hasher().version();
-  return {table_->hasher().Hash(key), version, key};
+  const KeyHasher::Placed placed = table_->hasher().PlaceKey(key);
+  return {placed.hash, version, key, placed.indirect_word};
 }
 
 Status DBImpl::WriteInline(const WriteOptions& options, uint64_t key_word,
@@ -269,8 +270,9 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
     // another thread cannot persist this thread's flushes: fence here.
     if (!options.log) pool_->media().Drain();
     bool moved = false;
-    s = write_path_->WriteSlot(options, placement,
-                               {placement.hash, ref, tombstone, true}, &moved);
+    s = write_path_->WriteSlot(
+        options, placement, {placement.indirect_word, ref, tombstone, true},
+        &moved);
     if (!s.ok()) return s;
     // A key that moved to another unit needs an entry checked against its
     // new table hash; the one written is left to compaction.
@@ -369,12 +371,14 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
                            op.key});
         continue;
       }
-      const uint64_t hash = table_->hasher().Hash(op.key);
+      const KeyHasher::Placed placed = table_->hasher().PlaceKey(op.key);
       uint64_t ref = 0;
-      s = payload_->Append(op.key, hash, op.value, &ref,
+      s = payload_->Append(op.key, placed.hash, op.value, &ref,
                            &tickets.emplace_back());
       if (!s.ok()) return s;
-      records.push_back({hash, {hash, ref, op.tombstone, true}, op.key});
+      records.push_back({placed.hash,
+                         {placed.indirect_word, ref, op.tombstone, true},
+                         op.key});
       payloads = true;
     }
     // An unlogged batch has no barrier of its own (WritePayload).
@@ -471,7 +475,7 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
           Status r = ReadCurrent(lookup, &now, &now_present);
           changed = now_present != present || (present && now != current);
           *skip = changed;
-          *slot = {placement.hash, ref, tombstone, true};
+          *slot = {placement.indirect_word, ref, tombstone, true};
           return r;
         },
         &moved);

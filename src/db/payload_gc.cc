@@ -82,7 +82,9 @@ Status PayloadGc::Relocate(std::string_view key, uint64_t key_hash,
         const Status c = copy(&moved_ref);
         if (c.IsNotFound()) return not_moved();
         if (!c.ok()) return c;
-        *slot = {key_hash, moved_ref, current.tombstone, true};
+        // (The current slot's key word: the hash and, in a pool with
+        // fingerprints, the key's.)
+        *slot = {current.key, moved_ref, current.tombstone, true};
         *skip = false;
         *result = Relocation::kMoved;
         return Status::OK();

@@ -461,8 +461,9 @@ bool RangeRebalancer::FindFree(uint64_t heavy, size_t count,
   for (const uint32_t u : map_->Unnamed(count)) frees->push_back({u, u});
   if (frees->size() == count) return true;
   // Then the lightest neighbours, if merging them makes a unit below 3/4
-  // of the heavy one (so that the largest unit shrinks); the lighter of
-  // the two moves into the heavier.
+  // of the heavy one (so that the largest unit shrinks); the upper of the
+  // two moves into the lower, whose range thus keeps its lower bound (the
+  // fingerprints of its records are taken on it: util/key_fingerprint.h).
   std::vector<uint64_t> taken = {heavy};
   const uint64_t limit = table_.UnitRecords(heavy) * 3 / 4;
   bool walked = false;
@@ -483,9 +484,7 @@ bool RangeRebalancer::FindFree(uint64_t heavy, size_t count,
     taken.push_back(a);
     taken.push_back(b);
     ++frees_since_walk_;
-    frees->push_back(table_.UnitRecords(a) >= table_.UnitRecords(b)
-                         ? FreeCandidate{b, a}
-                         : FreeCandidate{a, b});
+    frees->push_back(FreeCandidate{b, a});  // a's position is b's - 1
   }
   return true;
 }
@@ -655,14 +654,18 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
       return Status::OK();  // the range changed since the split was chosen
     }
     range.lower = change.separator;
-  } else if (change.kind == RangeMap::Change::Kind::kMerge) {
+  }
+  // Where the range of `to` begins once the map is switched: the copies'
+  // fingerprints are taken on it (util/key_fingerprint.h).
+  std::string to_lower = range.lower;
+  if (change.kind == RangeMap::Change::Kind::kMerge) {
     const std::optional<RangeMap::Range> to_range = map_->RangeOfUnit(to);
-    if (!to_range || (to_range->position + 1 != range.position &&
-                      range.position + 1 != to_range->position)) {
+    // `to` is the lower neighbour (FindFree): its range keeps its lower
+    // bound, which its records' fingerprints rely on.
+    if (!to_range || to_range->position + 1 != range.position)
       return Status::OK();  // no longer neighbours
-    }
-    change.position =
-        static_cast<uint32_t>(std::min(range.position, to_range->position));
+    change.position = static_cast<uint32_t>(to_range->position);
+    to_lower = to_range->lower;
   }
   // 1. Nothing of either unit is left only in a log.
   Status s = MigrateIfNotEmpty(from);
@@ -717,7 +720,8 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
       uint64_t ref = 0;
       s = payload_.Append(r->key, hash, r->value, &ref, &tickets.emplace_back());
       if (!s.ok()) return s;
-      slot = {hash, ref, r->tombstone, true};
+      slot = {hasher.IndirectWordOnUnit(r->key, to, to_lower), ref,
+              r->tombstone, true};
     }
     table_.InsertDram(to, hash, slot, /*logged=*/false);
   }

@@ -17,7 +17,8 @@
 // keeps its keys and a free unit takes the keys above them: nothing
 // moves. A free unit is one no position names,
 // or one freed by merging the two neighbouring positions that store the
-// fewest records between them (the lighter moves into the heavier).
+// fewest records between them (the upper moves into the lower, whose
+// range thus keeps its lower bound: util/key_fingerprint.h).
 //
 // A move of a key range R from unit A to unit B, under both units' locks
 // (writers of either wait; lookups go on, on A, until the switch):
@@ -172,7 +173,7 @@ class RangeRebalancer {
     uint64_t into;
   };
   // Finds `count` units to free for splitting `heavy`: units no position
-  // names, then the lighter of each of the lightest neighbouring pairs
+  // names, then the upper of each of the lightest neighbouring pairs
   // (disjoint, without `heavy`) whose merge stays below 3/4 of `heavy`.
   // False if there are not that many.
   bool FindFree(uint64_t heavy, size_t count,

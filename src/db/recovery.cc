@@ -63,7 +63,7 @@ Status RecoverDramLevel(table::LeveledTable* table, log::RecoveryLogs* logs,
     // log append and its payload entry share one fence), or its chunk was
     // compacted after a newer version was written: either way not the
     // key's current version.
-    if (r.indirect && !payload.EntryIsIntact(r.value, r.key))
+    if (r.indirect && !payload.EntryIsIntact(r.value, hash))
       return Status::OK();
     kept[log].push_back({d, hash, r.epoch, r.position,
                          {r.key, r.value, r.tombstone, r.indirect}});

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "db/slot_prefetch.h"
+#include "util/key_fingerprint.h"
 #include "util/key_hasher.h"
 #include "util/key_prefix.h"
 
@@ -40,7 +41,7 @@ class KeyBound {
 
 Status UnitReader::ReadUnit(uint64_t unit, ScanBatch* batch) {
   return write_path_.WithEntryLocked(unit, [&](uint64_t) {
-    return CollectLocked(unit, {}, std::nullopt, batch);
+    return CollectLocked(unit, {}, std::nullopt, std::nullopt, batch);
   });
 }
 
@@ -52,14 +53,15 @@ Status UnitReader::ReadUnit(uint64_t unit, ScanBatch* batch) {
 Status UnitReader::ReadRange(std::string_view from, ScanBatch* batch,
                              std::optional<std::string>* upper) {
   const KeyHasher& hasher = table_.hasher();
+  std::string lower;
   for (;;) {
     const uint64_t version = hasher.version();
-    const uint64_t unit = Place(from, upper);
+    const uint64_t unit = Place(from, upper, &lower);
     bool moved = false;
     Status s = write_path_.WithEntryLocked(unit, [&](uint64_t) {
       moved = !hasher.Unchanged(version);
       if (moved) return Status::OK();
-      return CollectLocked(unit, from, *upper, batch);
+      return CollectLocked(unit, from, *upper, lower, batch);
     });
     if (!moved) return s;
   }
@@ -79,12 +81,16 @@ std::optional<std::string> UnitReader::RangeStart(uint64_t position) {
 }
 
 uint64_t UnitReader::Place(std::string_view key,
-                           std::optional<std::string>* upper) const {
+                           std::optional<std::string>* upper,
+                           std::string* lower) const {
   upper->reset();
+  lower->clear();
   if (const RangeMap* map = table_.hasher().map()) {
     const std::string* end = nullptr;
-    const uint64_t unit = map->UnitOf(key, &end);
+    const std::string* begin = nullptr;
+    const uint64_t unit = map->UnitOf(key, &end, &begin);
     if (end != nullptr) *upper = *end;
+    if (begin != nullptr) *lower = *begin;
     return unit;
   }
   // Key bits: unit i holds the keys from separator i to separator i + 1.
@@ -92,6 +98,24 @@ uint64_t UnitReader::Place(std::string_view key,
   if (unit + 1 < table_.dram_entries())
     *upper = RangeMap::LeadingBitsSeparator(unit + 1, dram_bits());
   return unit;
+}
+
+// A slot written on another unit (a log record that recovery placed here
+// by the map it found) has a fingerprint on another range's lower bound:
+// it is read.
+void UnitReader::LeaveOutByFingerprint(uint64_t unit,
+                                       std::string_view range_lower,
+                                       std::string_view from,
+                                       const std::optional<std::string>& upper,
+                                       std::vector<table::Slot>* slots) const {
+  const fingerprint::Filter filter(
+      range_lower, from,
+      upper ? std::optional<std::string_view>(*upper) : std::nullopt);
+  const uint64_t unit_bits = table_.dram_entries() - 1;
+  std::erase_if(*slots, [&](const table::Slot& slot) {
+    return slot.indirect && (slot.key & unit_bits) == unit &&
+           filter.Excludes(slot.key);
+  });
 }
 
 unsigned UnitReader::dram_bits() const {
@@ -107,6 +131,7 @@ unsigned UnitReader::dram_bits() const {
 // the same lock).
 Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
                                  const std::optional<std::string>& upper,
+                                 std::optional<std::string_view> range_lower,
                                  ScanBatch* batch) {
   thread_local std::vector<table::Slot> slots;
   thread_local std::string key;
@@ -120,6 +145,8 @@ Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
   };
   Status s = table_.CollectSubtree(unit, &slots);
   if (!s.ok()) return s;
+  if (range_lower && table_.hasher().fingerprints())
+    LeaveOutByFingerprint(unit, *range_lower, lower_bound, upper, &slots);
   VisitSlotsPrefetching(slots, payload_, [&](const table::Slot& slot) {
     if (!slot.indirect) {
       const std::string_view inline_key(

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "db/unit_iterator.h"
 #include "db/write_path.h"
@@ -35,15 +36,25 @@ class UnitReader final : public ScanSource {
 
  private:
   // The unit of `key` (a range pool's), and where the key's range ends
-  // (absent: the last range), on one map, without locks.
-  uint64_t Place(std::string_view key,
-                 std::optional<std::string>* upper) const;
+  // (absent: the last range) and begins (empty: the first), on one map,
+  // without locks.
+  uint64_t Place(std::string_view key, std::optional<std::string>* upper,
+                 std::string* lower) const;
   unsigned dram_bits() const;
   // Adds the versions of unit `unit` with keys in [lower_bound, upper) to
-  // *batch. REQUIRES: the unit's lock.
+  // *batch; `range_lower`: where the unit's range begins, if known.
+  // REQUIRES: the unit's lock.
   Status CollectLocked(uint64_t unit, std::string_view lower_bound,
                        const std::optional<std::string>& upper,
+                       std::optional<std::string_view> range_lower,
                        ScanBatch* batch);
+  // Drops from *slots (of unit `unit`, whose range begins at
+  // `range_lower`) indirect slots whose fingerprints put their keys
+  // outside [from, upper): their payload entries need no reading.
+  void LeaveOutByFingerprint(uint64_t unit, std::string_view range_lower,
+                             std::string_view from,
+                             const std::optional<std::string>& upper,
+                             std::vector<table::Slot>* slots) const;
 
   const table::LeveledTable& table_;
   const payload::PayloadLogs& payload_;

@@ -58,6 +58,8 @@ struct Placement {
   uint64_t hash = 0;
   uint64_t version = 0;
   std::optional<std::string_view> key;
+  // The key word of an indirect slot of the key (KeyHasher::PlaceKey).
+  uint64_t indirect_word = 0;
 };
 
 class WritePath {

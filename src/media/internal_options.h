@@ -25,6 +25,10 @@ struct InternalOptions {
   // the records of write batches whose commit entry is missing, which a
   // crash in the middle of a batch must then expose.
   bool replay_uncommitted_batches = false;
+  // Create range pools as earlier builds did (partitioning 3: indirect
+  // slots without fingerprints), for the tests that such pools keep
+  // working.
+  bool range_without_fingerprints = false;
 };
 
 }  // namespace plush

@@ -171,7 +171,8 @@ Status Pool::Open(const Options& options, const InternalOptions& internal,
     return Status::InvalidArgument(
         "pool '" + path + "' already exists and error_if_exists is true");
   }
-  const PoolParams params = PoolParams::FromOptions(options);
+  PoolParams params = PoolParams::FromOptions(options);
+  params.slot_fingerprints = !internal.range_without_fingerprints;
   uint64_t create_size = 0;
   if (!exists) {
     Status s = params.Validate();
@@ -266,7 +267,8 @@ Status Pool::Create(const FormatFn& format_new) {
       static_cast<uint64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
   fresh.partitioning = params_.partitioning == Partitioning::kHash
                            ? kHashPartitioning
-                           : kRangeAdaptive;
+                       : params_.slot_fingerprints ? kRangeFingerprinted
+                                                   : kRangeAdaptive;
   fresh.range_boundaries_offset = 0;
   fresh.dram_directory_bits = static_cast<uint8_t>(params_.dram_directory_bits);
   fresh.fanout_bits = static_cast<uint8_t>(params_.fanout_bits);
@@ -333,7 +335,8 @@ Status Pool::Load() {
                         : sb.partitioning == kRangeByBoundaries
                             ? PoolParams::RangeUnits::kBoundaries
                             : PoolParams::RangeUnits::kAdaptive;
-  if (sb.partitioning > kRangeAdaptive) {
+  params_.slot_fingerprints = sb.partitioning == kRangeFingerprinted;
+  if (sb.partitioning > kRangeFingerprinted) {
     return Status::Corruption(
         "superblock parameters: partitioning must be kHash or kRange (byte " +
         std::to_string(sb.partitioning) + ")");
@@ -384,7 +387,8 @@ Status Pool::Load() {
     range_map_ = std::make_shared<RangeMap>(params_.dram_directory_bits,
                                             params_.range_layout);
   }
-  if (sb.partitioning == kRangeAdaptive) {
+  if (sb.partitioning == kRangeAdaptive ||
+      sb.partitioning == kRangeFingerprinted) {
     s = LoadRangeMap();
     if (!s.ok()) return s;
   }
@@ -398,7 +402,8 @@ Status Pool::Load() {
 
 KeyHasher Pool::key_hasher() const {
   return KeyHasher(params_.partitioning == Partitioning::kRange,
-                   params_.dram_directory_bits, range_map_);
+                   params_.dram_directory_bits, range_map_,
+                   params_.adaptive_range() && params_.slot_fingerprints);
 }
 
 namespace {

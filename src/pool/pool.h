@@ -51,6 +51,9 @@ struct PoolParams {
     kAdaptive,    // a range map that re-balances online
   };
   RangeUnits range_units = RangeUnits::kAdaptive;
+  // kAdaptive: indirect slots carry their keys' fingerprints (every pool
+  // created now; pools of partitioning 3 have none).
+  bool slot_fingerprints = true;
   // kBoundaries and kAdaptive: the map the pool was created with (read
   // back from the pool when it is opened).
   RangeMap::Layout range_layout;

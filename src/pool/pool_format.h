@@ -85,6 +85,10 @@ inline constexpr uint8_t kRangeByBoundaries = 2;
 // pool created since; util/range_map.h): RootPage::range_map names it.
 // Libraries that predate it refuse such a pool like kRangeByBoundaries.
 inline constexpr uint8_t kRangeAdaptive = 3;
+// kRangeAdaptive whose indirect slots carry their keys' fingerprints
+// (util/key_fingerprint.h; every range pool created since). Libraries
+// that predate it refuse such a pool like kRangeByBoundaries.
+inline constexpr uint8_t kRangeFingerprinted = 4;
 
 // The range boundaries (util/range_boundaries.h) of a kRangeByBoundaries
 // pool: written once at creation, before the superblock, at the start of

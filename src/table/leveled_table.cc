@@ -428,7 +428,9 @@ void LeveledTable::PrefetchNewestPayload(const LookupPlan& plan) const {
       const uint32_t indirect =
           static_cast<uint32_t>(LoadRelaxed(e.indirect[b / 4]) >> (b % 4 * 16)) &
           ((1u << used) - 1);
-      const uint32_t matches = MatchKeys(bucket->keys, plan.key.hash) & indirect;
+      const uint32_t matches =
+          MatchKeys(bucket->keys, plan.key.hash, hasher_.hash_bits()) &
+          indirect;
       if (matches != 0) {
         resolver_->PrefetchEntry(
             LoadRelaxed(bucket->values[31 - std::countl_zero(matches)]));
@@ -581,7 +583,9 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
         if (key.has_inline)
           matches |= MatchKeys(bucket->keys, key.inline_key) & ~indirect;
         if (indirect != 0 && resolver_ != nullptr) {
-          matches |= MatchKeys(bucket->keys, key.hash) & indirect;
+          matches |=
+              MatchKeys(bucket->keys, key.hash, hasher_.hash_bits()) &
+              indirect;
         }
         matches &= valid;
         if (skip_unlogged) {

@@ -96,16 +96,18 @@ class LeveledTable {
 
   // The placement of keys (hash or range partitioning).
   const KeyHasher& hasher() const { return hasher_; }
-  // The table hash of a slot's key: stored in indirect slots, computed
-  // from the key of inline ones.
+  // The table hash of a slot's key: stored in indirect slots (beside a
+  // fingerprint, in pools with them), computed from the key of inline
+  // ones.
   uint64_t HashOf(uint64_t key_word, bool indirect) const {
-    return indirect ? key_word : hasher_.InlineHash(key_word);
+    return indirect ? key_word & hasher_.hash_bits()
+                    : hasher_.InlineHash(key_word);
   }
   // HashOf() a slot of entry `index` of level `level`, as written there
   // (KeyHasher::InlineHashOnUnit: no range map search per slot).
   uint64_t HashInEntry(uint64_t key_word, bool indirect, unsigned level,
                        uint64_t index) const {
-    return indirect ? key_word
+    return indirect ? key_word & hasher_.hash_bits()
                     : hasher_.InlineHashOnUnit(key_word,
                                                UnitOfEntry(level, index));
   }
@@ -203,8 +205,9 @@ class LeveledTable {
   // PMem levels (all records whose hash selects the DRAM entry) to *slots,
   // newest first: the DRAM entry, then level 1, 2, ...; within an entry the
   // last slot first. (Across the entries of one level order does not
-  // matter: they hold different keys.) An indirect slot comes with key 0:
-  // its hash is not read. The lock keeps the subtree still. Corruption if
+  // matter: they hold different keys.) An indirect slot comes with key 0
+  // (its hash is not read) unless the pool has fingerprints: then with
+  // its key word. The lock keeps the subtree still. Corruption if
   // a bucket reference is damaged.
   Status CollectSubtree(uint64_t dram_index, std::vector<Slot>* slots) const;
 

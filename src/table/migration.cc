@@ -65,9 +65,12 @@ class NewestVersions {
   template <typename SameKey>
   bool Repeats(const Routed* records, unsigned n, SameKey same_key) {
     const Routed& r = records[n];
-    // The top bits: a source's records share their low hash bits (those
-    // chose its entry on every level above it).
-    for (unsigned i = static_cast<unsigned>(r.hash >> (64 - kBits));;
+    // The top bits of the hash times an odd constant, which depend on all
+    // its bits: a source's records share their low hash bits (those chose
+    // its entry on every level above it), and in pools with fingerprints
+    // the hash's top bits are zero.
+    const uint64_t mixed = r.hash * 0x9E3779B97F4A7C15;
+    for (unsigned i = static_cast<unsigned>(mixed >> (64 - kBits));;
          i = (i + 1) & kMask) {
       if (index_[i] == 0) {
         index_[i] = static_cast<uint16_t>(n + 1);

@@ -11,10 +11,11 @@
 namespace plush::table {
 namespace {
 
-uint32_t MatchKeysScalar(const uint64_t* keys, uint64_t word) {
+uint32_t MatchKeysScalar(const uint64_t* keys, uint64_t word,
+                         uint64_t bits) {
   uint32_t mask = 0;
   for (unsigned i = 0; i < kSlotsPerBucket; ++i) {
-    mask |= uint32_t{LoadRelaxed(keys[i]) == word} << i;
+    mask |= uint32_t{(LoadRelaxed(keys[i]) & bits) == word} << i;
   }
   return mask;
 }
@@ -33,18 +34,19 @@ uint32_t FilterCandidatesScalar(const uint64_t* filter, unsigned buckets,
   return candidates;
 }
 
-using MatchKeysFn = uint32_t (*)(const uint64_t*, uint64_t);
+using MatchKeysFn = uint32_t (*)(const uint64_t*, uint64_t, uint64_t);
 using FilterCandidatesFn = uint32_t (*)(const uint64_t*, unsigned,
                                         const FilterProbe&);
 
 #if !defined(__SANITIZE_THREAD__)
 __attribute__((target("avx512f"))) uint32_t MatchKeysAvx512(
-    const uint64_t* keys, uint64_t word) {
+    const uint64_t* keys, uint64_t word, uint64_t bits) {
   const __m512i needle = _mm512_set1_epi64(static_cast<long long>(word));
-  const __mmask8 low =
-      _mm512_cmpeq_epi64_mask(_mm512_loadu_si512(keys), needle);
-  const __mmask8 high =
-      _mm512_cmpeq_epi64_mask(_mm512_loadu_si512(keys + 8), needle);
+  const __m512i used = _mm512_set1_epi64(static_cast<long long>(bits));
+  const __mmask8 low = _mm512_cmpeq_epi64_mask(
+      _mm512_and_si512(_mm512_loadu_si512(keys), used), needle);
+  const __mmask8 high = _mm512_cmpeq_epi64_mask(
+      _mm512_and_si512(_mm512_loadu_si512(keys + 8), used), needle);
   return uint32_t{low} | uint32_t{high} << 8;
 }
 
@@ -60,19 +62,25 @@ __attribute__((target("avx512f"))) uint32_t FilterCandidatesAvx512(
 }
 
 __attribute__((target("avx2"))) uint32_t MatchKeysAvx2(const uint64_t* keys,
-                                                       uint64_t word) {
+                                                       uint64_t word,
+                                                       uint64_t bits) {
   const __m256i needle = _mm256_set1_epi64x(static_cast<long long>(word));
+  const __m256i used = _mm256_set1_epi64x(static_cast<long long>(bits));
   uint32_t mask = 0;
   for (unsigned i = 0; i < kSlotsPerBucket; i += 4) {
     const __m256i eq = _mm256_cmpeq_epi64(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys + i)), needle);
+        _mm256_and_si256(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys + i)),
+            used),
+        needle);
     mask |= static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(eq)))
             << i;
   }
   return mask;
 }
 
-uint32_t MatchKeysFirstCall(const uint64_t* keys, uint64_t word);
+uint32_t MatchKeysFirstCall(const uint64_t* keys, uint64_t word,
+                            uint64_t bits);
 uint32_t FilterCandidatesFirstCall(const uint64_t* filter, unsigned buckets,
                                    const FilterProbe& probe);
 
@@ -96,9 +104,10 @@ void ChooseKernels() {
   }
 }
 
-uint32_t MatchKeysFirstCall(const uint64_t* keys, uint64_t word) {
+uint32_t MatchKeysFirstCall(const uint64_t* keys, uint64_t word,
+                            uint64_t bits) {
   ChooseKernels();
-  return match_keys.load(std::memory_order_relaxed)(keys, word);
+  return match_keys.load(std::memory_order_relaxed)(keys, word, bits);
 }
 
 uint32_t FilterCandidatesFirstCall(const uint64_t* filter, unsigned buckets,
@@ -115,8 +124,8 @@ std::atomic<FilterCandidatesFn> filter_candidates{FilterCandidatesScalar};
 
 }  // namespace
 
-uint32_t MatchKeys(const uint64_t* keys, uint64_t word) {
-  return match_keys.load(std::memory_order_relaxed)(keys, word);
+uint32_t MatchKeys(const uint64_t* keys, uint64_t word, uint64_t bits) {
+  return match_keys.load(std::memory_order_relaxed)(keys, word, bits);
 }
 
 uint32_t FilterCandidates(const uint64_t* filter, unsigned buckets,

@@ -15,8 +15,10 @@
 
 namespace plush::table {
 
-// Bit i of the result is set iff keys[i] == word (16 keys of a bucket).
-uint32_t MatchKeys(const uint64_t* keys, uint64_t word);
+// Bit i of the result is set iff (keys[i] & bits) == word (16 keys of a
+// bucket; `bits`: those of a key word that hold the table hash).
+uint32_t MatchKeys(const uint64_t* keys, uint64_t word,
+                   uint64_t bits = ~uint64_t{0});
 
 // Bit b of the result is set iff bucket b (< buckets) may hold the key.
 uint32_t FilterCandidates(const uint64_t* filter, unsigned buckets,

@@ -35,9 +35,11 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
     // A unit's records lie in its entries' buckets, which were allocated
     // one by one, anywhere in the pool: start loading every line an entry
     // a few places ahead will read, so that the misses overlap. The key
-    // word of an indirect slot (its key's hash) is not read: no reader of
-    // a subtree needs it, and a pool of long keys then reads half the
+    // word of an indirect slot (its key's hash) is read only in pools
+    // where it holds a fingerprint, which scans filter by: no reader of a
+    // subtree needs the hash, and a pool of long keys then reads half the
     // lines.
+    const bool fingerprints = hasher_.fingerprints();
     constexpr uint64_t kAhead = 2;
     auto size_of = [&](const DirectoryEntry& e) {
       return std::min(EntryState::Decode(LoadRelaxed(e.state)).size,
@@ -52,7 +54,8 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
         const unsigned used =
             std::min(size - b * kSlotsPerBucket, kSlotsPerBucket);
         for (unsigned s = 0; s < used; s += 8) {  // 8 words a line
-          if (AnyInline(e, b * kSlotsPerBucket + s, std::min(used - s, 8u)))
+          if (fingerprints ||
+              AnyInline(e, b * kSlotsPerBucket + s, std::min(used - s, 8u)))
             __builtin_prefetch(&bucket->keys[s]);
           __builtin_prefetch(&bucket->values[s]);
         }
@@ -75,7 +78,9 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
              pos-- > b * kSlotsPerBucket;) {
           const unsigned s = pos % kSlotsPerBucket;
           const bool indirect = TestBit(e.indirect, pos);
-          slots->push_back({indirect ? 0 : LoadRelaxed(bucket->keys[s]),
+          slots->push_back({indirect && !fingerprints
+                                ? 0
+                                : LoadRelaxed(bucket->keys[s]),
                             LoadRelaxed(bucket->values[s]),
                             TestBit(e.tombstone, pos), indirect});
         }

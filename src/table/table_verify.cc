@@ -66,7 +66,8 @@ uint64_t LeveledTable::Verify(std::string* report) const {
                        // migration
           }
           if (indirect &&
-              !resolver_->EntryIsIntact(value, key, filter_hash_mask_) &&
+              !resolver_->EntryIsIntact(value, key & hasher_.hash_bits(),
+                                        filter_hash_mask_) &&
               resolver_->IsLive(value)) {  // not compacted meanwhile
             problem(l, i,
                     "slot " + std::to_string(pos) + " references payload " +

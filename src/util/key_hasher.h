@@ -13,7 +13,10 @@
 //     by a range map     unit = the unit the pool's range map names for
 //                               the key's position (util/range_map.h)
 //
-// with d = dram_directory_bits. Range partitioning thus orders the DRAM
+// with d = dram_directory_bits; in pools whose indirect slots carry
+// fingerprints (partitioning 4), bits 40..63 are zero: an indirect slot's
+// key word holds there the key's fingerprint on its unit
+// (util/key_fingerprint.h). Range partitioning thus orders the DRAM
 // entries by key (by key bits: entry i holds the keys of unit i, so an
 // ordered scan visits DRAM entries in index order; by a map: in the
 // order of the map's positions); below the DRAM level keys still
@@ -32,6 +35,7 @@
 #include <string_view>
 
 #include "util/hash.h"
+#include "util/key_fingerprint.h"
 #include "util/key_prefix.h"
 #include "util/range_map.h"
 
@@ -41,18 +45,41 @@ class KeyHasher {
  public:
   // `range`: order-preserving DRAM placement (dram_bits <= 32), on `map`
   // if given (of 2^dram_bits units), else on the leading `dram_bits` key
-  // bits.
+  // bits. `fingerprints`: indirect slots carry them (REQUIRES: a map).
   KeyHasher(bool range, unsigned dram_bits,
-            std::shared_ptr<const RangeMap> map = nullptr)
-      : range_(range), dram_bits_(dram_bits), map_(std::move(map)) {}
+            std::shared_ptr<const RangeMap> map = nullptr,
+            bool fingerprints = false)
+      : range_(range),
+        dram_bits_(dram_bits),
+        hash_bits_(fingerprints ? ~fingerprint::kMask : ~uint64_t{0}),
+        map_(std::move(map)) {}
 
   bool range() const { return range_; }
+  bool fingerprints() const { return hash_bits_ != ~uint64_t{0}; }
+  // The bits of a slot's key word that hold the table hash.
+  uint64_t hash_bits() const { return hash_bits_; }
   // The range map, if the pool has one (else null).
   const RangeMap* map() const { return map_.get(); }
 
   uint64_t Hash(std::string_view key) const {
     const uint64_t h = KeyHash(key);
     return range_ ? Place(h, UnitOf(key)) : h;
+  }
+  // Hash(key), and the key word of an indirect slot of the key: the hash
+  // and, with fingerprints, the key's on its unit.
+  struct Placed {
+    uint64_t hash;
+    uint64_t indirect_word;
+  };
+  Placed PlaceKey(std::string_view key) const {
+    if (!fingerprints()) {
+      const uint64_t h = Hash(key);
+      return {h, h};
+    }
+    const std::string* upper = nullptr;
+    const std::string* lower = nullptr;
+    const uint64_t h = Place(KeyHash(key), map_->UnitOf(key, &upper, &lower));
+    return {h, h | fingerprint::Of(key, lower ? *lower : std::string_view())};
   }
 
   // Hash() of an 8-byte key stored inline as a little-endian word.
@@ -77,6 +104,13 @@ class KeyHasher {
   uint64_t HashOnUnit(std::string_view key, uint64_t unit) const {
     return Place(KeyHash(key), unit);
   }
+  // The key word of an indirect slot of `key` written on `unit`, whose
+  // range begins at `lower`. REQUIRES: range().
+  uint64_t IndirectWordOnUnit(std::string_view key, uint64_t unit,
+                              std::string_view lower) const {
+    const uint64_t h = HashOnUnit(key, unit);
+    return fingerprints() ? h | fingerprint::Of(key, lower) : h;
+  }
 
   // The range map's version (0 without one): the same value before and
   // after some work means the work placed keys on one map throughout.
@@ -95,12 +129,13 @@ class KeyHasher {
     return dram_bits_ == 0 ? 0 : big_endian_prefix >> (64 - dram_bits_);
   }
   uint64_t Place(uint64_t hash, uint64_t unit) const {
-    if (dram_bits_ == 0) return hash;
-    return hash << dram_bits_ | unit;
+    if (dram_bits_ == 0) return hash & hash_bits_;
+    return (hash << dram_bits_ | unit) & hash_bits_;
   }
 
   bool range_;
   unsigned dram_bits_;
+  uint64_t hash_bits_;
   std::shared_ptr<const RangeMap> map_;  // null: key bits
 };
 

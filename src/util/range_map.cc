@@ -155,32 +155,35 @@ uint64_t RangeMap::UnitOf(std::string_view key) const {
   return UnitOf(key, &upper);
 }
 
-uint64_t RangeMap::UnitOf(std::string_view key,
-                          const std::string** upper) const {
+uint64_t RangeMap::UnitOf(std::string_view key, const std::string** upper,
+                          const std::string** lower) const {
   const Prefix prefix = Prefix::Of(key);
   thread_local Recent recent;
-  if (recent.Holds(id_, version_.load(std::memory_order_acquire), prefix)) {
-    *upper = recent.bounds.upper_key;
-    return recent.unit;
+  RangeMapBuffer::Bounds found;
+  const RangeMapBuffer::Bounds* bounds = &recent.bounds;
+  uint64_t unit = recent.unit;
+  if (!recent.Holds(id_, version_.load(std::memory_order_acquire), prefix)) {
+    unit = Search(key, prefix, &recent, &found);
+    bounds = &found;
   }
-  return Search(key, prefix, &recent, upper);
+  *upper = bounds->upper_key;
+  if (lower != nullptr) *lower = bounds->lower_key;
+  return unit;
 }
 
 uint32_t RangeMap::Search(std::string_view key, const Prefix& prefix,
-                          Recent* recent, const std::string** upper) const {
+                          Recent* recent,
+                          RangeMapBuffer::Bounds* bounds) const {
   for (;;) {
     const uint64_t v = version_.load(std::memory_order_acquire);
-    RangeMapBuffer::Bounds bounds;
-    const uint32_t unit = buffers_[BufferAt(v)]->UnitOf(key, prefix, &bounds);
+    *bounds = RangeMapBuffer::Bounds();
+    const uint32_t unit = buffers_[BufferAt(v)]->UnitOf(key, prefix, bounds);
     const uint64_t now = ReloadVersion();
     // No change began during the read: the bounds are those of map v.
-    if (now == v && v % 2 == 0) *recent = {id_, v, bounds, unit};
+    if (now == v && v % 2 == 0) *recent = {id_, v, *bounds, unit};
     // The buffer read is written again only once version 2n + 3 begins
     // (2n: the even version at or below v).
-    if (now - (v & ~uint64_t{1}) < 3) {
-      *upper = bounds.upper_key;
-      return unit;
-    }
+    if (now - (v & ~uint64_t{1}) < 3) return unit;
   }
 }
 

@@ -104,9 +104,11 @@ class RangeMap {
 
   // Lock-free: the unit of `key` on the map as of one moment.
   uint64_t UnitOf(std::string_view key) const;
-  // UnitOf(key), and the separator where the key's position ends on the
-  // same map (null for the last position), which lives as long as the map.
-  uint64_t UnitOf(std::string_view key, const std::string** upper) const;
+  // UnitOf(key), and the separators where the key's position ends and, if
+  // `lower` is given, where it begins, on the same map (null for the last
+  // position and the first), which live as long as the map.
+  uint64_t UnitOf(std::string_view key, const std::string** upper,
+                  const std::string** lower = nullptr) const;
   // Grows with every change. Equal before and after some work: the work
   // saw one map throughout. (A change under way, not yet seen by readers,
   // does not count: it only moves the keys of units its caller has
@@ -199,10 +201,10 @@ class RangeMap {
     uint32_t unit = 0;
     bool Holds(uint64_t id, uint64_t v, const Prefix& p) const;
   };
-  // The search (the separator above the key's position in *upper), and
-  // the range it found if the map did not change during it.
+  // The search (the separators around the key's position in *bounds),
+  // and the range it found if the map did not change during it.
   uint32_t Search(std::string_view key, const Prefix& prefix, Recent* recent,
-                  const std::string** upper) const;
+                  RangeMapBuffer::Bounds* bounds) const;
 
   const uint64_t id_;  // distinct for every map of the process
   const unsigned bits_;

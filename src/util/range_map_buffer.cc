@@ -109,6 +109,7 @@ uint32_t RangeMapBuffer::UnitOf(std::string_view key, Prefix p,
                     prefix_[2 * s + 1].load(kRelaxed)};
     };
     bounds->lower = slot_prefix(base + at - 1);
+    bounds->lower_key = key_[base + at - 1].load(std::memory_order_acquire);
     if (at < size) {
       set_upper(slot_prefix(base + at), base + at);
     } else if (first < blocks) {

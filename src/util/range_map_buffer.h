@@ -44,11 +44,12 @@ class RangeMapBuffer {
   static constexpr size_t kBlock = 32;
   // The prefixes of the separators around a key: every key whose prefix
   // lies strictly between them is on the same unit (an absent bound: no
-  // separator on that side); and the whole key of the upper one, where
-  // the key's position ends.
+  // separator on that side); and the whole keys of the two, where the
+  // key's position begins and ends.
   struct Bounds {
     std::optional<Prefix> lower;
     std::optional<Prefix> upper;
+    const std::string* lower_key = nullptr;
     const std::string* upper_key = nullptr;
   };
 

@@ -1,0 +1,100 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "util/key_fingerprint.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace plush::fingerprint {
+namespace {
+
+// Keys over a small alphabet (so that they share prefixes), some long
+// enough to pass the deepest depth.
+std::string RandomKey(std::mt19937_64& rng) {
+  static const char kAlphabet[] = {'\0', '0', '1', '9', 'a', '\xff'};
+  const size_t n = rng() % 4 == 0 ? 60 + rng() % 12 : rng() % 8;
+  std::string key(rng() % 3 == 0 ? "user:000" : "");
+  for (size_t i = 0; i < n; ++i) key += kAlphabet[rng() % sizeof(kAlphabet)];
+  return key;
+}
+
+TEST(KeyFingerprintTest, FiltersOnlyKeysOutsideTheRange) {
+  std::mt19937_64 rng(7);
+  size_t excluded = 0;
+  size_t outside = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::vector<std::string> k;
+    for (int i = 0; i < 3; ++i) k.push_back(RandomKey(rng));
+    std::sort(k.begin(), k.end());
+    const std::string& lower = k[0];
+    const std::string& from = k[1];
+    std::optional<std::string_view> upper;
+    if (k[2] > from && rng() % 2 == 0) upper = k[2];
+    const Filter filter(lower, from, upper);
+    for (int i = 0; i < 20; ++i) {
+      std::string key = RandomKey(rng);
+      if (key < lower) key = lower + key;  // the range's keys are >= lower
+      // The low 40 bits (the table hash) do not matter.
+      const uint64_t word = Of(key, lower) | (rng() >> 24);
+      const bool out = key < from || (upper && key >= *upper);
+      outside += out;
+      if (filter.Excludes(word)) {
+        ++excluded;
+        ASSERT_TRUE(out) << "key " << testing::PrintToString(key)
+                         << " lower " << testing::PrintToString(lower)
+                         << " from " << testing::PrintToString(from);
+      }
+    }
+  }
+  // Most keys outside the range are told from their fingerprints alone.
+  EXPECT_GT(excluded, outside * 3 / 4);
+}
+
+TEST(KeyFingerprintTest, TellsLongKeysWithACommonPrefixApart) {
+  // A unit of "user:%08d" keys from user:00012300 on; a scan from
+  // user:00012345 up to user:00012390 leaves out the 45 keys below it and
+  // those above the upper bound (the bound itself has the fingerprint of
+  // a key inside, and is read).
+  const std::string lower = "user:00012300";
+  auto key = [](int i) {
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), "user:%08d", i);
+    return std::string(buf);
+  };
+  const Filter filter(lower, key(12345), key(12390));
+  for (int i = 12300; i < 12400; ++i) {
+    const bool out = i < 12345 || i > 12390;
+    EXPECT_EQ(filter.Excludes(Of(key(i), lower)), out) << i;
+  }
+}
+
+TEST(KeyFingerprintTest, DepthStopsAtTheLimit) {
+  const std::string lower(100, 'a');
+  const std::string key = std::string(80, 'a') + "b";
+  const uint64_t word = Of(key, lower);
+  EXPECT_EQ(word >> (kShift + kBits), kMaxDepth);
+  EXPECT_EQ(word & ~kMask, 0u);
+  // Past the depth limit keys are not told apart, and none is left out.
+  const Filter filter(lower, std::string(80, 'a') + "a", std::nullopt);
+  EXPECT_FALSE(filter.Excludes(word));
+}
+
+// The control: a fingerprint read against a lower bound other than the
+// one it was written with can leave out a key of the range (why
+// re-balancing keeps the lower bound of a unit that keeps its records).
+TEST(KeyFingerprintTest, ALowerBoundThatMovedMisleads) {
+  const std::string written_lower = "user:00012300";
+  const std::string key = "user:00012350";
+  const uint64_t word = Of(key, written_lower);
+  const Filter moved("user:00000000", "user:00012340", std::nullopt);
+  EXPECT_TRUE(moved.Excludes(word));
+}
+
+}  // namespace
+}  // namespace plush::fingerprint
