@@ -31,6 +31,7 @@ void UnitIterator::Seek(std::string_view target) {
     return;
   }
   status_ = Status::OK();
+  want_ = kFirstBatch;
   LoadRange(target);
 }
 
@@ -42,6 +43,7 @@ void UnitIterator::SeekToPartition(uint64_t partition) {
   }
   const std::optional<std::string> start = source_->RangeStart(partition);
   if (start) {
+    want_ = 0;
     LoadRange(*start);
   } else {
     live_.clear();
@@ -107,11 +109,12 @@ void UnitIterator::LoadRange(std::string_view from) {
     if (upper_bound_ && start >= *upper_bound_) return;
     batch_.Clear();
     range_position_.reset();
-    status_ = source_->ReadRange(start, &batch_, &range_upper_);
+    status_ = source_->ReadRange(start, want_, &batch_, &range_upper_);
     if (!status_.ok()) {
       live_.clear();
       return;
     }
+    want_ = want_ >= kLargestBatch ? 0 : 2 * want_;
     range_from_ = start;
     if (SortBatch(SharedInRange(start)) || !range_upper_) break;
     start = *range_upper_;

@@ -15,7 +15,8 @@
 // range that holds the key where the last one ended, so it is in key order
 // even while a re-balance moves ranges between units, and Seek reads only
 // the ranges that can hold the keys it asks for (the paper's "divide and
-// conquer", §6.6; a unit is read in full). Hash partitioning spreads keys
+// conquer", §6.6; a range may come in several batches, ScanSource::
+// ReadRange). Hash partitioning spreads keys
 // over units by hash: the iteration returns every key once, in key order
 // within a unit only, and Seek is NotSupported.
 
@@ -69,8 +70,12 @@ class ScanSource {
   virtual Status ReadUnit(uint64_t unit, ScanBatch* batch) = 0;
   // Ordered sources: adds to *batch every version of the keys >= `from` of
   // the range that holds `from`, as of one moment, and sets *upper to
-  // where that range ends (exclusive; absent for the last range).
-  virtual Status ReadRange(std::string_view from, ScanBatch* batch,
+  // where that range ends (exclusive; absent for the last range). Once
+  // the batch holds about `want` records (0: no limit), it may end before
+  // the range does: *upper then says where, and the next batch is read
+  // from there.
+  virtual Status ReadRange(std::string_view from, size_t want,
+                           ScanBatch* batch,
                            std::optional<std::string>* upper) = 0;
   // Ordered sources: the rank among the ranges of the one that holds
   // `key`, now.
@@ -157,6 +162,15 @@ class UnitIterator final : public Iterator {
   // range ends (absent: the last), and its position once asked.
   std::string range_from_;
   std::optional<std::string> range_upper_;
+  // About how many records the next batch is to hold (ScanSource::
+  // ReadRange; 0: whole ranges). A Seek starts with a few, which most
+  // short scans need, and every batch after it asks for twice as many as
+  // the one before, so that a long scan reads each unit a few times at
+  // most; SeekToPartition (a whole partition, as a rule) reads whole
+  // ranges.
+  static constexpr size_t kFirstBatch = 128;
+  static constexpr size_t kLargestBatch = 8192;
+  size_t want_ = 0;
   mutable std::optional<uint64_t> range_position_;
 };
 

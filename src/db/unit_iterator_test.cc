@@ -46,17 +46,30 @@ class ScriptedSource final : public ScanSource {
   // (unit, lower bound) of every ReadUnit.
   std::vector<std::pair<uint64_t, std::string>> reads;
   int positions_asked = 0;
+  // Ordered: batches end after `want` keys, as UnitReader's may (else
+  // they hold the whole range); the `want` of every ReadRange.
+  bool end_batches_early = false;
+  std::vector<size_t> wants;
 
   uint64_t unit_count() const override { return units.size(); }
   Status ReadUnit(uint64_t unit, ScanBatch* batch) override {
-    return Read(unit, "", batch);
+    return Read(unit, "", std::string(8, '\xff'), batch);
   }
   // Ordered: unit u holds [u << 6, (u + 1) << 6) (first byte).
-  Status ReadRange(std::string_view from, ScanBatch* batch,
+  Status ReadRange(std::string_view from, size_t want, ScanBatch* batch,
                    std::optional<std::string>* upper) override {
+    wants.push_back(want);
     const uint64_t unit = unit_of(from);
     *upper = RangeStart(unit + 1);
-    return Read(unit, from, batch);
+    if (end_batches_early && want > 0) {
+      std::vector<std::string> keys;
+      for (const Version& v : units[unit])
+        if (v.key >= from) keys.push_back(v.key);
+      std::sort(keys.begin(), keys.end());
+      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+      if (keys.size() > want) *upper = keys[want];
+    }
+    return Read(unit, from, upper->value_or(std::string(8, '\xff')), batch);
   }
   uint64_t PositionOf(std::string_view key) override {
     ++positions_asked;
@@ -69,11 +82,13 @@ class ScriptedSource final : public ScanSource {
   }
 
  private:
-  Status Read(uint64_t unit, std::string_view lower_bound, ScanBatch* batch) {
+  Status Read(uint64_t unit, std::string_view lower_bound,
+              std::string_view upper, ScanBatch* batch) {
     reads.emplace_back(unit, std::string(lower_bound));
     if (unit == failing_unit) return failure;
     for (const Version& v : units[unit]) {
-      if (v.key >= lower_bound) batch->Add(v.key, v.value, v.tombstone);
+      if (v.key >= lower_bound && v.key < upper)
+        batch->Add(v.key, v.value, v.tombstone);
     }
     return Status::OK();
   }
@@ -360,6 +375,42 @@ TEST_F(UnitIteratorTest, LargeUnitsMatchAModel) {
   UnitIterator it(&source_, false);
   it.SeekToFirst();
   EXPECT_EQ(Rest(it), expected);
+}
+
+// A batch that ends before its range does is followed by one read from
+// where it ended, in the same partition; a Seek asks for a few records
+// first, then twice as many each time; SeekToPartition for whole ranges.
+TEST_F(UnitIteratorTest, BatchesThatEndEarlyAreFollowedFromWhereTheyEnd) {
+  source_.end_batches_early = true;
+  source_.units.assign(4, {});
+  std::map<std::string, std::string> model;
+  for (int i = 0; i < 2000; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "%c%05d", 0x40 + i % 2, i);
+    const std::string value = std::to_string(i);
+    source_.units[1].insert(source_.units[1].begin(), {key, value, false});
+    model[key] = value;
+  }
+  source_.units[2].push_back({"\x80z", "last", false});
+  model["\x80z"] = "last";
+  const std::string target = "@00500";
+  UnitIterator it(&source_, true);
+  it.Seek(target);
+  ASSERT_TRUE(it.Valid());
+  EXPECT_EQ(it.partition(), 1u);
+  for (int i = 0; i < 300; ++i) it.Next();
+  EXPECT_EQ(it.partition(), 1u) << "a batch that ended early is not a range";
+  it.Seek(target);
+  EXPECT_EQ(Rest(it), Pairs(model.lower_bound(target), model.end()));
+  const std::vector<size_t> doubling = {128, 256, 512, 1024, 2048};
+  ASSERT_GE(source_.wants.size(), doubling.size() + 1);
+  EXPECT_EQ(std::vector<size_t>(source_.wants.end() - doubling.size() - 1,
+                                source_.wants.end() - 1),
+            doubling);
+  source_.wants.clear();
+  it.SeekToFirst();
+  EXPECT_EQ(Rest(it), Pairs(model.begin(), model.end()));
+  EXPECT_EQ(source_.wants, std::vector<size_t>(source_.wants.size(), 0));
 }
 
 // The sort packs, in each byte, only the span of bits in which the keys

@@ -41,7 +41,8 @@ class KeyBound {
 
 Status UnitReader::ReadUnit(uint64_t unit, ScanBatch* batch) {
   return write_path_.WithEntryLocked(unit, [&](uint64_t) {
-    return CollectLocked(unit, {}, std::nullopt, std::nullopt, batch);
+    std::optional<std::string> no_upper;
+    return CollectLocked(unit, {}, std::nullopt, 0, &no_upper, batch);
   });
 }
 
@@ -50,7 +51,8 @@ Status UnitReader::ReadUnit(uint64_t unit, ScanBatch* batch) {
 // under its lock, so it then holds `from`'s range for as long as the read
 // takes. (Placing `from` also tells where its range ends: no lock on the
 // map, which concurrent scans would all take.)
-Status UnitReader::ReadRange(std::string_view from, ScanBatch* batch,
+Status UnitReader::ReadRange(std::string_view from, size_t want,
+                             ScanBatch* batch,
                              std::optional<std::string>* upper) {
   const KeyHasher& hasher = table_.hasher();
   std::string lower;
@@ -61,7 +63,7 @@ Status UnitReader::ReadRange(std::string_view from, ScanBatch* batch,
     Status s = write_path_.WithEntryLocked(unit, [&](uint64_t) {
       moved = !hasher.Unchanged(version);
       if (moved) return Status::OK();
-      return CollectLocked(unit, from, *upper, lower, batch);
+      return CollectLocked(unit, from, lower, want, upper, batch);
     });
     if (!moved) return s;
   }
@@ -103,19 +105,43 @@ uint64_t UnitReader::Place(std::string_view key,
 // A slot written on another unit (a log record that recovery placed here
 // by the map it found) has a fingerprint on another range's lower bound:
 // it is read.
-void UnitReader::LeaveOutByFingerprint(uint64_t unit,
-                                       std::string_view range_lower,
-                                       std::string_view from,
-                                       const std::optional<std::string>& upper,
-                                       std::vector<table::Slot>* slots) const {
-  const fingerprint::Filter filter(
-      range_lower, from,
-      upper ? std::optional<std::string_view>(*upper) : std::nullopt);
+void UnitReader::SelectByFingerprint(uint64_t unit,
+                                     std::string_view range_lower,
+                                     std::string_view from, size_t want,
+                                     std::optional<std::string>* upper,
+                                     std::vector<table::Slot>* slots) const {
   const uint64_t unit_bits = table_.dram_entries() - 1;
-  std::erase_if(*slots, [&](const table::Slot& slot) {
-    return slot.indirect && (slot.key & unit_bits) == unit &&
-           filter.Excludes(slot.key);
-  });
+  // Keeps the slots the filter keeps, and the key words of those that
+  // have fingerprints in `words`.
+  thread_local std::vector<uint64_t> words;
+  auto leave_out = [&](const std::optional<std::string>& end) {
+    const fingerprint::Filter filter(
+        range_lower, from,
+        end ? std::optional<std::string_view>(*end) : std::nullopt);
+    size_t kept = 0;
+    words.resize(slots->size());
+    size_t fingerprinted = 0;
+    // (Without branches: which slots go is as good as random.)
+    for (const table::Slot& slot : *slots) {
+      const bool has = slot.indirect && (slot.key & unit_bits) == unit;
+      const bool keep = !has || !filter.Excludes(slot.key);
+      words[fingerprinted] = slot.key;
+      fingerprinted += has & keep;
+      (*slots)[kept] = slot;
+      kept += keep;
+    }
+    slots->resize(kept);
+    words.resize(fingerprinted);
+  };
+  leave_out(*upper);
+  // Many more than wanted: the batch ends where the fingerprints tell
+  // about `want` of them apart (a scan of a few keys then reads a few
+  // payload entries, not its whole range's).
+  if (want == 0 || words.size() <= want + want / 2) return;
+  std::optional<std::string> end = fingerprint::BatchEnd(from, words, want);
+  if (!end || (*upper && *end >= **upper)) return;
+  *upper = std::move(end);
+  leave_out(*upper);
 }
 
 unsigned UnitReader::dram_bits() const {
@@ -130,23 +156,26 @@ unsigned UnitReader::dram_bits() const {
 // dangling meanwhile (compaction relocates a key's newest version under
 // the same lock).
 Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
-                                 const std::optional<std::string>& upper,
                                  std::optional<std::string_view> range_lower,
+                                 size_t want,
+                                 std::optional<std::string>* upper,
                                  ScanBatch* batch) {
   thread_local std::vector<table::Slot> slots;
   thread_local std::string key;
   thread_local std::string value;
   slots.clear();
+  Status s = table_.CollectSubtree(unit, &slots);
+  if (!s.ok()) return s;
+  if (range_lower && table_.hasher().fingerprints()) {
+    SelectByFingerprint(unit, *range_lower, lower_bound, want, upper,
+                        &slots);
+  }
   const KeyBound lower(lower_bound);
   const std::optional<KeyBound> upper_bound =
-      upper ? std::optional<KeyBound>(*upper) : std::nullopt;
+      *upper ? std::optional<KeyBound>(**upper) : std::nullopt;
   auto in_range = [&](std::string_view k) {
     return !lower.IsAbove(k) && (!upper_bound || upper_bound->IsAbove(k));
   };
-  Status s = table_.CollectSubtree(unit, &slots);
-  if (!s.ok()) return s;
-  if (range_lower && table_.hasher().fingerprints())
-    LeaveOutByFingerprint(unit, *range_lower, lower_bound, upper, &slots);
   VisitSlotsPrefetching(slots, payload_, [&](const table::Slot& slot) {
     if (!slot.indirect) {
       const std::string_view inline_key(

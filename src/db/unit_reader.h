@@ -29,7 +29,7 @@ class UnitReader final : public ScanSource {
 
   uint64_t unit_count() const override { return table_.dram_entries(); }
   Status ReadUnit(uint64_t unit, ScanBatch* batch) override;
-  Status ReadRange(std::string_view from, ScanBatch* batch,
+  Status ReadRange(std::string_view from, size_t want, ScanBatch* batch,
                    std::optional<std::string>* upper) override;
   uint64_t PositionOf(std::string_view key) override;
   std::optional<std::string> RangeStart(uint64_t position) override;
@@ -41,20 +41,23 @@ class UnitReader final : public ScanSource {
   uint64_t Place(std::string_view key, std::optional<std::string>* upper,
                  std::string* lower) const;
   unsigned dram_bits() const;
-  // Adds the versions of unit `unit` with keys in [lower_bound, upper) to
-  // *batch; `range_lower`: where the unit's range begins, if known.
-  // REQUIRES: the unit's lock.
+  // Adds the versions of unit `unit` with keys in [lower_bound, *upper)
+  // to *batch; `range_lower`: where the unit's range begins, if known.
+  // `want` > 0: may end the batch before *upper, once it holds about
+  // `want` records, and then sets *upper to where it ends. REQUIRES: the
+  // unit's lock.
   Status CollectLocked(uint64_t unit, std::string_view lower_bound,
-                       const std::optional<std::string>& upper,
                        std::optional<std::string_view> range_lower,
+                       size_t want, std::optional<std::string>* upper,
                        ScanBatch* batch);
   // Drops from *slots (of unit `unit`, whose range begins at
-  // `range_lower`) indirect slots whose fingerprints put their keys
-  // outside [from, upper): their payload entries need no reading.
-  void LeaveOutByFingerprint(uint64_t unit, std::string_view range_lower,
-                             std::string_view from,
-                             const std::optional<std::string>& upper,
-                             std::vector<table::Slot>* slots) const;
+  // `range_lower`) the indirect slots whose fingerprints put their keys
+  // outside [from, *upper), whose payload entries then need no reading;
+  // and ends the batch early (as CollectLocked) if `want` allows.
+  void SelectByFingerprint(uint64_t unit, std::string_view range_lower,
+                           std::string_view from, size_t want,
+                           std::optional<std::string>* upper,
+                           std::vector<table::Slot>* slots) const;
 
   const table::LeveledTable& table_;
   const payload::PayloadLogs& payload_;

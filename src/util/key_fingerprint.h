@@ -22,7 +22,9 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace plush::fingerprint {
 
@@ -54,10 +56,12 @@ class Filter {
     const size_t depth = word >> (kShift + kBits);
     const uint32_t bits = (word >> kShift) & ((1u << kBits) - 1);
     // Deeper than where `lower` and `from` part: the key follows `lower`
-    // there, below `from`. (Likewise it is then below `upper`.)
-    if (depth > from_shared_) return true;
-    if (bits < from_bits_[depth]) return true;
-    return depth <= upper_shared_ && bits > upper_bits_[depth];
+    // there, below `from` (and `upper`). (Bitwise: scans ask this of
+    // hundreds of slots that pass or fail at random.)
+    const bool below = (depth > from_shared_) | (bits < from_bits_[depth]);
+    const bool above =
+        (depth <= upper_shared_) & (bits > upper_bits_[depth]);
+    return below | above;
   }
 
  private:
@@ -73,6 +77,16 @@ class Filter {
   // Without an upper bound: every depth, all ones (no key is above).
   std::array<uint32_t, kMaxDepth + 1> upper_bits_{};
 };
+
+// Of the key words `words` of slots that a Filter on `from` kept (written
+// on one unit), a key C > `from` on which a Filter on [from, C) keeps
+// about `count` of them or more (more where the fingerprints tell keys
+// apart coarsely, and those below `from` they cannot tell from it) and
+// leaves out the others, whose keys are at or above C; nullopt if there
+// is none (the fingerprints do not tell so many apart).
+std::optional<std::string> BatchEnd(std::string_view from,
+                                    const std::vector<uint64_t>& words,
+                                    size_t count);
 
 }  // namespace plush::fingerprint
 

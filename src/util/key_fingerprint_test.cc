@@ -85,6 +85,73 @@ TEST(KeyFingerprintTest, DepthStopsAtTheLimit) {
   EXPECT_FALSE(filter.Excludes(word));
 }
 
+// A scan of user:%08d keys from user:00012345 wants 128 records: the batch
+// ends where the fingerprints tell about 128 keys from the others (they
+// tell keys apart down to their tens), and a filter on [from, end) then
+// keeps those keys and no others.
+TEST(KeyFingerprintTest, BatchesEndAfterAboutTheKeysWanted) {
+  const std::string lower = "user:00012300";
+  auto key = [](int i) {
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), "user:%08d", i);
+    return std::string(buf);
+  };
+  const std::string from = key(12345);
+  const Filter all(lower, from, std::nullopt);
+  std::vector<uint64_t> words;
+  for (int i = 12300; i < 13300; ++i) {
+    const uint64_t word = Of(key(i), lower);
+    if (!all.Excludes(word)) words.push_back(word);
+  }
+  // user:000123 are the first 11 bytes of keys below 12400 and of the
+  // bound: their fingerprints tell them apart down to the units.
+  ASSERT_EQ(words.size(), 13300u - 12345u);
+  const std::optional<std::string> end = BatchEnd(from, words, 128);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_GT(*end, from);
+  const Filter batch(lower, from, *end);
+  size_t kept = 0;
+  for (int i = 12300; i < 13300; ++i) {
+    const bool in = key(i) >= from && key(i) < *end;
+    const bool excluded = batch.Excludes(Of(key(i), lower));
+    ASSERT_FALSE(in && excluded) << i;
+    kept += !excluded;
+  }
+  EXPECT_GE(kept, 118u);
+  EXPECT_LE(kept, 148u);
+  // Fewer keys than wanted, or fingerprints that tell none apart: no end.
+  EXPECT_FALSE(BatchEnd(from, words, words.size()).has_value());
+  const std::vector<uint64_t> same(300, Of(key(12345), lower));
+  EXPECT_FALSE(BatchEnd(from, same, 128).has_value());
+}
+
+TEST(KeyFingerprintTest, BatchEndsLieAboveTheStart) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < 40; ++i) keys.push_back(RandomKey(rng));
+    std::sort(keys.begin(), keys.end());
+    const std::string& lower = keys[0];
+    const std::string& from = keys[rng() % keys.size()];
+    const Filter filter(lower, from, std::nullopt);
+    std::vector<uint64_t> words;
+    for (const std::string& k : keys) {
+      const uint64_t word = Of(k, lower);
+      if (!filter.Excludes(word)) words.push_back(word);
+    }
+    const size_t count = rng() % (words.size() + 1);
+    const std::optional<std::string> end = BatchEnd(from, words, count);
+    if (!end) continue;
+    ASSERT_GT(*end, from);
+    const Filter batch(lower, from, *end);
+    for (const std::string& k : keys) {
+      if (k >= from && k < *end) {
+        ASSERT_FALSE(batch.Excludes(Of(k, lower))) << k;
+      }
+    }
+  }
+}
+
 // The control: a fingerprint read against a lower bound other than the
 // one it was written with can leave out a key of the range (why
 // re-balancing keeps the lower bound of a unit that keeps its records).
