@@ -40,6 +40,7 @@
 #include "db/open_db.h"
 #include "plush/db.h"
 #include "plush/limits.h"
+#include "pool_image.h"
 #include "pool/pool.h"
 #include "pool/pool_format.h"
 #include "testutil.h"
@@ -1483,6 +1484,35 @@ TEST(RangeSampleTest, ABaseAndChangesWrittenByHandAreApplied) {
 
 // ---- Pools of the older formats ---------------------------------------------
 
+
+// A slot's fingerprint that does not match its key (damage in bits
+// 40..63 of its key word, which lookups do not read) would hide the record
+// from scans: Verify() reports it. A re-balanced pool's fingerprints all
+// match (Verify() checks each against its unit's lower bound).
+TEST(RangeSampleTest, AWrongFingerprintIsReportedByVerify) {
+  ScratchPool file("fingerprint");
+  ASSERT_NO_FATAL_FAILURE(CreateRebalanced(file.path()));
+  {
+    std::unique_ptr<DB> db;
+    ASSERT_OK(DB::Open(FixedRange(), file.path(), &db));
+    ASSERT_OK(db->Verify());
+    ASSERT_OK(db->Close());
+  }
+  test::PoolImage image = test::PoolImage::FromFile(file.path());
+  const std::optional<uint64_t> entry = image.FindEntry(1, 1);
+  ASSERT_TRUE(entry.has_value());
+  const uint64_t slot = *image.BucketOffset(1, *entry, 0);  // key word
+  image.SetWord(slot, image.Word(slot) ^ uint64_t{1} << 58);  // depth
+  ASSERT_TRUE(image.Save(file.path()));
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(FixedRange(), file.path(), &db));
+  std::string report;
+  EXPECT_TRUE(db->Verify(&report).IsCorruption());
+  EXPECT_NE(report.find("level 1 entry " + std::to_string(*entry) +
+                        ": slot 0's fingerprint does not match its key"),
+            std::string::npos)
+      << report;
+}
 
 // A re-balancing range pool of partitioning 3 (earlier builds: no
 // fingerprints in its indirect slots) keeps its format, and its lookups,

@@ -281,6 +281,12 @@ class LeveledTable {
   uint64_t Verify(std::string* report) const;
 
  private:
+  // Verify(): the fingerprint in `key_word`, of the indirect slot of entry
+  // `index` of level `level` that references `ref`, is its key's (true
+  // where there is none to check).
+  bool FingerprintMatches(unsigned level, uint64_t index, uint64_t key_word,
+                          uint64_t ref) const;
+
   struct Level {
     DirectoryEntry* entries = nullptr;
     uint64_t entry_count = 0;

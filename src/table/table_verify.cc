@@ -11,8 +11,29 @@
 #include "table/leveled_table.h"
 #include "table/simd.h"
 #include "util/hash.h"
+#include "util/key_fingerprint.h"
 
 namespace plush::table {
+
+// Scans leave out the records whose fingerprints put them outside what
+// they read (util/key_fingerprint.h): a wrong one hides a record. Every
+// slot written on a unit that a position names has the fingerprint of its
+// key on that position's lower bound (a unit that holds records keeps its
+// lower bound); slots written on another unit, and those of free units,
+// are not read by fingerprint.
+bool LeveledTable::FingerprintMatches(unsigned level, uint64_t index,
+                                      uint64_t key_word,
+                                      uint64_t ref) const {
+  if (!hasher_.fingerprints()) return true;
+  const uint64_t unit = UnitOfEntry(level, index);
+  if ((key_word & (dram_entries() - 1)) != unit) return true;
+  const std::optional<RangeMap::Range> range =
+      hasher_.map()->RangeOfUnit(unit);
+  std::string key;
+  if (!range || !resolver_->ReadKey(ref, &key)) return true;
+  return fingerprint::Of(key, range->lower) ==
+         (key_word & fingerprint::kMask);
+}
 
 uint64_t LeveledTable::Verify(std::string* report) const {
   constexpr uint64_t kMaxReported = 100;
@@ -73,6 +94,12 @@ uint64_t LeveledTable::Verify(std::string* report) const {
                     "slot " + std::to_string(pos) + " references payload " +
                         std::to_string(value) +
                         ", which is damaged or holds another key");
+            continue;
+          }
+          if (indirect && !FingerprintMatches(l, i, key, value)) {
+            problem(l, i,
+                    "slot " + std::to_string(pos) +
+                        "'s fingerprint does not match its key");
             continue;
           }
           const uint64_t hash = HashOf(key, indirect);
