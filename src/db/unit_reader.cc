@@ -2,6 +2,7 @@
 
 #include "db/unit_reader.h"
 
+#include <algorithm>
 #include <bit>
 #include <string>
 #include <vector>
@@ -166,7 +167,10 @@ Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
   slots.clear();
   Status s = table_.CollectSubtree(unit, &slots);
   if (!s.ok()) return s;
-  if (range_lower && table_.hasher().fingerprints()) {
+  // (Units of 8-byte keys and values hold no fingerprints.)
+  if (range_lower && table_.hasher().fingerprints() &&
+      std::any_of(slots.begin(), slots.end(),
+                  [](const table::Slot& slot) { return slot.indirect; })) {
     SelectByFingerprint(unit, *range_lower, lower_bound, want, upper,
                         &slots);
   }
