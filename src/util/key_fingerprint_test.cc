@@ -24,6 +24,13 @@ std::string RandomKey(std::mt19937_64& rng) {
   return key;
 }
 
+// The keys of plush-bench --key-order user.
+std::string UserKey(int i) {
+  char key[16];
+  std::snprintf(key, sizeof(key), "user:%08d", i);
+  return key;
+}
+
 TEST(KeyFingerprintTest, FiltersOnlyKeysOutsideTheRange) {
   std::mt19937_64 rng(7);
   size_t excluded = 0;
@@ -62,15 +69,10 @@ TEST(KeyFingerprintTest, TellsLongKeysWithACommonPrefixApart) {
   // those above the upper bound (the bound itself has the fingerprint of
   // a key inside, and is read).
   const std::string lower = "user:00012300";
-  auto key = [](int i) {
-    char buf[16];
-    std::snprintf(buf, sizeof(buf), "user:%08d", i);
-    return std::string(buf);
-  };
-  const Filter filter(lower, key(12345), key(12390));
+  const Filter filter(lower, UserKey(12345), UserKey(12390));
   for (int i = 12300; i < 12400; ++i) {
     const bool out = i < 12345 || i > 12390;
-    EXPECT_EQ(filter.Excludes(Of(key(i), lower)), out) << i;
+    EXPECT_EQ(filter.Excludes(Of(UserKey(i), lower)), out) << i;
   }
 }
 
@@ -91,16 +93,11 @@ TEST(KeyFingerprintTest, DepthStopsAtTheLimit) {
 // keeps those keys and no others.
 TEST(KeyFingerprintTest, BatchesEndAfterAboutTheKeysWanted) {
   const std::string lower = "user:00012300";
-  auto key = [](int i) {
-    char buf[16];
-    std::snprintf(buf, sizeof(buf), "user:%08d", i);
-    return std::string(buf);
-  };
-  const std::string from = key(12345);
+  const std::string from = UserKey(12345);
   const Filter all(lower, from, std::nullopt);
   std::vector<uint64_t> words;
   for (int i = 12300; i < 13300; ++i) {
-    const uint64_t word = Of(key(i), lower);
+    const uint64_t word = Of(UserKey(i), lower);
     if (!all.Excludes(word)) words.push_back(word);
   }
   // user:000123 are the first 11 bytes of keys below 12400 and of the
@@ -112,8 +109,8 @@ TEST(KeyFingerprintTest, BatchesEndAfterAboutTheKeysWanted) {
   const Filter batch(lower, from, *end);
   size_t kept = 0;
   for (int i = 12300; i < 13300; ++i) {
-    const bool in = key(i) >= from && key(i) < *end;
-    const bool excluded = batch.Excludes(Of(key(i), lower));
+    const bool in = UserKey(i) >= from && UserKey(i) < *end;
+    const bool excluded = batch.Excludes(Of(UserKey(i), lower));
     ASSERT_FALSE(in && excluded) << i;
     kept += !excluded;
   }
@@ -121,7 +118,7 @@ TEST(KeyFingerprintTest, BatchesEndAfterAboutTheKeysWanted) {
   EXPECT_LE(kept, 148u);
   // Fewer keys than wanted, or fingerprints that tell none apart: no end.
   EXPECT_FALSE(BatchEnd(from, words, words.size()).has_value());
-  const std::vector<uint64_t> same(300, Of(key(12345), lower));
+  const std::vector<uint64_t> same(300, Of(UserKey(12345), lower));
   EXPECT_FALSE(BatchEnd(from, same, 128).has_value());
 }
 
