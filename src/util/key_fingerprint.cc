@@ -20,8 +20,7 @@ uint32_t BitsAt(std::string_view key, size_t depth) {
   return bytes >> (24 - kBits);
 }
 
-}  // namespace
-
+// The number of leading bytes `a` and `b` share.
 size_t CommonPrefixLength(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
   return static_cast<size_t>(
@@ -30,6 +29,8 @@ size_t CommonPrefixLength(std::string_view a, std::string_view b) {
           .first -
       a.begin());
 }
+
+}  // namespace
 
 uint64_t Of(std::string_view key, std::string_view lower) {
   const size_t depth = std::min(CommonPrefixLength(key, lower), kMaxDepth);

@@ -34,9 +34,6 @@ inline constexpr uint64_t kMask = ~((uint64_t{1} << kShift) - 1);
 inline constexpr unsigned kBits = 18;
 inline constexpr size_t kMaxDepth = 63;
 
-// The number of leading bytes `a` and `b` share.
-size_t CommonPrefixLength(std::string_view a, std::string_view b);
-
 // The fingerprint of `key` written on a unit whose range begins at
 // `lower` (empty for the first range), in place: bits 40..63.
 uint64_t Of(std::string_view key, std::string_view lower);
