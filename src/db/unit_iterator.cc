@@ -224,25 +224,14 @@ size_t UnitIterator::CommonPrefixLength() const {
   const std::string_view first = batch_.KeyOf(records[0]);
   size_t shared = first.size();
   for (const ScanBatch::Record& r : records) {
-    const std::string_view key = batch_.KeyOf(r);
-    shared = std::min(shared, key.size());
-    shared = static_cast<size_t>(
-        std::mismatch(first.begin(), first.begin() + shared, key.begin())
-            .first -
-        first.begin());
+    shared = SharedPrefixLength(first.substr(0, shared), batch_.KeyOf(r));
   }
   return shared;
 }
 
 size_t UnitIterator::SharedInRange(std::string_view start) const {
   if (!range_upper_) return CommonPrefixLength();
-  const std::string_view upper = *range_upper_;
-  const size_t n = std::min(start.size(), upper.size());
-  return static_cast<size_t>(
-      std::mismatch(start.begin(), start.begin() + static_cast<ptrdiff_t>(n),
-                    upper.begin())
-          .first -
-      start.begin());
+  return SharedPrefixLength(start, *range_upper_);
 }
 
 }  // namespace plush

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "util/key_prefix.h"
+
 namespace plush::fingerprint {
 namespace {
 
@@ -20,20 +22,10 @@ uint32_t BitsAt(std::string_view key, size_t depth) {
   return bytes >> (24 - kBits);
 }
 
-// The number of leading bytes `a` and `b` share.
-size_t CommonPrefixLength(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  return static_cast<size_t>(
-      std::mismatch(a.begin(), a.begin() + static_cast<ptrdiff_t>(n),
-                    b.begin())
-          .first -
-      a.begin());
-}
-
 }  // namespace
 
 uint64_t Of(std::string_view key, std::string_view lower) {
-  const size_t depth = std::min(CommonPrefixLength(key, lower), kMaxDepth);
+  const size_t depth = std::min(SharedPrefixLength(key, lower), kMaxDepth);
   return (uint64_t{depth} << kBits | BitsAt(key, depth)) << kShift;
 }
 
@@ -50,7 +42,7 @@ Filter::Filter(std::string_view lower, std::string_view from,
 
 size_t Filter::BitsAfter(std::string_view lower, std::string_view bound,
                          std::array<uint32_t, kMaxDepth + 1>* bits) {
-  const size_t shared = CommonPrefixLength(lower, bound);
+  const size_t shared = SharedPrefixLength(lower, bound);
   for (size_t d = 0; d <= std::min(shared, kMaxDepth); ++d)
     (*bits)[d] = BitsAt(bound, d);
   return shared;

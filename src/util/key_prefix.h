@@ -48,6 +48,14 @@ inline uint64_t KeySecondWord(std::string_view key) {
   return KeyPrefix(key.size() > 8 ? key.substr(8) : std::string_view());
 }
 
+// The number of leading bytes `a` and `b` share.
+inline size_t SharedPrefixLength(std::string_view a, std::string_view b) {
+  const size_t n = a.size() < b.size() ? a.size() : b.size();
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
 }  // namespace plush
 
 #endif  // PLUSH_UTIL_KEY_PREFIX_H_
