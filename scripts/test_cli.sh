@@ -188,8 +188,9 @@ grep -Eq 'records per unit: *[0-9]+ min, [0-9]+ median, [1-9][0-9]* max' <<<"$ou
 expect 0 "$plush" dump "$tmp/skewed.pool"
 [[ $out == "$before" ]] && ok || fail "rebalance changed the records"
 expect 0 "$plush" verify "$tmp/skewed.pool"
-expect 2 "$plush" rebalance "$hash"
-expect_err "is hash-partitioned: its keys spread by hash already; rebalance re-partitions range pools"
+# NotSupported (7), as DB::Rebalance and db.rebalance() answer a hash pool.
+expect 7 "$plush" rebalance "$hash"
+expect_err "^plush: NotSupported: pool '$hash' is hash-partitioned: its keys spread by hash already; rebalance re-partitions range pools$"
 expect 0 "$plush" create "$tmp/empty.pool" --small --range
 expect 0 "$plush" rebalance "$tmp/empty.pool"
 expect_out "rebalanced $tmp/empty.pool: 0 moves; records per unit (min, median, max) 0, 0, 0 -> 0, 0, 0"
@@ -227,22 +228,41 @@ expect 5 "$plush" load "$hash" "$tmp/no-such-file.tsv"
 expect 2 "$plush" load --format xml "$hash" "$tmp/records.tsv"
 
 # --batch: every N records are one logged WriteBatch. A bad line stops the
-# load before the batch that holds it; with one thread, the batches before
-# it are in the pool and counted, the rest is not.
+# load: every record before it is in the pool and counted, none after it,
+# whatever the threads.
 batched=$tmp/batched.pool
-expect 0 "$plush" create --small "$batched"
 for i in $(seq 1 40); do
   if ((i == 25)); then echo 'no tab here'; else printf 'b%07d\tv%07d\n' "$i" "$i"; fi
 done >"$tmp/bad25.tsv"
-for mode in "" --unlogged; do
-  expect 2 "$plush" load "$batched" "$tmp/bad25.tsv" --batch 10 --threads 1 $mode
-  expect_err 'bad25.tsv: line 25: expected key<TAB>value'
-  expect_err 'loaded 20 records'
-  expect 0 "$plush" get "$batched" b0000020
-  expect 1 "$plush" get "$batched" b0000021 # same batch as line 25
-  expect 1 "$plush" get "$batched" b0000031
+for threads in 1 2; do
+  for mode in "" --unlogged; do
+    rm -f "$batched"
+    expect 0 "$plush" create --small "$batched"
+    expect 2 "$plush" load "$batched" "$tmp/bad25.tsv" --batch 10 --threads $threads $mode
+    expect_err 'bad25.tsv: line 25: expected key<TAB>value'
+    expect_err 'loaded 24 records in [0-9.]+ s; the load stopped early'
+    expect 0 "$plush" get "$batched" b0000024
+    expect 1 "$plush" get "$batched" b0000026
+  done
+done
+
+# A key repeated in the file ends with its last value, whatever the threads
+# and batches (each key is written by one thread, in file order).
+python3 -c 'print("\n".join(f"k{i%50}\t{i}" for i in range(20000)))' >"$tmp/dup.tsv"
+for threads in 1 2 3 8; do
+  for batch in 1 7 32; do
+    rm -f "$tmp/dup.pool"
+    expect 0 "$plush" create "$tmp/dup.pool" --small
+    expect 0 "$plush" load "$tmp/dup.pool" "$tmp/dup.tsv" --threads $threads --batch $batch
+    expect_err 'loaded 20000 records'
+    expect 0 "$plush" scan "$tmp/dup.pool"
+    want=$(python3 -c 'print("\n".join(sorted(f"k{k}\t{19950 + k}" for k in range(50))))')
+    [[ $(sort <<<"$out") == "$want" ]] && ok || fail "load --threads $threads --batch $batch kept a stale value: $(sort <<<"$out" | head -3)"
+  done
 done
 # Blank lines hold no record and count in no batch.
+rm -f "$batched"
+expect 0 "$plush" create --small "$batched"
 printf 'c1\t1\n\nc2\t2\n\r\nc3\t3\n\n' >"$tmp/blank.tsv"
 expect 0 "$plush" load "$batched" "$tmp/blank.tsv" --batch 2 --threads 1
 expect_err 'loaded 3 records'
@@ -251,16 +271,72 @@ expect_out 3
 # Batches larger than the pool takes at once are the engine's to refuse;
 # the message names the lines of the batch.
 expect 2 "$plush" load "$batched" "$tmp/records.tsv" --batch 200
-expect_err 'records.tsv: lines 1-200: batch of 200 operations exceeds the 167 that a recovery-log chunk of this pool holds'
+expect_err 'records.tsv: a batch of lines [0-9]+-[0-9]+: batch of 200 operations exceeds the 167 that a recovery-log chunk of this pool holds'
 expect_err 'loaded 0 records'
 expect 2 "$plush" load "$range" "$tmp/records.jsonl" --format jsonl --batch 33
-expect_err 'lines 1-33: batch puts more than 32 operations into one DRAM directory entry'
+expect_err 'lines [0-9]+-[0-9]+: batch puts more than 32 operations into one DRAM directory entry'
 expect 2 "$plush" load "$batched" "$tmp/records.tsv" --batch 0
 expect_err 'batch: Value 0 not in range 1 to 65536'
 expect 2 "$plush" load "$batched" "$tmp/records.tsv" --batch 65537
 expect 0 "$plush" load "$batched" "$tmp/records.tsv" --unlogged --batch 1
 expect_err 'loaded 3000 records'
 expect 0 "$plush" verify "$batched"
+
+# ---- dump | load ---------------------------------------------------------
+# Any bytes round-trip with the default formats: random binary keys and
+# values, empty values, keys at the size limit (1 KiB), a 64 KiB value.
+python3 - "$tmp/binary.hex" <<'PY'
+import random, sys
+rng = random.Random(27)
+records = {}
+while len(records) < 1000:
+    key = bytes(rng.randrange(256) for _ in range(rng.choice([1, 8, 13, 100, 1024])))
+    records[key] = bytes(rng.randrange(256) for _ in range(rng.choice([0, 0, 8, 50, 300])))
+records[b"\xff" * 1024] = bytes(rng.randrange(256) for _ in range(65536))
+records[b"text key"] = "caf\u00e9 \t\n\"".encode()
+with open(sys.argv[1], "w") as f:
+    for k, v in records.items():
+        f.write(f"{k.hex()}\t{v.hex()}\n")
+PY
+sorted_hex_dump() { "$plush" dump --hex "$1" | grep -v plush_dump | sort; }
+for kind in "" --range; do
+  rm -f "$tmp/a.pool" "$tmp/b.pool"
+  expect 0 "$plush" create "$tmp/a.pool" --small $kind
+  expect 0 "$plush" load --hex "$tmp/a.pool" "$tmp/binary.hex"
+  expect_err 'loaded 1002 records'
+  expect 0 "$plush" create "$tmp/b.pool" --small $kind
+  "$plush" dump "$tmp/a.pool" >"$tmp/a.jsonl"
+  expect 0 "$plush" load "$tmp/b.pool" - <"$tmp/a.jsonl"
+  expect_err 'loaded 1002 records'
+  [[ $(sorted_hex_dump "$tmp/a.pool") == "$(sorted_hex_dump "$tmp/b.pool")" && $(sorted_hex_dump "$tmp/b.pool" | wc -l) == 1002 ]] &&
+    ok || fail "dump | load $kind did not copy every record exactly"
+done
+head -1 "$tmp/a.jsonl" | grep -qx '{"plush_dump":{"version":1,"encoding":"text"}}' && ok || fail "dump's first line: $(head -1 "$tmp/a.jsonl")"
+tail -1 "$tmp/a.jsonl" | grep -qx '{"plush_dump_end":{"records":1002}}' && ok || fail "dump's last line: $(tail -1 "$tmp/a.jsonl")"
+grep -q '"key_base64":' "$tmp/a.jsonl" && grep -q '"key":"text key","value":"café \\t\\n\\""' "$tmp/a.jsonl" && ok || fail "dump: text as text, other bytes as base64"
+# A dump says its encoding: load reads it back without the flag, and
+# refuses another one.
+"$plush" dump --hex "$tmp/a.pool" >"$tmp/a.hex.jsonl"
+rm -f "$tmp/c.pool"; expect 0 "$plush" create "$tmp/c.pool" --small
+expect 0 "$plush" load "$tmp/c.pool" "$tmp/a.hex.jsonl"
+expect_err 'loaded 1002 records'
+expect 2 "$plush" load --base64 "$tmp/c.pool" "$tmp/a.hex.jsonl"
+expect_err 'line 1: the dump is hex-encoded \(its first line says so\): load it without --base64'
+# A dump cut short, or whose writer failed, is no success: the load says
+# how many records it wrote and exits non-zero.
+expect 2 "$plush" load "$tmp/c.pool" - < <(head -n -1 "$tmp/a.jsonl")
+expect_err 'the input ends before the last line of the dump: the dump was cut short'
+expect_err 'loaded 1002 records in [0-9.]+ s; the load stopped early'
+expect 2 "$plush" load "$tmp/c.pool" - < <("$plush" dump "$tmp/missing.pool" 2>/dev/null)
+expect_err 'the dump was cut short'
+expect_err 'loaded 0 records'
+expect 2 "$plush" load "$tmp/c.pool" - < <(sed 2d "$tmp/a.jsonl")
+expect_err "line 1003: the dump's last line counts 1002 records, but 1001 came before it"
+expect 2 "$plush" load "$tmp/c.pool" - < <(cat "$tmp/a.jsonl"; echo '{"key": "k", "value": "v"}')
+expect_err 'line 1005: a line after the last line of the dump'
+# --format tsv reads lines as they are; auto (the default) tells JSON lines.
+expect 2 "$plush" load --format tsv "$tmp/c.pool" "$tmp/a.jsonl"
+expect_err 'a.jsonl: line 1: expected key<TAB>value'
 
 # ---- scan and dump --------------------------------------------------------
 # A hash pool iterates in no particular order, and cannot start at a key.
@@ -290,8 +366,8 @@ expect 0 "$plush" scan "$range" --start j00000999 --limit 3
 expect_out "$(printf 'j0000100\tw0000100\nj0000102\tw0000102\nj0000103\tw0000103')"
 expect 0 "$plush" put "$range" j0000101 w0000101
 expect 0 "$plush" dump "$range"
-((${#out} > 0)) && [[ $(wc -l <"$tmp/out") == 500 ]] && ok || fail "dump printed $(wc -l <"$tmp/out") lines"
-sort -c "$tmp/out" && ok || fail "dump is not in key order"
+((${#out} > 0)) && [[ $(wc -l <"$tmp/out") == 502 ]] && ok || fail "dump printed $(wc -l <"$tmp/out") lines"
+grep -v plush_dump "$tmp/out" | sort -c && ok || fail "dump is not in key order"
 cp "$tmp/out" "$tmp/dump.jsonl"
 expect 0 "$plush" create --small --range "$tmp/copy.pool"
 expect 0 "$plush" load --format jsonl "$tmp/copy.pool" "$tmp/dump.jsonl"
@@ -339,6 +415,22 @@ holder_rc=$?
 holder=
 ((holder_rc == 0)) && ok || fail "the holding load exited $holder_rc"
 expect 0 "$plush" get "$hash" k0000001
+
+# ---- del: delete's alias, the name redis-cli users type ----------------------
+alias_pool=$tmp/alias.pool
+expect 0 "$plush" create --small "$alias_pool"
+expect 0 "$plush" put "$alias_pool" key00001 value001
+expect 0 "$plush" del "$alias_pool" key00001
+expect_err '^$'
+expect 1 "$plush" get "$alias_pool" key00001
+expect 0 "$plush" del "$alias_pool" key00001 # a missing key is no error
+expect 0 "$plush" del --hex "$alias_pool" 6b65793030303031
+expect 2 "$plush" del "$alias_pool"
+expect_err '^KEY is required$'
+expect 0 "$plush" del --help
+grep -q '^Usage: plush delete \[OPTIONS\] POOL KEY$' <<<"$out" && ok || fail "del --help: $out"
+expect 0 "$plush" --help
+grep -Eq '^  delete, del +Remove a key' <<<"$out" && ok || fail "--help does not name the alias del: $out"
 
 # ---- kill -9 during a load --------------------------------------------------
 source "$(dirname "$0")/test_cli_kill.sh"

@@ -16,34 +16,53 @@ n = int(sys.argv[1])
 sys.stdout.write("".join(f"k{i:09d}\tv{i:09d}\n" for i in range(n)))
 ' "$kill_records" >"$tmp/kill.tsv"
 
-# check_batches N THREADS: reads `plush dump` of a pool on stdin, checks the
-# values and that the records form whole batches of N (with one thread, the
-# first K batches of the file); prints how many records there are.
+# check_batches N THREADS [unordered]: reads `plush dump` of a pool on
+# stdin, checks the values and that the records form whole batches of N,
+# and unless told otherwise that the batches of each loader thread are its
+# first K (a thread writes the records of its keys in file order, N at a
+# time: tools/cli/keyed_workers.h names the owner of a key); prints how
+# many records there are.
 check_batches() {
   python3 -c '
 import json, sys
 batch, threads, total = (int(a) for a in sys.argv[1:4])
+ordered = sys.argv[4] != "unordered"
+def owner(key):
+    h = 0xcbf29ce484222325
+    for b in key.encode():
+        h = ((h ^ b) * 0x100000001b3) % 2**64
+    return h % threads
+# Each thread writes its records in file order, batch after batch.
+batch_of, sizes = {}, {}
+position = [0] * threads
+for i in range(total):
+    w = owner(f"k{i:09d}")
+    batch_of[i] = (w, position[w] // batch)
+    sizes[batch_of[i]] = sizes.get(batch_of[i], 0) + 1
+    position[w] += 1
 present = set()
 for line in sys.stdin:
     record = json.loads(line)
+    if "key" not in record:
+        continue  # the first and last lines of a dump
     i, value = int(record["key"][1:]), record["value"]
     if value != f"v{i:09d}":
         sys.exit(f"record {i} has the value {value!r}")
     present.add(i)
 counts = {}
 for i in present:
-    counts[i // batch] = counts.get(i // batch, 0) + 1
+    counts[batch_of[i]] = counts.get(batch_of[i], 0) + 1
 for b, count in sorted(counts.items()):
-    size = min(batch, total - b * batch)
-    if count != size:
-        sys.exit(f"batch {b} (records {b * batch} to {b * batch + size - 1}) "
-                 f"has {count} of its {size} records")
-if threads == 1 and sorted(counts) != list(range(len(counts))):
-    missing = min(set(range(max(counts) + 1)) - set(counts))
-    sys.exit(f"one loader thread, but batch {missing} is missing and "
-             f"batch {max(counts)} is there")
+    if count != sizes[b]:
+        sys.exit(f"batch {b[1]} of thread {b[0]} has {count} of its "
+                 f"{sizes[b]} records")
+for w in range(threads if ordered else 0):
+    written = sorted(k for t, k in counts if t == w)
+    if written != list(range(len(written))):
+        sys.exit(f"thread {w}: batch {min(set(range(written[-1] + 1)) - set(written))} "
+                 f"is missing and batch {written[-1]} is there")
 print(len(present))
-' "$1" "$2" "$kill_records"
+' "$1" "$2" "$kill_records" "${3:-ordered}"
 }
 
 # crash_load N THREADS [--unlogged]: loads the file into a new pool, kills
@@ -55,7 +74,8 @@ print(len(present))
 crash_load() {
   local batch=$1 threads=$2 mode=${3:-} pool=$tmp/kill-$1-$2.pool
   local whole=$batch delay_ms=$((100 + RANDOM % 700)) attempt rc present
-  [[ $mode == --unlogged ]] && whole=1
+  local order=ordered
+  [[ $mode == --unlogged ]] && whole=1 order=unordered
   local what="batch $batch, $threads thread(s)${mode:+, $mode}"
   for attempt in 1 2 3 4 5 6; do
     rm -f "$pool"
@@ -76,7 +96,7 @@ crash_load() {
       fail "$what: the pool does not open after kill -9: $(<"$tmp/err")"
       return 1
     fi
-    if ! present=$(check_batches "$whole" "$threads" <"$tmp/dump.jsonl"); then
+    if ! present=$(check_batches "$whole" "$threads" "$order" <"$tmp/dump.jsonl"); then
       fail "$what, killed after $delay_ms ms: not whole batches"
       return 1
     fi

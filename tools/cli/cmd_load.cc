@@ -1,17 +1,20 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// plush load POOL FILE [--format tsv|jsonl] [--batch N] [--threads N]
+// plush load POOL FILE [--format auto|tsv|jsonl] [--batch N] [--threads N]
 //                      [--unlogged]
 //
-// One thread reads the file and hands chunks of lines to --threads
-// workers, which parse them and write every --batch records (in file order
-// within a chunk) as one WriteBatch:
+// One thread reads the file; --threads workers parse its lines and write
+// them, each the records of its own keys (keyed_workers.h), every --batch
+// of them as one WriteBatch:
 //  * by default logged: each batch is durable when DB::Write returns, and a
-//    crash leaves whole batches only;
+//  crash leaves whole batches only;
 //  * with --unlogged: the batches skip the log and one Checkpoint() at the
 //    end makes them durable; a crash before it may lose any record of the
 //    load.
-// Either way the count reported as loaded is of durable records only.
+// Either way the pool ends as writing the lines one by one in file order
+// would (the last line of a key wins), the count reported as loaded is of
+// durable records only, and a load that could not write every record of
+// its input (a bad line, a dump cut short, a full pool) exits non-zero.
 
 #include <unistd.h>
 
@@ -30,128 +33,236 @@
 #include "command_line.h"
 #include "display.h"
 #include "json_records.h"
-#include "line_workers.h"
+#include "keyed_workers.h"
 
 namespace plush::cli {
 namespace {
 
-enum class Format { kTsv, kJsonl };
+// kAuto: JSON lines if the first line that holds something is a JSON
+// object, else key<TAB>value lines.
+enum class Format { kAuto, kTsv, kJsonl };
 
-// The default --batch: the largest batch that every pool takes whatever
-// its keys (a DRAM directory entry holds at least 32 records, a log chunk
-// at least 167), and as fast as any larger one (DB::Write's barrier is
+// The default --batch: as fast as any larger one (DB::Write's barrier is
 // amortized long before: plush-bench --batch, tools/cli/README.md).
 constexpr unsigned kDefaultBatch = 32;
 
-// Records handed to a worker at a time (rounded to whole batches): enough
-// to make queueing cheap, few enough to spread a small file over every
-// thread.
+// Records handed to the workers at a time (rounded to whole batches):
+// enough to make queueing cheap, few enough to spread a small file over
+// every thread.
 constexpr size_t kChunkRecords = 1024;
 
 struct LoadArgs {
   PoolArgs pool;
   Encoding encoding = Encoding::kText;
   std::string file;
-  Format format = Format::kTsv;
+  Format format = Format::kAuto;
   unsigned batch = kDefaultBatch;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   bool unlogged = false;
 };
 
+// What the input is, as its first line that holds something tells.
+struct Input {
+  Format format = Format::kTsv;
+  Encoding encoding = Encoding::kText;
+  bool dump = false;  // framed by `plush dump`'s first and last lines
+};
+
 // Blank lines hold no record; they are skipped.
 bool IsBlank(std::string_view line) { return line.empty() || line == "\r"; }
 
-// Parses and decodes a line that is not blank.
-Status ParseLine(const LoadArgs& args, std::string_view line, std::string* key,
-                 std::string* value) {
-  if (line.back() == '\r') line.remove_suffix(1);
-  std::string key_text;
-  std::string value_text;
-  Status s;
-  if (args.format == Format::kJsonl) {
-    s = ParseJsonRecord(line, &key_text, &value_text);
-  } else if (size_t tab = line.find('\t'); tab != std::string_view::npos) {
-    key_text.assign(line.substr(0, tab));
-    value_text.assign(line.substr(tab + 1));
-  } else {
-    s = Status::InvalidArgument("expected key<TAB>value");
+std::string_view WithoutCr(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+// Tells the input's format and encoding from its first line that holds
+// something (`first`); sets *header if that line is a dump's first line,
+// which holds no record.
+Status Detect(const LoadArgs& args, std::string_view first, Input* input,
+              bool* header) {
+  *header = false;
+  input->encoding = args.encoding;
+  input->format = args.format;
+  if (input->format == Format::kAuto) {
+    input->format = IsJsonObject(first) ? Format::kJsonl : Format::kTsv;
   }
-  if (s.ok()) s = Decode(args.encoding, key_text, key).WithContext("key");
+  if (input->format != Format::kJsonl) return Status::OK();
+  Encoding dumped = Encoding::kText;
+  Status s = ParseDumpHeader(first, header, &dumped);
+  if (!s.ok() || !*header) return s;
+  input->dump = true;
+  // The dump says how it is encoded; a different --hex or --base64 is a
+  // mistake to report, not to apply.
+  if (args.encoding != Encoding::kText && args.encoding != dumped) {
+    return Status::InvalidArgument(
+        "the dump is " + std::string(EncodingName(dumped)) +
+        "-encoded (its first line says so): load it without --" +
+        std::string(EncodingName(args.encoding)));
+  }
+  input->encoding = dumped;
+  return Status::OK();
+}
+
+// Parses and decodes a line that is not blank.
+Status ParseLine(const Input& input, std::string_view line, std::string* key,
+                 std::string* value) {
+  line = WithoutCr(line);
+  if (input.format == Format::kJsonl) {
+    return ParseJsonRecord(line, input.encoding, key, value);
+  }
+  const size_t tab = line.find('\t');
+  if (tab == std::string_view::npos) {
+    return Status::InvalidArgument("expected key<TAB>value");
+  }
+  Status s = Decode(input.encoding, line.substr(0, tab), key).WithContext("key");
   if (s.ok()) {
-    s = Decode(args.encoding, value_text, value).WithContext("value");
+    s = Decode(input.encoding, line.substr(tab + 1), value)
+            .WithContext("value");
   }
   return s;
 }
 
-// Writes a chunk's records, lines `first_line` on, in batches of
-// args.batch, and adds the records written to *written. A bad line stops
-// the chunk before the batch that holds it.
-Status WriteChunk(DB* db, const LoadArgs& args, uint64_t first_line,
-                  const std::vector<std::string>& lines, uint64_t* written) {
-  WriteOptions options;
-  options.log = !args.unlogged;
-  WriteBatch batch;
-  uint64_t batch_first_line = 0;
-  uint64_t last_line = 0;
-  auto write_batch = [&] {
-    Status s = db->Write(options, &batch)
-                   .WithContext("lines " + std::to_string(batch_first_line) +
-                                "-" + std::to_string(last_line));
-    if (s.ok()) *written += batch.Count();
-    batch.Clear();
-    return s;
-  };
-  std::string key;
-  std::string value;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (IsBlank(lines[i])) continue;
-    last_line = first_line + i;
-    Status s = ParseLine(args, lines[i], &key, &value);
-    if (!s.ok()) return s.WithContext("line " + std::to_string(last_line));
-    if (batch.Count() == 0) batch_first_line = last_line;
-    batch.Put(key, value);
-    if (batch.Count() == args.batch) {
-      s = write_batch();
-      if (!s.ok()) return s;
-    }
+// One worker's records, written in batches of args.batch.
+class BatchWriter {
+ public:
+  BatchWriter(DB* db, const LoadArgs& args) : db_(db), batch_size_(args.batch) {
+    options_.log = !args.unlogged;
   }
-  return batch.Count() == 0 ? Status::OK() : write_batch();
-}
 
-// Feeds the lines of `in` to the workers, `chunk_records` records at a
-// time, until the end or until a worker fails. Returns IOError if reading
-// failed.
-Status FeedLines(std::istream& in, size_t chunk_records, LineWorkers* workers,
-                 std::atomic<uint64_t>* bytes_read) {
+  Status Add(const std::vector<ParsedRecord>& records, bool end) {
+    for (const ParsedRecord& r : records) {
+      if (batch_.Count() == 0) first_line_ = r.line;
+      last_line_ = r.line;
+      batch_.Put(r.key, r.value);
+      if (batch_.Count() == batch_size_) {
+        Status s = Flush();
+        if (!s.ok()) return s;
+      }
+    }
+    return end ? Flush() : Status::OK();
+  }
+
+  uint64_t written() const { return written_; }
+
+ private:
+  Status Flush() {
+    if (batch_.Count() == 0) return Status::OK();
+    Status s = db_->Write(options_, &batch_);
+    if (!s.ok()) {
+      return s.WithContext(first_line_ == last_line_
+                               ? "line " + std::to_string(first_line_)
+                               : "a batch of lines " +
+                                     std::to_string(first_line_) + "-" +
+                                     std::to_string(last_line_));
+    }
+    written_ += batch_.Count();
+    batch_.Clear();
+    return s;
+  }
+
+  DB* const db_;
+  const unsigned batch_size_;
+  WriteOptions options_;
+  WriteBatch batch_;
+  uint64_t first_line_ = 0;
+  uint64_t last_line_ = 0;
+  uint64_t written_ = 0;
+};
+
+// Reads the input's lines, counting them and the bytes read.
+class LineReader {
+ public:
+  LineReader(std::istream& in, std::atomic<uint64_t>* bytes_read)
+      : in_(in), bytes_read_(*bytes_read) {}
+
+  bool Next(std::string* line) {
+    if (!std::getline(in_, *line)) return false;
+    ++number_;
+    bytes_ += line->size() + 1;
+    bytes_read_.store(bytes_, std::memory_order_relaxed);
+    return true;
+  }
+  uint64_t number() const { return number_; }
+  Status status() const {
+    return in_.bad() ? Status::IOError("read error") : Status::OK();
+  }
+
+ private:
+  std::istream& in_;
+  std::atomic<uint64_t>& bytes_read_;
+  uint64_t number_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+// Feeds the records of a dump's or plain file's lines to the workers,
+// `chunk_records` records at a time, until the end, a worker's error or a
+// flaw of the input (which it returns). `first` is the first line that
+// holds something (a dump's first line is no record).
+Status Feed(LineReader* reader, const Input& input, std::string first,
+            bool header, size_t chunk_records, KeyedWorkers* workers) {
   std::vector<std::string> chunk;
-  size_t records = 0;
-  uint64_t first_line = 1;
-  uint64_t line_number = 0;
-  uint64_t bytes = 0;
+  uint64_t chunk_first_line = reader->number();
+  if (header) ++chunk_first_line;
+  else chunk.push_back(std::move(first));
+  size_t chunk_size = chunk.size();
+  uint64_t records = chunk.size();
+  bool ended = false;  // the dump's last line was read
   std::string line;
-  while (std::getline(in, line)) {
-    ++line_number;
-    bytes += line.size() + 1;
-    bytes_read->store(bytes, std::memory_order_relaxed);
-    if (!IsBlank(line)) ++records;
+  while (reader->Next(&line)) {
+    if (IsBlank(line)) {
+      chunk.push_back(std::move(line));
+      continue;
+    }
+    const std::string at = "line " + std::to_string(reader->number());
+    if (ended) {
+      if (!chunk.empty()) workers->Add(chunk_first_line, std::move(chunk));
+      return Status::InvalidArgument("a line after the last line of the dump")
+          .WithContext(at);
+    }
+    // A dump's last line is written as it starts here (json_records.h).
+    if (input.dump && line.starts_with("{\"plush_dump_end\"")) {
+      uint64_t dumped = 0;
+      Status s = ParseDumpEnd(WithoutCr(line), &ended, &dumped);
+      if (s.ok() && dumped != records) {
+        s = Status::InvalidArgument(
+            "the dump's last line counts " + std::to_string(dumped) +
+            " records, but " + std::to_string(records) + " came before it");
+      }
+      if (!s.ok()) {
+        if (!chunk.empty()) workers->Add(chunk_first_line, std::move(chunk));
+        return s.WithContext(at);
+      }
+      if (ended) {
+        chunk.emplace_back();  // keeps the line numbers of the chunk
+        continue;
+      }
+    }
+    ++records;
+    ++chunk_size;
     chunk.push_back(std::move(line));
-    if (records == chunk_records) {
-      if (!workers->Add(first_line, std::move(chunk))) return Status::OK();
+    if (chunk_size == chunk_records) {
+      if (!workers->Add(chunk_first_line, std::move(chunk))) return Status::OK();
       chunk.clear();
-      records = 0;
-      first_line = line_number + 1;
+      chunk_size = 0;
+      chunk_first_line = reader->number() + 1;
     }
   }
-  if (!chunk.empty()) workers->Add(first_line, std::move(chunk));
-  return in.bad() ? Status::IOError("read error") : Status::OK();
+  if (!chunk.empty()) workers->Add(chunk_first_line, std::move(chunk));
+  Status s = reader->status();
+  if (s.ok() && input.dump && !ended) {
+    s = Status::InvalidArgument(
+        "the input ends before the last line of the dump: the dump was cut "
+        "short (did `plush dump` fail?)");
+  }
+  return s;
 }
 
 Status Load(DB* db, const LoadArgs& args, std::istream& in,
             uint64_t total_bytes) {
   auto start = std::chrono::steady_clock::now();
   std::atomic<uint64_t> bytes_read{0};
-  // Records written by each worker, also published for the progress line.
-  std::vector<uint64_t> written(args.threads);
+  std::vector<BatchWriter> writers(args.threads, BatchWriter(db, args));
   tools::ProgressCounters progress(args.threads);
   Status s;
   {
@@ -162,24 +273,43 @@ Status Load(DB* db, const LoadArgs& args, std::istream& in,
                                   : static_cast<double>(bytes_read.load()) /
                                         static_cast<double>(total_bytes);
         });
-    LineWorkers workers(
-        args.threads, [&](unsigned worker, uint64_t first_line,
-                          const std::vector<std::string>& lines) {
-          Status chunk =
-              WriteChunk(db, args, first_line, lines, &written[worker]);
-          progress.Publish(worker, written[worker]);
-          return chunk;
-        });
-    const size_t chunk_records =
-        args.batch * std::max<size_t>(1, kChunkRecords / args.batch);
-    Status read = FeedLines(in, chunk_records, &workers, &bytes_read);
-    // A worker's error explains more than the read error it may have caused.
-    s = workers.Finish();
-    if (s.ok()) s = read;
+    LineReader reader(in, &bytes_read);
+    std::string first;
+    while (reader.Next(&first) && IsBlank(first)) {
+    }
+    Input input;
+    bool header = false;
+    if (!IsBlank(first)) {
+      s = Detect(args, WithoutCr(first), &input, &header)
+              .WithContext("line " + std::to_string(reader.number()));
+    }
+    if (s.ok() && !IsBlank(first)) {
+      KeyedWorkers workers(
+          args.threads,
+          [&](std::string_view line, std::string* key, std::string* value) {
+            return ParseLine(input, line, key, value);
+          },
+          [&](unsigned worker, const std::vector<ParsedRecord>& records,
+              bool end) {
+            Status added = writers[worker].Add(records, end);
+            progress.Publish(worker, writers[worker].written());
+            return added;
+          });
+      const size_t chunk_records =
+          args.batch * std::max<size_t>(1, kChunkRecords / args.batch);
+      Status read = Feed(&reader, input, std::move(first), header,
+                         chunk_records, &workers);
+      // A worker's error explains more than the read error it may have
+      // caused.
+      s = workers.Finish();
+      if (s.ok()) s = read;
+    } else if (s.ok()) {
+      s = reader.status();
+    }
     s = s.WithContext(args.file);
   }
   uint64_t loaded = 0;
-  for (uint64_t n : written) loaded += n;
+  for (const BatchWriter& w : writers) loaded += w.written();
   // After an error too: the checkpoint makes unlogged batches durable (only
   // then do they count as loaded), and spares every later open replaying
   // logged ones from the recovery log into the DRAM level.
@@ -189,8 +319,9 @@ Status Load(DB* db, const LoadArgs& args, std::istream& in,
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  std::fprintf(stderr, "loaded %llu records in %.2f s\n",
-               static_cast<unsigned long long>(loaded), seconds);
+  std::fprintf(stderr, "loaded %llu records in %.2f s%s\n",
+               static_cast<unsigned long long>(loaded), seconds,
+               s.ok() ? "" : "; the load stopped early");
   return s;
 }
 
@@ -226,18 +357,21 @@ void AddLoadCommand(CLI::App* app, int* exit_code) {
   cmd->add_option("FILE", args->file, "Input file, or - for standard input")
       ->required();
   AddEncodingFlags(cmd, &args->encoding);
-  tools::AddChoice<Format>(cmd, "--format",
-                           "tsv: key<TAB>value lines; jsonl: {\"key\": ..., "
-                           "\"value\": ...} lines (what `plush dump` prints)",
-                           {{"tsv", Format::kTsv}, {"jsonl", Format::kJsonl}},
-                           &args->format);
+  tools::AddChoice<Format>(
+      cmd, "--format",
+      "tsv: key<TAB>value lines; jsonl: {\"key\": ..., \"value\": ...} "
+      "lines (what `plush dump` prints); auto: jsonl if the first line is a "
+      "JSON object, else tsv",
+      {{"auto", Format::kAuto}, {"tsv", Format::kTsv}, {"jsonl", Format::kJsonl}},
+      &args->format);
   cmd->add_option("--batch", args->batch,
                   "Records per WriteBatch (DB::Write): atomic across "
                   "crashes unless --unlogged")
       ->check(CLI::Range(1u, static_cast<unsigned>(kMaxBatchRecords)))
       ->capture_default_str();
   cmd->add_option("--threads", args->threads,
-                  "Writer threads (1: batches reach the pool in file order)")
+                  "Threads that parse and write (each writes the records of "
+                  "its own keys, in file order)")
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
   cmd->add_flag("--unlogged", args->unlogged,

@@ -1,11 +1,13 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // plush scan POOL [--start KEY] [--end KEY] [--limit N]   key<TAB>value lines
-// plush dump POOL                             JSON lines, for `plush load`
+// plush dump POOL                 JSON lines of any bytes, for `plush load`
 //
 // Both walk every record of the pool: in key order on a range-partitioned
 // pool, partition by partition on a hash-partitioned one (which cannot
-// start at a key: --start is NotSupported there).
+// start at a key: --start is NotSupported there). A dump is framed by a
+// first and a last line (json_records.h): the last one only once every
+// record was written out.
 
 #include <iostream>
 #include <limits>
@@ -54,7 +56,18 @@ Status PrintRecords(DB* db, const std::string* start, const std::string* end,
   return it->status();
 }
 
-int RunScan(const ScanArgs& args, const RecordPrinter& print) {
+// A reader of the output that went away, or a full disk, is an error: the
+// output is not all there.
+Status CheckOutput() {
+  std::cout.flush();
+  return std::cout ? Status::OK()
+                   : Status::IOError("cannot write to standard output");
+}
+
+// `before` and `after` print a frame around the records (null: none).
+int RunScan(const ScanArgs& args, const RecordPrinter& print,
+            const std::function<void()>& before = nullptr,
+            const std::function<void(uint64_t records)>& after = nullptr) {
   std::string start;
   std::string end;
   const bool has_start =
@@ -68,11 +81,21 @@ int RunScan(const ScanArgs& args, const RecordPrinter& print) {
   if (s.ok() && has_end) {
     s = Decode(args.encoding, args.end, &end).WithContext("--end");
   }
+  // Before the pool is opened: a reader of a dump that got its first line
+  // but not its last knows it failed, even if it failed to open the pool.
+  if (s.ok() && before) before();
   if (s.ok()) {
     s = WithPool(ExistingPoolOptions(args.pool), args.pool.path, [&](DB* db) {
-      return PrintRecords(db, has_start ? &start : nullptr,
-                          has_end ? &end : nullptr, args.limit, args.encoding,
-                          print);
+      uint64_t records = 0;
+      Status printed = PrintRecords(
+          db, has_start ? &start : nullptr, has_end ? &end : nullptr,
+          args.limit, args.encoding,
+          [&](Encoding encoding, std::string_view key, std::string_view value) {
+            ++records;
+            return print(encoding, key, value);
+          });
+      if (printed.ok() && after) after(records);
+      return printed.ok() ? CheckOutput() : printed;
     });
   }
   return ExitWith(s);
@@ -86,11 +109,8 @@ Status PrintTsv(Encoding encoding, std::string_view key,
 
 Status PrintJson(Encoding encoding, std::string_view key,
                  std::string_view value) {
-  std::string line;
-  Status s =
-      FormatJsonRecord(Encode(encoding, key), Encode(encoding, value), &line);
-  if (s.ok()) std::cout << line << '\n';
-  return s;
+  std::cout << FormatJsonRecord(encoding, key, value) << '\n';
+  return Status::OK();
 }
 
 }  // namespace
@@ -117,11 +137,17 @@ void AddDumpCommand(CLI::App* app, int* exit_code) {
   CLI::App* cmd = app->add_subcommand(
       "dump",
       "Print every record as a JSON line {\"key\": ..., \"value\": ...} "
-      "(in key order on range pools); `plush load --format jsonl` reads it "
-      "back");
+      "(in key order on range pools; bytes that are not UTF-8 text as "
+      "\"key_base64\" / \"value_base64\"), between a first and a last line "
+      "that frame the dump; `plush load` reads it back");
   AddPoolArgs(cmd, &args->pool);
   AddEncodingFlags(cmd, &args->encoding);
-  cmd->callback([args, exit_code] { *exit_code = RunScan(*args, PrintJson); });
+  cmd->callback([args, exit_code] {
+    *exit_code = RunScan(
+        *args, PrintJson,
+        [&] { std::cout << FormatDumpHeader(args->encoding) << '\n'; },
+        [](uint64_t records) { std::cout << FormatDumpEnd(records) << '\n'; });
+  });
 }
 
 }  // namespace plush::cli

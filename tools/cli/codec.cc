@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <utility>
 
 namespace plush::cli {
 namespace {
@@ -132,6 +133,31 @@ std::string Encode(Encoding encoding, std::string_view raw) {
       break;
   }
   return std::string(raw);
+}
+
+namespace {
+constexpr std::array<std::pair<Encoding, std::string_view>, 3> kNames = {{
+    {Encoding::kText, "text"},
+    {Encoding::kHex, "hex"},
+    {Encoding::kBase64, "base64"},
+}};
+}  // namespace
+
+std::string_view EncodingName(Encoding encoding) {
+  for (const auto& [e, name] : kNames) {
+    if (e == encoding) return name;
+  }
+  return {};
+}
+
+bool EncodingFromName(std::string_view name, Encoding* encoding) {
+  for (const auto& [e, n] : kNames) {
+    if (n == name) {
+      *encoding = e;
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace plush::cli

@@ -25,6 +25,11 @@ Status Decode(Encoding encoding, std::string_view in, std::string* out);
 // Encodes raw bytes: lower-case hex, or padded standard base64.
 std::string Encode(Encoding encoding, std::string_view raw);
 
+// "text", "hex" or "base64", as a dump's first line names its encoding.
+std::string_view EncodingName(Encoding encoding);
+// The encoding of such a name; false for another name.
+bool EncodingFromName(std::string_view name, Encoding* encoding);
+
 }  // namespace plush::cli
 
 #endif  // PLUSH_TOOLS_CLI_CODEC_H_
