@@ -4,10 +4,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
 #include <numeric>
 #include <sstream>
+#include <vector>
 
 #include "command_handlers.h"
+#include "reply_guarantee.h"
 
 namespace plush::server {
 namespace {
@@ -44,25 +49,71 @@ void ClientsSection(const ServerContext& server, std::ostream& out) {
       << "maxclients:" << server.config.maxclients << "\r\n";
 }
 
+// The fields of the pool's Stats that PersistenceSection reports in its
+// own terms: each field appears in one section only.
+constexpr std::string_view kPersistenceFields[] = {"backend",
+                                                   "power_fail_durable",
+                                                   "guarantee"};
+
 void PersistenceSection(const ServerContext& server, const Stats& stats,
                         std::ostream& out) {
+  const ReplyGuarantee guarantee =
+      GuaranteeOfReplies(stats, server.config.sync_writes);
   out << "# Persistence\r\n"
       << "loading:0\r\n"
-      // A write is answered once durable within this guarantee.
       << "plush_backend:" << stats.backend << "\r\n"
-      << "plush_power_fail_durable:"
-      << (stats.power_fail_durable || server.config.sync_writes ? 1 : 0)
+      << "plush_power_fail_durable:" << (guarantee.power_fail_durable ? 1 : 0)
       << "\r\n"
       << "plush_sync_writes:" << (server.config.sync_writes ? 1 : 0) << "\r\n"
-      << "plush_guarantee:" << stats.guarantee << "\r\n"
+      << "plush_guarantee:" << guarantee.text << "\r\n"
       << "rdb_last_save_time:" << server.last_save_time.load() << "\r\n";
 }
 
-// Redis's counters, then every field of the pool's Stats as "plush_<name>".
-Status StatsSection(ServerContext& server, std::ostream& out) {
-  std::string fields;
-  Status s = server.db->GetProperty("plush.stats", &fields);
-  if (!s.ok()) return s;
+// The pool's Stats fields as "plush_<name>:<value>" lines, in Redis's
+// spelling (flags 0 or 1), but for those of kPersistenceFields.
+class InfoFields final : public StatsVisitor {
+ public:
+  explicit InfoFields(std::ostream& out) : out_(out) {}
+
+  void Text(std::string_view name, const std::string& value) override {
+    Emit(name, value);
+  }
+  void Flag(std::string_view name, bool value) override {
+    Emit(name, value ? "1" : "0");
+  }
+  void Count(std::string_view name, uint64_t value) override {
+    Emit(name, std::to_string(value));
+  }
+  void Ratio(std::string_view name, double value) override {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.6g", value);
+    Emit(name, text);
+  }
+  void Counts(std::string_view name,
+              const std::vector<uint64_t>& values) override {
+    std::string text;
+    for (uint64_t v : values) {
+      if (!text.empty()) text += ',';
+      text += std::to_string(v);
+    }
+    Emit(name, text);
+  }
+
+ private:
+  void Emit(std::string_view name, std::string_view value) {
+    if (std::ranges::find(kPersistenceFields, name) !=
+        std::end(kPersistenceFields)) {
+      return;
+    }
+    out_ << "plush_" << name << ':' << value << "\r\n";
+  }
+
+  std::ostream& out_;
+};
+
+// Redis's counters, the group commit's, then the pool's Stats fields.
+void StatsSection(const ServerContext& server, const Stats& stats,
+                  std::ostream& out) {
   const GroupCommit::Counters commits = server.group_commit.counters();
   out << "# Stats\r\n"
       << "total_connections_received:" << server.total_connections.load()
@@ -73,15 +124,8 @@ Status StatsSection(ServerContext& server, std::ostream& out) {
       << "plush_group_commits:" << commits.groups << "\r\n"
       << "plush_group_committed_commands:" << commits.commands << "\r\n"
       << "plush_group_syncs:" << commits.syncs << "\r\n";
-  // "name: value" lines.
-  std::istringstream lines(fields);
-  for (std::string line; std::getline(lines, line);) {
-    const size_t colon = line.find(": ");
-    if (colon == std::string::npos) continue;
-    out << "plush_" << line.substr(0, colon) << ':' << line.substr(colon + 2)
-        << "\r\n";
-  }
-  return Status::OK();
+  InfoFields fields(out);
+  stats.ForEachField(&fields);
 }
 
 // Redis's one line per database. Plush keeps no key count: "keys" is the
@@ -115,10 +159,7 @@ Status InfoReport(ServerContext& server,
   if (section("server")) ServerSection(server, out);
   if (section("clients")) ClientsSection(server, out);
   if (section("persistence")) PersistenceSection(server, stats, out);
-  if (section("stats")) {
-    s = StatsSection(server, out);
-    if (!s.ok()) return s;
-  }
+  if (section("stats")) StatsSection(server, stats, out);
   if (section("keyspace")) KeyspaceSection(stats, out);
   *text = out.str();
   return Status::OK();

@@ -2,7 +2,9 @@
 //
 // The text of INFO: Redis's sections (server, clients, persistence, stats,
 // keyspace) as "name:value" lines, with the pool's figures from
-// DB::GetStats / GetProperty("plush.stats") under "plush_" names.
+// DB::GetStats under "plush_" names. Each field appears in one section,
+// booleans as Redis spells them (0 or 1); the persistence section states
+// what this server's replies guarantee (reply_guarantee.h).
 
 #ifndef PLUSH_TOOLS_SERVER_INFO_REPORT_H_
 #define PLUSH_TOOLS_SERVER_INFO_REPORT_H_

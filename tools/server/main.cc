@@ -16,6 +16,8 @@
 
 #include "cli/command.h"  // the CLI's PoolArgs and --backend
 #include "password.h"
+#include "protected_mode.h"
+#include "reply_guarantee.h"
 #include "server.h"
 #include "server_config.h"
 
@@ -93,9 +95,16 @@ int main(int argc, char** argv) {
 
   plush::server::ServerConfig config;
   std::string password_file;
+  std::string protected_mode = "yes";
   app.add_option("--bind", config.bind,
                  "Address to listen on (default loopback only)")
       ->capture_default_str();
+  app.add_option("--protected-mode", protected_mode,
+                 "yes: without a password, serve only clients on the "
+                 "loopback interface and refuse others with an error saying "
+                 "why, as Redis does; no: serve every client")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"yes", "no"}));
   app.add_option("--port", config.port, "TCP port (0: any free one)")
       ->capture_default_str();
   app.add_option("--threads", config.threads,
@@ -123,6 +132,7 @@ int main(int argc, char** argv) {
                      : static_cast<int>(plush::Status::Code::kInvalidArgument);
   }
 
+  config.protected_mode = protected_mode == "yes";
   if (!password_file.empty()) {
     std::string password;
     plush::Status s = plush::server::ReadPasswordFile(password_file, &password);
@@ -156,11 +166,16 @@ int main(int argc, char** argv) {
     return Fail(s);
   }
   std::cerr << "plush-server: serving " << pool.path << " on " << config.bind
-            << ':' << server.port() << " (" << stats.backend
-            << " back end: " << stats.guarantee
-            << (config.sync_writes ? "; every write synced before its reply"
-                                   : "")
+            << ':' << server.port() << " (" << stats.backend << " back end: "
+            << plush::server::GuaranteeOfReplies(stats, config.sync_writes).text
             << ")\n";
+  if (plush::server::ProtectedModeApplies(config) &&
+      !plush::server::IsLoopbackAddress(config.bind)) {
+    std::cerr << "plush-server: protected mode: no password is set, so only "
+                 "clients on the loopback interface are served; clients of "
+                 "other hosts are refused (-DENIED) unless the server is "
+                 "restarted with --requirepass-file or --protected-mode no\n";
+  }
   server.Run();
   // Every client is gone: no write is in flight.
   s = db->Close();

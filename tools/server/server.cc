@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "connection.h"
+#include "protected_mode.h"
 #include "server_context.h"
 
 namespace plush::server {
@@ -117,14 +118,16 @@ class Server::Impl {
   }
 
   void Admit(asio::ip::tcp::socket socket) {
+    asio::error_code error;
+    const asio::ip::tcp::endpoint peer = socket.remote_endpoint(error);
+    if (error) return;  // the client is gone already
+    if (ProtectedModeRefuses(context_.config, peer.address().to_string())) {
+      Refuse(std::move(socket), kProtectedModeError);
+      return;
+    }
     if (context_.connected_clients.load() >= context_.config.maxclients) {
-      context_.rejected_connections.fetch_add(1);
-      // A fresh socket's send buffer is empty: this cannot block.
-      static constexpr std::string_view kFull =
-          "-ERR max number of clients reached\r\n";
-      asio::error_code ignored;
-      socket.write_some(asio::buffer(kFull), ignored);
-      return;  // closed with the socket
+      Refuse(std::move(socket), "-ERR max number of clients reached\r\n");
+      return;
     }
     auto connection = std::make_shared<Connection>(
         std::move(socket), context_, [this](Connection* c) {
@@ -136,6 +139,16 @@ class Server::Impl {
       connections_.emplace(connection.get(), connection);
     }
     connection->Start();
+  }
+
+  // Sends `error` and closes the connection (Redis counts such clients as
+  // rejected).
+  void Refuse(asio::ip::tcp::socket socket, std::string_view error) {
+    context_.rejected_connections.fetch_add(1);
+    // A fresh socket's send buffer is empty: this cannot block. The
+    // connection closes with `socket`, here.
+    asio::error_code ignored;
+    socket.write_some(asio::buffer(error), ignored);
   }
 
   void SweepIdle() {

@@ -1,7 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Server: serves one open pool over the Redis protocol. Accepts clients
-// (refusing those beyond --maxclients with Redis's error), runs the event
+// (refusing those beyond --maxclients with Redis's error, and those that
+// protected mode keeps out: protected_mode.h), runs the event
 // loop (standalone Asio) on --threads threads, closes clients that stay
 // idle too long, and stops on SIGINT/SIGTERM or SHUTDOWN: it stops
 // accepting, closes every client, and returns from Run() once all are

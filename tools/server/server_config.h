@@ -22,6 +22,9 @@ struct ServerConfig {
   uint32_t idle_timeout_seconds = 300;
   // Clients must AUTH with this first, if set.
   std::optional<std::string> password;
+  // Without a password, serve only clients on the loopback interface
+  // (protected_mode.h).
+  bool protected_mode = true;
   // Answer a write only once DB::Sync made it survive power loss: what the
   // file back end otherwise promises for process crashes only (one msync
   // per group commit, as Redis's `appendfsync always` fsyncs once per

@@ -118,7 +118,7 @@ TEST_F(GroupCommitTest, AFailingCommandDoesNotFailItsGroup) {
   EXPECT_TRUE(mixed.statuses[0].ok());
   EXPECT_EQ(mixed.statuses[1].ToString(),
             "InvalidArgument: batch operation 1: key of 1025 bytes exceeds "
-            "the limit of 1024");
+            "the limit of 1024 bytes");
   EXPECT_TRUE(mixed.statuses[2].ok());
   EXPECT_EQ(Get("other"), "1");
   EXPECT_EQ(Get("before"), "1");
@@ -184,8 +184,8 @@ TEST_F(GroupCommitTest, AFailedSyncFailsEveryCommandOfItsGroup) {
   EXPECT_EQ(second.statuses[0].ToString(), failed);
   EXPECT_EQ(third.statuses[0].ToString(), failed);
   EXPECT_EQ(third.statuses[1].ToString(),
-            "InvalidArgument: batch operation 0: key of 1025 bytes exceeds "
-            "the limit of 1024");
+            "InvalidArgument: key of 1025 bytes exceeds the limit of 1024 "
+            "bytes");
 }
 
 TEST_F(GroupCommitTest, ConcurrentClientsAreCommittedTogether) {

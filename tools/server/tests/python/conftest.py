@@ -32,7 +32,7 @@ class Server:
             args.append("--create")
         self.process = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
         line = self.process.stderr.readline()
-        match = re.search(r" on 127\.0\.0\.1:(\d+) ", line)
+        match = re.search(r" on \S+:(\d+) \(", line)
         if match is None:
             self.process.wait(timeout=10)
             raise RuntimeError(f"plush-server did not start: {line}")
