@@ -75,6 +75,10 @@ struct PLUSH_EXPORT Stats {
   // Bytes of the pool handed out by its allocator (directories, buckets,
   // logs); at most pool_bytes.
   uint64_t pool_used_bytes = 0;
+  // Bytes of storage the pool file takes (its allocated blocks): the
+  // unwritten parts of its recovery logs take none, so a small pool is
+  // small on disk whatever pool_bytes says.
+  uint64_t pool_allocated_bytes = 0;
 
   // Number of hash-table levels, the DRAM level included.
   uint64_t levels = 0;

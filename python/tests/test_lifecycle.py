@@ -11,7 +11,7 @@ STATS_FIELDS = {
     "fanout_bits",
     "first_level_fanout_bits", "preallocated_levels", "dram_filter_levels",
     "log_count", "log_chunk_size", "log_chunks_per_log", "payload_log_count",
-    "payload_chunk_size", "dram_bytes", "pool_bytes", "pool_used_bytes",
+    "payload_chunk_size", "dram_bytes", "pool_bytes", "pool_used_bytes", "pool_allocated_bytes",
     "levels", "records_per_level", "unit_records_min", "unit_records_median",
     "unit_records_max", "range_rebalances",
     "range_records_copied", "migrations", "log_compactions",

@@ -92,8 +92,12 @@ def test_a_key_switches_between_inline_and_payload_records(db):
 
 
 def test_oversized_records_are_refused(db):
-    with pytest.raises(plush.InvalidArgumentError):
+    # The message names the size given and the limit, in bytes.
+    with pytest.raises(plush.InvalidArgumentError) as error:
         db[b"k" * (plush.MAX_KEY_SIZE + 1)] = value(1)
-    with pytest.raises(plush.InvalidArgumentError):
+    assert str(error.value) == "key of 1025 bytes exceeds the limit of 1024 bytes"
+    with pytest.raises(plush.InvalidArgumentError) as error:
         db[key(1)] = b"v" * (plush.MAX_VALUE_SIZE + 1)
+    assert str(error.value) == (
+        "value of 65537 bytes exceeds the limit of 65536 bytes")
     assert key(1) not in db

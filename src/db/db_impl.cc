@@ -20,7 +20,13 @@ namespace {
 Status KeyTooLarge(std::string_view key) {
   return Status::InvalidArgument("key of " + std::to_string(key.size()) +
                                  " bytes exceeds the limit of " +
-                                 std::to_string(kMaxKeySize));
+                                 std::to_string(kMaxKeySize) + " bytes");
+}
+
+Status ValueTooLarge(std::string_view value) {
+  return Status::InvalidArgument("value of " + std::to_string(value.size()) +
+                                 " bytes exceeds the limit of " +
+                                 std::to_string(kMaxValueSize) + " bytes");
 }
 
 uint64_t Word(std::string_view bytes) {
@@ -199,14 +205,8 @@ Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
       pool_.get(), table_.get(), payload_.get(), unit_tails_.get(), &closed_);
   auto_rebalance_ = rebalancer_->enabled() && options_.range_rebalance &&
                     options_.background_threads > 0;
-  if (created) {
-    // A new pool's first log appends then take no page faults. (Reopening
-    // does not pre-fault: ~70 ms for the default 256 MiB of logs would add
-    // to every recovery; the pages fault in as the logs are written.)
-    pool_->media().Prefault(pool::kLogRegionOffset,
-                            pool_->params().log_region_size());
-    return Status::OK();
-  }
+  // (The logs pre-fault their chunks as they back them.)
+  if (created) return Status::OK();
   return RecoverDramLevel(table_.get(), logs_.get(), *payload_,
                           ThreadsOr(options_.recovery_threads),
                           &recovered_entries_);
@@ -288,11 +288,7 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
   Status s = CheckWritable();
   if (!s.ok()) return s;
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
-  if (value.size() > kMaxValueSize) {
-    return Status::InvalidArgument(
-        "value of " + std::to_string(value.size()) +
-        " bytes exceeds the limit of " + std::to_string(kMaxValueSize));
-  }
+  if (value.size() > kMaxValueSize) return ValueTooLarge(value);
   s = key.size() == 8 && value.size() == 8
           ? WriteInline(options, Word(key),
                         {Word(key), Word(value), false, false})
@@ -321,12 +317,14 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   if (batch->Count() > kMaxBatchRecords) {
     return Status::InvalidArgument(
         "batch of " + std::to_string(batch->Count()) +
-        " operations exceeds the limit of " + std::to_string(kMaxBatchRecords));
+        " operations exceeds the limit of " +
+        std::to_string(kMaxBatchRecords) + " operations");
   }
   if (batch->ApproximateSize() > kMaxBatchBytes) {
     return Status::InvalidArgument(
         "batch of " + std::to_string(batch->ApproximateSize()) +
-        " bytes exceeds the limit of " + std::to_string(kMaxBatchBytes));
+        " bytes exceeds the limit of " + std::to_string(kMaxBatchBytes) +
+        " bytes");
   }
   // Every operation is checked before anything is written.
   struct Op {
@@ -345,13 +343,16 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
   uint64_t bytes = 0;
   for (size_t i = 0; i < collect.ops.size(); ++i) {
     const Op& op = collect.ops[i];
-    s = op.key.size() > kMaxKeySize ? KeyTooLarge(op.key)
-        : op.value.size() > kMaxValueSize
-            ? Status::InvalidArgument(
-                  "value of " + std::to_string(op.value.size()) +
-                  " bytes exceeds the limit of " + std::to_string(kMaxValueSize))
-            : Status::OK();
-    if (!s.ok()) return s.WithContext("batch operation " + std::to_string(i));
+    s = op.key.size() > kMaxKeySize       ? KeyTooLarge(op.key)
+        : op.value.size() > kMaxValueSize ? ValueTooLarge(op.value)
+                                          : Status::OK();
+    if (!s.ok()) {
+      // Named only where there are others to tell it from: to its caller,
+      // a batch of one record (a server's SET) is one write.
+      return collect.ops.size() > 1
+                 ? s.WithContext("batch operation " + std::to_string(i))
+                 : s;
+    }
     bytes += op.key.size() + op.value.size();
   }
   // Payload entries are written (flushed, not fenced) before the records
@@ -441,7 +442,8 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
           if (!tombstone && next.size() > kMaxValueSize) {
             return Status::InvalidArgument(
                 "new value of " + std::to_string(next.size()) +
-                " bytes exceeds the limit of " + std::to_string(kMaxValueSize));
+                " bytes exceeds the limit of " +
+                std::to_string(kMaxValueSize) + " bytes");
           }
           if (inline_key && (tombstone || next.size() == 8)) {
             *slot = {Word(key), tombstone ? 0 : Word(next), tombstone, false};
@@ -705,6 +707,7 @@ Status DBImpl::GetStats(Stats* stats) {
                       (unit_tails_ ? unit_tails_->dram_bytes() : 0);
   stats->pool_bytes = m.size();
   stats->pool_used_bytes = pool_->allocator().used_bytes();
+  stats->pool_allocated_bytes = m.BackedBytes();
   stats->levels = table_->level_count();
   table::LeveledTable::Occupancy occupancy = table_->CountRecords();
   stats->records_per_level = std::move(occupancy.per_level);

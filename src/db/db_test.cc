@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <algorithm>
 #include <random>
 #include <unordered_map>
@@ -45,6 +46,38 @@ TEST(DBTest, PutGetDeleteRoundTrip) {
   ASSERT_OK(db->Delete({}, Word(2)));  // deleting a missing key is fine
 }
 
+// Footprint follows the data: a default pool's recovery logs (256 MiB)
+// take storage as they are written, and its heap grows by steps of its own
+// size. (Bounds here are generous; docs/benchmarks.md has the figures.)
+TEST(DBTest, ASmallPoolIsSmallOnDisk) {
+  ScratchPool file("small_on_disk");
+  constexpr uint64_t kMiB = 1 << 20;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(Options(), file.path(), &db));
+  ASSERT_OK(db->Put({}, "greeting", "hello!!!"));
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  EXPECT_GE(stats.pool_bytes, 256 * kMiB) << "the logs' space is reserved";
+  EXPECT_LE(stats.pool_allocated_bytes, 16 * kMiB);
+  EXPECT_GT(stats.pool_allocated_bytes, 0u);
+  // 200,000 records of 35 bytes: payload entries, log entries, no level.
+  for (int i = 0; i < 200000; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "key:%010d", i);
+    ASSERT_OK(db->Put({}, key, "value-of-twenty-bytes"));
+  }
+  ASSERT_OK(db->GetStats(&stats));
+  EXPECT_LE(stats.pool_allocated_bytes, 64 * kMiB);
+  ASSERT_OK(db->Close());
+  db.reset();
+  ASSERT_OK(DB::Open(Options(), file.path(), &db));
+  std::string value;
+  ASSERT_OK(db->Get({}, "key:0000199999", &value));
+  EXPECT_EQ(value, "value-of-twenty-bytes");
+  ASSERT_OK(db->Get({}, "greeting", &value));
+  EXPECT_EQ(value, "hello!!!");
+}
+
 TEST(DBTest, EveryKeyAndValuePatternIsData) {
   ScratchPool file("patterns");
   std::unique_ptr<DB> db;
@@ -74,9 +107,9 @@ TEST(DBTest, SizeLimitsAreEnforced) {
   const std::string big_value(kMaxValueSize + 1, 'v');
   // The message names the limit that was broken, and only that one.
   const std::string key_message = "InvalidArgument: key of 1025 bytes "
-                                  "exceeds the limit of 1024";
+                                  "exceeds the limit of 1024 bytes";
   const std::string value_message = "InvalidArgument: value of 65537 bytes "
-                                    "exceeds the limit of 65536";
+                                    "exceeds the limit of 65536 bytes";
   EXPECT_EQ(db->Put({}, big_key, Word(1)).ToString(), key_message);
   EXPECT_EQ(db->Put({}, Word(1), big_value).ToString(), value_message);
   EXPECT_EQ(db->Put({}, big_key, big_value).ToString(), key_message);
@@ -333,7 +366,7 @@ TEST(DBTest, PropertiesAreTheStatsFields) {
   size_t lines = 0;
   for (size_t at = 0; (at = value.find('\n', at)) != std::string::npos; ++at)
     ++lines;
-  EXPECT_EQ(lines, 45u);
+  EXPECT_EQ(lines, 46u);
   for (const char* bad : {"plush.nonsense", "rocksdb.stats", "", "plush."}) {
     const Status s = db->GetProperty(bad, &value);
     EXPECT_TRUE(s.IsNotFound()) << bad;

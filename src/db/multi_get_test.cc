@@ -95,7 +95,8 @@ TEST(MultiGetTest, OversizedKeysFailAloneAndAClosedDbFailsAll) {
   EXPECT_OK(s[0]);
   EXPECT_EQ(values[0], "1");
   EXPECT_EQ(s[1].ToString(),
-            "InvalidArgument: key of 1025 bytes exceeds the limit of 1024");
+            "InvalidArgument: key of 1025 bytes exceeds the limit of 1024 "
+            "bytes");
   EXPECT_TRUE(s[2].IsNotFound());
   EXPECT_EQ(s[2].ToString(), "NotFound: key not found");
   ASSERT_OK(db->Close());

@@ -27,6 +27,7 @@ void Stats::ForEachField(StatsVisitor* v) const {
   v->Count("dram_bytes", dram_bytes);
   v->Count("pool_bytes", pool_bytes);
   v->Count("pool_used_bytes", pool_used_bytes);
+  v->Count("pool_allocated_bytes", pool_allocated_bytes);
   v->Count("levels", levels);
   v->Counts("records_per_level", records_per_level);
   v->Count("unit_records_min", unit_records_min);

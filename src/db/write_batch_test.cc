@@ -181,15 +181,21 @@ TEST_F(DBWriteTest, InvalidBatchesApplyNothingAndSayWhy) {
   Status s = db_->Write({}, &batch);
   EXPECT_EQ(s.ToString(),
             "InvalidArgument: batch operation 1: key of 1025 bytes exceeds "
-            "the limit of 1024");
+            "the limit of 1024 bytes");
   batch.Clear();
   batch.Put(Word(1), Word(1));
   batch.Put("k", std::string(kMaxValueSize + 1, 'v'));
   s = db_->Write({}, &batch);
   EXPECT_EQ(s.ToString(),
             "InvalidArgument: batch operation 1: value of 65537 bytes "
-            "exceeds the limit of 65536");
+            "exceeds the limit of 65536 bytes");
   EXPECT_EQ(GetOr(Word(1)), "<absent>") << "nothing of a refused batch";
+  // A batch of one operation has no other to tell it from.
+  batch.Clear();
+  batch.Put(std::string(kMaxKeySize + 1, 'k'), "v");
+  EXPECT_EQ(db_->Write({}, &batch).ToString(),
+            "InvalidArgument: key of 1025 bytes exceeds the limit of 1024 "
+            "bytes");
   EXPECT_TRUE(db_->Write({}, nullptr).IsInvalidArgument());
   // More operations than the small profile's log chunk holds.
   batch.Clear();
@@ -262,7 +268,7 @@ TEST_F(DBWriteTest, UpdateSeesTheCurrentValueAndDecides) {
       });
   EXPECT_EQ(s.ToString(),
             "InvalidArgument: new value of 65537 bytes exceeds the limit of "
-            "65536");
+            "65536 bytes");
 }
 
 TEST_F(DBWriteTest, IncrementCountsOnEightByteIntegers) {

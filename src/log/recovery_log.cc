@@ -8,14 +8,10 @@
 namespace plush::log {
 namespace {
 
-// Touches every page of [p, p + n) for writing, so that appends never take
-// page faults (paper §4.3: pre-faulting the logs).
-void Prefault(char* p, uint64_t n) {
-  for (uint64_t off = 0; off < n; off += 4096) {
-    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(p + off))
-        .fetch_or(0, std::memory_order_relaxed);
-  }
-}
+// What a chunk's first provision backs: a log that holds a few records
+// takes a few pages.
+constexpr uint64_t kFirstProvisionBytes = 64 << 10;
+constexpr uint64_t kPageBytes = 4096;
 
 bool IsZero(const uint64_t* words) {
   return (words[0] | words[1] | words[2]) == 0;
@@ -31,7 +27,6 @@ RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host,
       chunks_per_log_(pool->params().log_chunks_per_log),
       replay_uncommitted_(replay_uncommitted) {
   const pool::PoolParams& p = pool->params();
-  Prefault(media_.At<char>(pool::kLogRegionOffset), p.log_region_size());
   for (unsigned l = 0; l < p.log_count; ++l) {
     auto log = std::make_unique<Log>();
     log->chunks = std::make_unique<LogChunk[]>(chunks_per_log_);
@@ -40,6 +35,7 @@ RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host,
           pool::kLogRegionOffset +
           (uint64_t{l} * chunks_per_log_ + c) * p.log_chunk_size;
       LogChunk& chunk = log->chunks[c];
+      chunk.offset = offset;
       chunk.state = media_.At<uint64_t>(offset);
       chunk.entries = media_.At<uint64_t>(offset + kLogChunkHeaderSize);
       chunk.header = LogChunkState::Decode(*chunk.state);
@@ -50,16 +46,39 @@ RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host,
 
 RecoveryLogs::~RecoveryLogs() = default;
 
-void RecoveryLogs::Format(pool::Pool& pool) {
+Status RecoveryLogs::Format(pool::Pool& pool) {
   const pool::PoolParams& p = pool.params();
   media::Media& media = pool.media();
   const uint64_t chunks = uint64_t{p.log_count} * p.log_chunks_per_log;
   for (uint64_t c = 0; c < chunks; ++c) {
-    auto* state =
-        media.At<uint64_t>(pool::kLogRegionOffset + c * p.log_chunk_size);
+    const uint64_t offset = pool::kLogRegionOffset + c * p.log_chunk_size;
+    // The region is a hole: back the page of the state word first.
+    Status s = media.Back(offset, kPageBytes);
+    if (!s.ok()) return s.WithContext("formatting the recovery logs");
+    auto* state = media.At<uint64_t>(offset);
     *state = LogChunkState{}.Encode();
     media.Flush(state, sizeof(uint64_t));
   }
+  return Status::OK();
+}
+
+Status RecoveryLogs::Provision(Log& lg, LogChunk& chunk, uint64_t slots) {
+  lg.rotate_mu.AssertHeld();
+  const uint64_t backed = chunk.backed.load(std::memory_order_relaxed);
+  if (slots <= backed) return Status::OK();
+  const uint64_t chunk_size = kLogChunkHeaderSize + entries_per_chunk_ * kEntrySize;
+  const uint64_t from = kLogChunkHeaderSize + backed * kEntrySize;
+  const uint64_t step = std::max(kFirstProvisionBytes, from);
+  uint64_t to = std::max(from + step, kLogChunkHeaderSize + slots * kEntrySize);
+  to = std::min((to + kPageBytes - 1) / kPageBytes * kPageBytes, chunk_size);
+  const uint64_t first_page = from / kPageBytes * kPageBytes;
+  Status s = media_.Back(chunk.offset + first_page, to - first_page);
+  if (!s.ok()) return s.WithContext("growing a recovery-log chunk");
+  media_.Prefault(chunk.offset + first_page, to - first_page);
+  chunk.backed.store(
+      std::min(entries_per_chunk_, (to - kLogChunkHeaderSize) / kEntrySize),
+      std::memory_order_release);
+  return Status::OK();
 }
 
 void RecoveryLogs::SetState(LogChunk& c, const LogChunkState& s) {
@@ -80,6 +99,16 @@ bool RecoveryLogs::Reserve(unsigned log, uint64_t n, LogChunk** chunk,
   // read as invalid) and the chunk full: the caller rotates.
   if (index == kNoChunk || *slot + n > entries_per_chunk_) return false;
   *chunk = &lg.chunks[index];
+  // So does a run past the backed slots, and the caller's Rotate() backs
+  // more.
+  if (*slot + n > (*chunk)->backed.load(std::memory_order_acquire)) {
+    uint64_t wanted = lg.wanted.load(std::memory_order_relaxed);
+    while (n > wanted &&
+           !lg.wanted.compare_exchange_weak(wanted, n,
+                                            std::memory_order_relaxed)) {
+    }
+    return false;
+  }
   const uint64_t half = entries_per_chunk_ / 2;
   if (*slot <= half && half < *slot + n) host_->ChunkHalfWritten(log);
   return true;
@@ -193,9 +222,12 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
   // again since (same index, fresh slots), and must not be abandoned half
   // empty: RecycleOldest waits for every slot of a chunk to be written.
   const uint64_t cursor = lg.cursor.load(std::memory_order_acquire);
-  if (static_cast<uint32_t>(cursor >> 32) != chunk_seen ||
-      (chunk_seen != kNoChunk && (cursor & 0xFFFFFFFF) < entries_per_chunk_)) {
-    return Status::OK();
+  if (static_cast<uint32_t>(cursor >> 32) != chunk_seen) return Status::OK();
+  const uint64_t next_slot = cursor & 0xFFFFFFFF;
+  if (chunk_seen != kNoChunk && next_slot < entries_per_chunk_) {
+    // Not full: the append that failed wanted slots not backed yet.
+    return Provision(lg, lg.chunks[chunk_seen],
+                     next_slot + lg.wanted.load(std::memory_order_relaxed));
   }
   unsigned free = chunks_per_log_;
   for (unsigned c = 0; c < chunks_per_log_ && free == chunks_per_log_; ++c) {
@@ -209,6 +241,9 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
     }
   }
   LogChunk& c = lg.chunks[free];
+  Status s = Provision(
+      lg, c, std::max<uint64_t>(1, lg.wanted.load(std::memory_order_relaxed)));
+  if (!s.ok()) return s;
   c.max_epoch.store(0, std::memory_order_relaxed);
   SetState(c, LogChunkState{lg.next_seq++, true, c.header.check});
   lg.cursor.store(uint64_t{free} << 32, std::memory_order_release);

@@ -9,6 +9,13 @@
 // non-temporal stores and fenced; its check bits make it self-validating.
 // Slots are handed out by an atomic counter per log.
 //
+// A chunk's storage is backed as the chunk fills (Provision): the log
+// region of a new pool is a hole, and a log that is barely written takes
+// a few pages, not its chunks' size. An append that would pass the backed
+// slots fails like one that finds the chunk full, and Rotate() backs more
+// (twice as much each time, up to the chunk) before the appender retries;
+// the slots such an append reserved stay zero, which reads as invalid.
+//
 // Each log owns a fixed number of chunks: one is current, the others hold
 // older entries or are free. When the current chunk is full, Rotate()
 // activates a free chunk; if none is free, it first recycles the oldest
@@ -73,7 +80,7 @@ class RecoveryLogs {
 
   // Formats the log region of a new pool: every chunk free, check 1
   // (flushed, not fenced; a pool::Pool::FormatFn).
-  static void Format(pool::Pool& pool);
+  static Status Format(pool::Pool& pool);
 
   unsigned log_count() const { return static_cast<unsigned>(logs_.size()); }
   // The log of a DRAM entry's records (the log count is a power of two).
@@ -138,8 +145,11 @@ class RecoveryLogs {
 
   // DRAM state of one chunk.
   struct LogChunk {
+    uint64_t offset = 0;          // of the chunk in the pool
     uint64_t* state = nullptr;    // header word on media
     uint64_t* entries = nullptr;  // first entry on media
+    // Slots [0, backed) have storage; written under Log::rotate_mu.
+    std::atomic<uint64_t> backed{0};
     LogChunkState header;  // mirror of *state; guarded by its Log::rotate_mu
     // The largest epoch of a record appended on its own; kForeign once a
     // batch (whose records may belong to other logs' DRAM entries, whose
@@ -155,6 +165,9 @@ class RecoveryLogs {
     alignas(64) Mutex rotate_mu;
     std::unique_ptr<LogChunk[]> chunks;
     uint64_t next_seq GUARDED_BY(rotate_mu) = 1;
+    // The most slots an append found unbacked asked for: Rotate() backs
+    // at least that many past the cursor.
+    std::atomic<uint64_t> wanted{0};
   };
 
   // Runs alone (before any append): touches the log's guarded state
@@ -162,6 +175,10 @@ class RecoveryLogs {
   Status RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* replayed)
       NO_THREAD_SAFETY_ANALYSIS;
   Status RecycleOldest(unsigned log, Log& lg) REQUIRES(lg.rotate_mu);
+  // Backs the chunk's storage up to slot `slots` (at most the chunk), in
+  // steps that double; pre-faults what it backs (paper §4.3).
+  Status Provision(Log& lg, LogChunk& chunk, uint64_t slots)
+      REQUIRES(lg.rotate_mu);
   // Reserves `n` consecutive slots of the log's current chunk; false (and
   // *chunk_seen) if it has no room for all of them.
   bool Reserve(unsigned log, uint64_t n, LogChunk** chunk, uint64_t* slot,

@@ -13,6 +13,10 @@ namespace plush::media::testing {
 // fail with errno `err` (as a writeback error reported by msync would).
 void FailNextSyncs(int count, int err);
 
+// Makes the next `count` Back() calls of file-back-end pools in this
+// process fail with errno `err` (as posix_fallocate on a full file system).
+void FailNextBacks(int count, int err);
+
 }  // namespace plush::media::testing
 
 #endif  // PLUSH_MEDIA_FAULT_INJECTION_H_

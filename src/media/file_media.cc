@@ -41,6 +41,8 @@ namespace {
 
 std::atomic<int> syncs_to_fail{0};
 std::atomic<int> sync_failure_errno{EIO};
+std::atomic<int> backs_to_fail{0};
+std::atomic<int> back_failure_errno{ENOSPC};
 
 // The pool files this process holds open, by device and inode, with the
 // process that opened them (a forked child inherits the table, not the
@@ -261,6 +263,25 @@ class MappedFileMedia final : public Media {
     return Status::OK();
   }
 
+  Status Back(uint64_t offset, uint64_t len) override {
+    const int err =
+        backs_to_fail.load() > 0 && backs_to_fail.fetch_sub(1) > 0
+            ? back_failure_errno.load()
+            : posix_fallocate(fd_, static_cast<off_t>(offset),
+                              static_cast<off_t>(len));
+    return err == 0 ? Status::OK()
+                    : ErrnoStatus("backing " + std::to_string(len) +
+                                      " bytes of the pool file at offset " +
+                                      std::to_string(offset),
+                                  err);
+  }
+
+  uint64_t BackedBytes() const override {
+    struct stat st {};
+    return fstat(fd_, &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512
+                                : 0;
+  }
+
   // Chooses the persistence primitives: libpmem2's for PMem (none at all
   // with byte granularity: eADR), libpmem's CPU flushes when a file
   // emulates PMem costs, none for a plain file.
@@ -324,6 +345,11 @@ bool ProbePmem(int fd, uint64_t length, Granularity* granularity,
 
 }  // namespace
 
+void testing::FailNextBacks(int count, int err) {
+  back_failure_errno.store(err);
+  backs_to_fail.store(count);
+}
+
 void testing::FailNextSyncs(int count, int err) {
   sync_failure_errno.store(err);
   syncs_to_fail.store(count);
@@ -380,8 +406,20 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
   if (options.create) {
     Status s = CheckFileSizeLimit(options.create_size);
     if (!s.ok()) return fail(s.WithContext("creating pool '" + path + "'"));
-    const int err =
-        posix_fallocate(fd, 0, static_cast<off_t>(options.create_size));
+    // Storage for everything but the unbacked range (its owner backs it
+    // as it uses it); the file's size covers it all.
+    const uint64_t hole_end = options.unbacked_offset + options.unbacked_size;
+    int err = ftruncate(fd, static_cast<off_t>(options.create_size)) == 0
+                  ? 0
+                  : errno;
+    if (err == 0 && options.unbacked_size > 0) {
+      err = posix_fallocate(fd, 0, static_cast<off_t>(options.unbacked_offset));
+    }
+    const uint64_t from = options.unbacked_size > 0 ? hole_end : 0;
+    if (err == 0 && options.create_size > from) {
+      err = posix_fallocate(fd, static_cast<off_t>(from),
+                            static_cast<off_t>(options.create_size - from));
+    }
     if (err != 0) {
       return fail(ErrnoStatus("cannot allocate " +
                                   std::to_string(options.create_size) +

@@ -120,9 +120,19 @@ class Media {
   const PersistOps& persist_ops() const { return ops_; }
   void set_persist_ops(const PersistOps& ops) { ops_ = ops; }
 
-  // Extends the mapping to `new_size` bytes (a multiple of kGrowAlignment).
-  // base() stays the same. Returns NoSpace if the media cannot grow.
+  // Extends the mapping to `new_size` bytes (a multiple of kGrowAlignment),
+  // backed by storage. base() stays the same. Returns NoSpace if the media
+  // cannot grow.
   virtual Status Grow(uint64_t new_size) = 0;
+  // Backs [offset, offset + len), inside size(), with storage where it was
+  // left unbacked (FileMediaOptions::unbacked_*): a store into an unbacked
+  // block of a mapped file would raise SIGBUS on a full file system
+  // instead of returning NoSpace. Idempotent.
+  virtual Status Back(uint64_t /*offset*/, uint64_t /*len*/) {
+    return Status::OK();
+  }
+  // Bytes of storage the media holds (a file's allocated blocks).
+  virtual uint64_t BackedBytes() const { return size(); }
   // Makes everything written so far durable on this back end's terms
   // (msync for files; nothing for pmem and sim).
   //
@@ -200,6 +210,10 @@ struct FileMediaOptions {
   bool emulate_pmem_costs = false;
   bool create = false;       // create the file (it must not exist)
   uint64_t create_size = 0;  // initial size when creating
+  // When creating: [unbacked_offset, unbacked_offset + unbacked_size) is
+  // left without storage (a hole), for its owner to Back() as it uses it.
+  uint64_t unbacked_offset = 0;
+  uint64_t unbacked_size = 0;
   uint64_t max_size = 1ull << 40;
 };
 

@@ -15,8 +15,9 @@ uint64_t AlignUp(uint64_t v, uint64_t alignment) {
 }  // namespace
 
 Allocator::Allocator(media::Media* media, RootPage* root,
-                     uint64_t max_pool_size)
+                     uint64_t heap_offset, uint64_t max_pool_size)
     : media_(media),
+      heap_offset_(heap_offset),
       root_(root),
       max_pool_size_(max_pool_size),
       cursor_(root->alloc_high_water),
@@ -41,7 +42,8 @@ void Allocator::TrimMark() {
 uint64_t Allocator::GrowthTarget(uint64_t mapped, uint64_t end) const {
   const uint64_t step = media::Media::kGrowAlignment;
   const uint64_t limit = std::min(max_pool_size_, uint64_t{1} << 62);
-  return std::min(AlignUp(std::max(end, mapped + mapped / 4), step),
+  const uint64_t heap = mapped - std::min(mapped, heap_offset_);
+  return std::min(AlignUp(std::max(end, mapped + heap / 4), step),
                   AlignUp(limit, step));
 }
 
@@ -67,7 +69,8 @@ Status Allocator::EnsureMapped(uint64_t end) {
 
 void Allocator::GrowAhead() {
   const uint64_t mapped = media_->size();
-  const uint64_t step = AlignUp(std::min(kMaxGrowAheadStep, mapped / 4),
+  const uint64_t heap = mapped - std::min(mapped, heap_offset_);
+  const uint64_t step = AlignUp(std::min(kMaxGrowAheadStep, heap / 4),
                                 media::Media::kGrowAlignment);
   if (mark() + step <= mapped) return;
   MutexLock grow(&grow_mu_);

@@ -40,8 +40,10 @@ class Allocator {
  public:
   static constexpr uint64_t kSlab = 256 << 10;
 
-  // `root` lives in `media`; the heap ends where the media may grow to.
-  Allocator(media::Media* media, RootPage* root, uint64_t max_pool_size);
+  // `root` lives in `media`; the heap starts at `heap_offset` and ends
+  // where the media may grow to.
+  Allocator(media::Media* media, RootPage* root, uint64_t heap_offset,
+            uint64_t max_pool_size);
 
   // Reserves `size` bytes aligned to `alignment` (a power of two) and
   // stores their offset in *offset. Grows the pool when needed; NoSpace if
@@ -70,11 +72,13 @@ class Allocator {
 
  private:
   Status EnsureMapped(uint64_t end) REQUIRES(mu_) EXCLUDES(grow_mu_);
-  // The size to grow to for space up to `end`: at least a quarter more
-  // than `mapped`, so that growth steps stay few.
+  // The size to grow to for space up to `end`: the heap grows by at least
+  // a quarter, so that growth steps stay few — of the heap, not of the
+  // file, whose recovery logs take space only as they are written.
   uint64_t GrowthTarget(uint64_t mapped, uint64_t end) const;
 
   media::Media* const media_;
+  const uint64_t heap_offset_;
   RootPage* const root_;
   const uint64_t max_pool_size_;
   mutable Mutex mu_ ACQUIRED_BEFORE(grow_mu_);

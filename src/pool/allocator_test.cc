@@ -28,13 +28,14 @@ class AllocatorTest : public ::testing::Test {
  protected:
   // A device of `size` bytes that may grow to `device_max`, and an
   // allocator that may grow the pool to `max_pool_size`.
-  void Make(uint64_t size, uint64_t device_max, uint64_t max_pool_size) {
+  void Make(uint64_t size, uint64_t device_max, uint64_t max_pool_size,
+            uint64_t heap = kHeap) {
     allocator_.reset();
     media_ = std::make_unique<media::SimMedia>(size, device_max);
-    root()->alloc_high_water = kHeap;
+    root()->alloc_high_water = heap;
     media_->Persist(&root()->alloc_high_water, 8);
     allocator_ =
-        std::make_unique<Allocator>(media_.get(), root(), max_pool_size);
+        std::make_unique<Allocator>(media_.get(), root(), heap, max_pool_size);
   }
   void SetUp() override { Make(4 * kMiB, 64 * kMiB, 64 * kMiB); }
 
@@ -106,7 +107,7 @@ TEST_F(AllocatorTest, LargeBlockMovesTheMarkToItsEnd) {
 TEST_F(AllocatorTest, AllocatorOverTheSameRootResumesAtTheMark) {
   const uint64_t a = Allocate(1000);
   const uint64_t mark = allocator_->mark();
-  Allocator after_crash(media_.get(), root(), 64 * kMiB);
+  Allocator after_crash(media_.get(), root(), kHeap, 64 * kMiB);
   uint64_t b = 0;
   ASSERT_OK(after_crash.Allocate(256, 256, &b));
   EXPECT_EQ(b, mark);
@@ -120,7 +121,7 @@ TEST_F(AllocatorTest, TrimMarkLowersTheMarkToTheCursorOnAPageBoundary) {
   EXPECT_EQ(allocator_->mark(), trimmed);
   EXPECT_EQ(DurableMark(), trimmed);
   // Reopening after a clean close leaks nothing.
-  Allocator reopened(media_.get(), root(), 64 * kMiB);
+  Allocator reopened(media_.get(), root(), kHeap, 64 * kMiB);
   uint64_t b = 0;
   ASSERT_OK(reopened.Allocate(64, 64, &b));
   EXPECT_EQ(b, trimmed);
@@ -152,6 +153,19 @@ TEST_F(AllocatorTest, GrowAheadGrowsOnlyWhenLittleIsLeftAboveTheMark) {
   EXPECT_EQ(allocator_->mark(), mark) << "growing hands nothing out";
   allocator_->GrowAhead();
   EXPECT_EQ(media_->size(), 6 * kMiB) << "room again: nothing to do";
+}
+
+// The recovery logs below the heap take space only as they are written:
+// growth steps follow the heap, not the file (a pool of 16 MiB of logs
+// and a 4 MiB heap grows by 2 MiB, not by a quarter of 20 MiB).
+TEST_F(AllocatorTest, GrowthStepsFollowTheHeapNotTheFile) {
+  Make(20 * kMiB, 64 * kMiB, 64 * kMiB, /*heap=*/16 * kMiB);
+  Allocate(4 * kMiB + 4096);
+  EXPECT_EQ(media_->size(), 22 * kMiB);
+  Make(20 * kMiB, 64 * kMiB, 64 * kMiB, /*heap=*/16 * kMiB);
+  Allocate(3 * kMiB + kMiB / 2);
+  allocator_->GrowAhead();
+  EXPECT_EQ(media_->size(), 22 * kMiB);
 }
 
 TEST_F(AllocatorTest, GrowAheadStopsAtTheMaximumPoolSize) {

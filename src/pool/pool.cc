@@ -204,6 +204,10 @@ Status Pool::Open(const Options& options, const InternalOptions& internal,
     fo.emulate_pmem_costs = internal.emulate_pmem_costs;
     fo.create = !exists;
     fo.create_size = create_size;
+    // The recovery logs back their chunks as they fill them
+    // (RecoveryLogs): a small pool stays small on disk.
+    fo.unbacked_offset = kLogRegionOffset;
+    fo.unbacked_size = params.log_region_size();
     fo.max_size = AlignUp(std::max(options.max_pool_size, create_size),
                           media::Media::kGrowAlignment);
     std::unique_ptr<media::Media> file;
@@ -251,7 +255,10 @@ Status Pool::Create(const FormatFn& format_new) {
   r->payload_chunk_table = 0;
   media_->Flush(r, sizeof(RootPage));
   // The layers that own regions (the recovery logs) format them.
-  if (format_new) format_new(*this);
+  if (format_new) {
+    Status s = format_new(*this);
+    if (!s.ok()) return s;
+  }
   media_->Drain();
 
   // The superblock goes last: a pool without one was never created.
@@ -289,7 +296,8 @@ Status Pool::Create(const FormatFn& format_new) {
   std::memcpy(sb, &fresh, sizeof(fresh));
   media_->Persist(sb, sizeof(Superblock));
 
-  allocator_ = std::make_unique<Allocator>(media_.get(), r, max_pool_size_);
+  allocator_ = std::make_unique<Allocator>(media_.get(), r, heap_offset_,
+                                         max_pool_size_);
   return Status::OK();
 }
 
@@ -396,7 +404,8 @@ Status Pool::Load() {
   if (Verify(&report) != 0)
     return Status::Corruption(report.substr(0, report.find('\n')));
   allocator_ =
-      std::make_unique<Allocator>(media_.get(), root(), max_pool_size_);
+      std::make_unique<Allocator>(media_.get(), root(), heap_offset_,
+                                  max_pool_size_);
   return Status::OK();
 }
 

@@ -83,8 +83,9 @@ class Pool {
  public:
   // Formats the regions of a new pool that other layers own (the recovery
   // logs): it flushes what it writes; the pool fences before it writes the
-  // superblock, so a pool exists only once its regions are formatted.
-  using FormatFn = std::function<void(Pool&)>;
+  // superblock, so a pool exists only once its regions are formatted. Its
+  // error (no space to back a region) fails the creation.
+  using FormatFn = std::function<Status(Pool&)>;
 
   // Opens or creates the pool at `path` according to `options`.
   // *created tells which happened; a new pool is formatted by `format_new`.

@@ -39,11 +39,12 @@ LeveledTable::LeveledTable(pool::Pool* pool)
 
 namespace {
 
-// DRAM that is touched in full at once, so that the engine's DRAM use is
-// what it is from the start and does not grow with the record count.
+// DRAM reserved in full (the DRAM budget is fixed) but resident only as
+// entries are first written: a small store stays small. (Pages fault in
+// zeroed; with transparent huge pages, 2 MiB at a time.)
 void* MapDram(uint64_t bytes) {
   void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) return nullptr;
   madvise(memory, bytes, MADV_HUGEPAGE);
   return memory;
@@ -62,8 +63,8 @@ Status LeveledTable::Open(pool::Pool* pool,
   std::unique_ptr<LeveledTable> t(new LeveledTable(pool));
   const pool::PoolParams& p = pool->params();
 
-  // The DRAM level is allocated (and touched) in full up front: its size is
-  // the whole DRAM budget, and it must not grow with the record count.
+  // The DRAM level is reserved in full up front: its size is the whole
+  // DRAM budget, and it must not grow with the record count.
   Level& dram = t->levels_[0];
   dram.entry_count = uint64_t{1} << p.dram_directory_bits;
   dram.index_bits = p.dram_directory_bits;

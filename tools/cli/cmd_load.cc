@@ -170,6 +170,20 @@ class BatchWriter {
   uint64_t written_ = 0;
 };
 
+// Whether the DRAM level holds a quarter of what it can: enough records
+// that replaying them at every open is worth a checkpoint. A checkpoint of
+// a DRAM level that holds a few records would spare little and move them
+// to a PMem level, whose directory is allocated whole (2^(d+a) entries of
+// 512 bytes: 128 MiB at the default options) — a small load stays small.
+bool DramLevelIsFilling(DB* db) {
+  Stats stats;
+  if (!db->GetStats(&stats).ok()) return true;
+  const uint64_t capacity = (uint64_t{1} << stats.dram_directory_bits)
+                            << (4 + stats.fanout_bits);
+  return !stats.records_per_level.empty() &&
+         stats.records_per_level[0] * 4 >= capacity;
+}
+
 // Reads the input's lines, counting them and the bytes read.
 class LineReader {
  public:
@@ -313,7 +327,9 @@ Status Load(DB* db, const LoadArgs& args, std::istream& in,
   // After an error too: the checkpoint makes unlogged batches durable (only
   // then do they count as loaded), and spares every later open replaying
   // logged ones from the recovery log into the DRAM level.
-  Status checkpoint = db->Checkpoint(args.threads);
+  Status checkpoint = args.unlogged || DramLevelIsFilling(db)
+                          ? db->Checkpoint(args.threads)
+                          : Status::OK();
   if (!checkpoint.ok() && args.unlogged) loaded = 0;
   if (s.ok()) s = checkpoint;
   double seconds =

@@ -80,7 +80,8 @@ std::string StatsSummary(const Stats& s) {
       << " units)\n";
   out << "DRAM:               " << tools::HumanBytes(s.dram_bytes) << '\n'
       << "pool:               " << tools::HumanBytes(s.pool_bytes) << " ("
-      << tools::HumanBytes(s.pool_used_bytes) << " used)\n";
+      << tools::HumanBytes(s.pool_used_bytes) << " used, "
+      << tools::HumanBytes(s.pool_allocated_bytes) << " on disk)\n";
   return out.str();
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 #include <utility>
 
 namespace py = pybind11;
@@ -14,6 +15,19 @@ namespace {
 // Records per batch: amortizes the GIL hand-off while bounding the memory
 // a batch of large values takes.
 constexpr size_t kBatchSize = 256;
+
+// The engine refuses Seek and ReadOptions::iterate_upper_bound on a hash
+// pool in the terms of its C++ API; a Python caller passed start or end.
+Status OrderedScanOfHashPool(bool start, bool end) {
+  const char* given = start && end ? "start and end need"
+                      : start      ? "start needs"
+                                   : "end needs";
+  return Status::NotSupported(
+      std::string("scan(): ") + given +
+      " a range-partitioned pool (one created with partitioning=\"range\"); "
+      "this one is hash-partitioned: its keys have no order, so scan it "
+      "without start and end");
+}
 
 }  // namespace
 
@@ -77,7 +91,11 @@ void Scan::Fetch() {
     }
     // Stopped on a record: it is the last of this batch.
     exhausted_ = !it->Valid();
-    return it->status();
+    const Status s = it->status();
+    // Nothing else an iterator does is NotSupported.
+    if (s.IsNotSupported() && (start_ || end_))
+      return OrderedScanOfHashPool(start_.has_value(), end_.has_value());
+    return s;
   });
 }
 
