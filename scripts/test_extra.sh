@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The parts of `make test` that are not ctest binaries: the installed CMake
-# package, the Python package, and the README's examples.
+# package, the Python package, the README's examples, and what docs/api.md
+# and docs/operations.md quote from the code.
 set -euo pipefail
 build=${1:?usage: test_extra.sh BUILD_DIR}
 cd "$(dirname "$0")/.."
 scripts/test_install.sh "$build"
-for extra in scripts/test_python.sh scripts/test_readme.sh; do
+for extra in scripts/test_python.sh scripts/test_readme.sh scripts/test_docs.sh; do
   if [[ -x $extra ]]; then "$extra" "$build"; fi
 done
 # plush-server (issue #19): redis-py protocol tests and redis-cli; a cluster behind nutcracker.

@@ -2,7 +2,7 @@
 //
 // plush put POOL KEY VALUE
 // plush get POOL KEY
-// plush delete POOL KEY
+// plush delete POOL KEY   (or del, as redis-cli users type it)
 
 #include <iostream>
 
@@ -23,11 +23,12 @@ using KvAction =
     std::function<Status(DB* db, Encoding encoding, const std::string& key,
                          const std::string& value)>;
 
-// Registers a subcommand taking POOL KEY [VALUE] and the shared flags. The
-// arguments are decoded before the pool is opened, so that a typo costs no
-// recovery.
-void AddKvCommand(CLI::App* app, const char* name, const char* description,
-                  bool takes_value, KvAction action, int* exit_code) {
+// Registers a subcommand taking POOL KEY [VALUE] and the shared flags, and
+// returns it. The arguments are decoded before the pool is opened, so that a
+// typo costs no recovery.
+CLI::App* AddKvCommand(CLI::App* app, const char* name,
+                       const char* description, bool takes_value,
+                       KvAction action, int* exit_code) {
   auto args = std::make_shared<KvArgs>();
   CLI::App* cmd = app->add_subcommand(name, description);
   AddPoolArgs(cmd, &args->pool);
@@ -50,6 +51,7 @@ void AddKvCommand(CLI::App* app, const char* name, const char* description,
     }
     *exit_code = ExitWith(s);
   });
+  return cmd;
 }
 
 }  // namespace
@@ -92,7 +94,8 @@ void AddDeleteCommand(CLI::App* app, int* exit_code) {
       [](DB* db, Encoding, const std::string& key, const std::string&) {
         return db->Delete(WriteOptions(), key);
       },
-      exit_code);
+      exit_code)
+      ->alias("del");
 }
 
 }  // namespace plush::cli

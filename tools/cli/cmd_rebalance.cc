@@ -174,8 +174,10 @@ Status Rebalance(const PoolArgs& args, DB* db) {
   Stats before;
   Status s = db->GetStats(&before);
   if (!s.ok()) return s;
+  // NotSupported, as DB::Rebalance and db.rebalance() answer a hash pool:
+  // one error, and so one exit code, whichever interface is asked.
   if (before.partitioning != "range") {
-    return Status::InvalidArgument(
+    return Status::NotSupported(
         "pool '" + args.path +
         "' is hash-partitioned: its keys spread by hash already; rebalance "
         "re-partitions range pools");
