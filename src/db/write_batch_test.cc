@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <future>
 
@@ -159,6 +160,34 @@ TEST_F(DBWriteTest, BatchLargerThanSeveralPayloadChunksCompletes) {
     EXPECT_EQ(GetOr("large" + std::to_string(i)),
               std::string(kMaxValueSize, 'a' + i));
   }
+}
+
+// Overwriting payload records in batches leaves garbage that compaction
+// must free: a rotation in the middle of a batch cannot compact (the batch
+// holds tickets), so the batch's next append without one does. Without
+// that, 40 rounds over 2,000 keys of 224 bytes grew 140 chunks.
+TEST_F(DBWriteTest, OverwritesInBatchesAreCompacted) {
+  const std::string value(200, 'v');
+  for (int round = 0; round < 40; ++round) {
+    WriteBatch batch;
+    for (int i = 0; i < 2000; ++i) {
+      char key[17];
+      std::snprintf(key, sizeof(key), "key:%012d", i);
+      batch.Put(key, value);
+      if (batch.Count() == 32) {
+        ASSERT_OK(db_->Write({}, &batch));
+        batch.Clear();
+      }
+    }
+    ASSERT_OK(db_->Write({}, &batch));
+  }
+  Stats stats;
+  ASSERT_OK(db_->GetStats(&stats));
+  // 448 KB live in chunks of 128 KiB: 4 chunks, and each log keeps 4
+  // sealed ones before it compacts any.
+  EXPECT_LE(stats.payload_chunks, 40u);
+  EXPECT_GT(stats.payload_gc_runs, 0u);
+  EXPECT_EQ(GetOr("key:000000001999"), value);
 }
 
 TEST_F(DBWriteTest, BatchesCostOneBarrier) {

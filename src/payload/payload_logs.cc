@@ -96,6 +96,9 @@ namespace {
 // wait for a compaction: compaction waits for every reservation in the
 // chunk it examines, its own included.
 thread_local unsigned tickets_held = 0;
+// The compactor's own appends (relocations) rotate too; they neither start
+// a compaction nor wait for one.
+thread_local bool compacting_here = false;
 
 }  // namespace
 
@@ -343,6 +346,10 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
                                 uint64_t key_hash, std::string_view value,
                                 uint64_t* ref, Ticket* ticket) {
   Log& log = *logs_[index];
+  if (tickets_held == 0 && !compacting_here &&
+      log.compaction_deferred.load(std::memory_order_relaxed)) {
+    CompactIfDeferred(index);
+  }
   const uint64_t size = EntrySize(key.size(), value.size());
   for (;;) {
     PayloadChunk* c = log.head.load(std::memory_order_acquire);
@@ -381,9 +388,6 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
 }
 
 Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
-  // The compactor's own appends (relocations) rotate too; they neither
-  // start a compaction nor wait for one.
-  thread_local bool compacting_here = false;
   Log& log = *logs_[index];
   PayloadChunk* candidate = nullptr;
   {
@@ -394,7 +398,14 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
     if (!s.ok()) return s;
     log.chunks.push_back(fresh);
     log.head.store(fresh, std::memory_order_release);
-    if (compacting_here || tickets_held > 0) return Status::OK();
+    if (compacting_here) return Status::OK();
+    if (tickets_held > 0) {
+      // A writer in the middle of a batch: its next append without a
+      // ticket compacts instead (most rotations of a batch load happen
+      // in the middle of a batch).
+      log.compaction_deferred.store(true, std::memory_order_relaxed);
+      return Status::OK();
+    }
     if (log.compacting) {
       // The running compaction frees a chunk for this rotation too. If it
       // falls behind, writers wait for it: many writers must not grow the
@@ -408,6 +419,25 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
     candidate = CompactionCandidate(log);
     log.compacting = candidate != nullptr;
   }
+  RunCompaction(index, candidate);
+  return Status::OK();
+}
+
+void PayloadLogs::CompactIfDeferred(unsigned index) {
+  Log& log = *logs_[index];
+  PayloadChunk* candidate = nullptr;
+  {
+    MutexLock lock(&log.mu);
+    if (log.compacting) return;  // it frees chunks already
+    log.compaction_deferred.store(false, std::memory_order_relaxed);
+    candidate = CompactionCandidate(log);
+    log.compacting = candidate != nullptr;
+  }
+  RunCompaction(index, candidate);
+}
+
+void PayloadLogs::RunCompaction(unsigned index, PayloadChunk* candidate) {
+  Log& log = *logs_[index];
   compacting_here = true;
   while (candidate != nullptr) {
     const bool freed = Compact(index, candidate);
@@ -423,7 +453,6 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
     log.caught_up.NotifyAll();
   }
   compacting_here = false;
-  return Status::OK();
 }
 
 Status PayloadLogs::TakeChunk(unsigned index, PayloadChunk** out) {

@@ -211,6 +211,9 @@ class PayloadLogs final : public table::PayloadResolver {
     uint64_t owed GUARDED_BY(mu) = 0;
     CondVar caught_up;  // owed dropped, or compaction ended
     uint64_t gc_cursor GUARDED_BY(mu) = 0;  // seq of the chunk examined last
+    // A rotation found its writer holding tickets (in a batch), which must
+    // not compact: the log's next append without one does.
+    std::atomic<bool> compaction_deferred{false};
     uint64_t rotations_to_wait GUARDED_BY(mu) = 0;
   };
   // A view of an entry: pointers into the mapping.
@@ -248,6 +251,11 @@ class PayloadLogs final : public table::PayloadResolver {
   PayloadChunk* CompactionCandidate(Log& log) REQUIRES(log.mu);
   // Examines the chunk and frees it if that pays off; true if freed.
   bool Compact(unsigned log_index, PayloadChunk* chunk);
+  // Compacts `candidate` (if any; Log::compacting is set for it), then
+  // the chunks the log owes meanwhile. REQUIRES: no ticket held.
+  void RunCompaction(unsigned log_index, PayloadChunk* candidate);
+  // The compaction a rotation in a batch deferred (compaction_deferred).
+  void CompactIfDeferred(unsigned log_index);
   // Calls fn(offset, entry) for every intact entry of the chunk.
   template <typename Fn>
   void ForEachEntry(const PayloadChunk& chunk, Fn fn) const;
