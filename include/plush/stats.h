@@ -33,6 +33,28 @@ class PLUSH_EXPORT StatsVisitor {
                       const std::vector<uint64_t>& values) = 0;
 };
 
+// A StatsVisitor that spells every field as text and hands it to Field():
+// counts in decimal, ratios with six significant digits, lists of counts
+// comma-separated, flags as the two spellings given.
+class PLUSH_EXPORT StatsTextVisitor : public StatsVisitor {
+ public:
+  StatsTextVisitor(std::string_view if_true, std::string_view if_false)
+      : if_true_(if_true), if_false_(if_false) {}
+
+  virtual void Field(std::string_view name, const std::string& text) = 0;
+
+  void Text(std::string_view name, const std::string& value) override;
+  void Flag(std::string_view name, bool value) override;
+  void Count(std::string_view name, uint64_t value) override;
+  void Ratio(std::string_view name, double value) override;
+  void Counts(std::string_view name,
+              const std::vector<uint64_t>& values) override;
+
+ private:
+  const std::string if_true_;
+  const std::string if_false_;
+};
+
 struct PLUSH_EXPORT Stats {
   // Back end in use: "pmem", "file" or "sim".
   std::string backend;

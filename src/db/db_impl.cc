@@ -56,39 +56,12 @@ Status FoundStatus(table::Found found) {
 
 // Renders Stats fields as property text: one field (`only`), or all of
 // them as "name: value" lines.
-class PropertyText final : public StatsVisitor {
+class PropertyText final : public StatsTextVisitor {
  public:
-  explicit PropertyText(std::string_view only) : only_(only) {}
+  explicit PropertyText(std::string_view only)
+      : StatsTextVisitor("true", "false"), only_(only) {}
 
-  void Text(std::string_view name, const std::string& value) override {
-    Emit(name, value);
-  }
-  void Flag(std::string_view name, bool value) override {
-    Emit(name, value ? "true" : "false");
-  }
-  void Count(std::string_view name, uint64_t value) override {
-    Emit(name, std::to_string(value));
-  }
-  void Ratio(std::string_view name, double value) override {
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.6g", value);
-    Emit(name, text);
-  }
-  void Counts(std::string_view name,
-              const std::vector<uint64_t>& values) override {
-    std::string text;
-    for (uint64_t v : values) {
-      if (!text.empty()) text += ',';
-      text += std::to_string(v);
-    }
-    Emit(name, text);
-  }
-
-  bool found() const { return found_; }
-  const std::string& text() const { return text_; }
-
- private:
-  void Emit(std::string_view name, const std::string& value) {
+  void Field(std::string_view name, const std::string& value) override {
     if (only_.empty()) {
       text_ += std::string(name) + ": " + value + "\n";
     } else if (name == only_) {
@@ -97,6 +70,10 @@ class PropertyText final : public StatsVisitor {
     }
   }
 
+  bool found() const { return found_; }
+  const std::string& text() const { return text_; }
+
+ private:
   const std::string_view only_;
   bool found_ = false;
   std::string text_;

@@ -4,7 +4,38 @@
 
 #include "plush/stats.h"
 
+#include <cstdio>
+#include <string>
+
 namespace plush {
+
+void StatsTextVisitor::Text(std::string_view name, const std::string& value) {
+  Field(name, value);
+}
+
+void StatsTextVisitor::Flag(std::string_view name, bool value) {
+  Field(name, value ? if_true_ : if_false_);
+}
+
+void StatsTextVisitor::Count(std::string_view name, uint64_t value) {
+  Field(name, std::to_string(value));
+}
+
+void StatsTextVisitor::Ratio(std::string_view name, double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", value);
+  Field(name, text);
+}
+
+void StatsTextVisitor::Counts(std::string_view name,
+                              const std::vector<uint64_t>& values) {
+  std::string text;
+  for (uint64_t v : values) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(v);
+  }
+  Field(name, text);
+}
 
 void Stats::ForEachField(StatsVisitor* v) const {
   v->Text("backend", backend);

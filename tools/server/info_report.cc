@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <iterator>
 #include <numeric>
 #include <sstream>
@@ -71,36 +70,11 @@ void PersistenceSection(const ServerContext& server, const Stats& stats,
 
 // The pool's Stats fields as "plush_<name>:<value>" lines, in Redis's
 // spelling (flags 0 or 1), but for those of kPersistenceFields.
-class InfoFields final : public StatsVisitor {
+class InfoFields final : public StatsTextVisitor {
  public:
-  explicit InfoFields(std::ostream& out) : out_(out) {}
+  explicit InfoFields(std::ostream& out) : StatsTextVisitor("1", "0"), out_(out) {}
 
-  void Text(std::string_view name, const std::string& value) override {
-    Emit(name, value);
-  }
-  void Flag(std::string_view name, bool value) override {
-    Emit(name, value ? "1" : "0");
-  }
-  void Count(std::string_view name, uint64_t value) override {
-    Emit(name, std::to_string(value));
-  }
-  void Ratio(std::string_view name, double value) override {
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.6g", value);
-    Emit(name, text);
-  }
-  void Counts(std::string_view name,
-              const std::vector<uint64_t>& values) override {
-    std::string text;
-    for (uint64_t v : values) {
-      if (!text.empty()) text += ',';
-      text += std::to_string(v);
-    }
-    Emit(name, text);
-  }
-
- private:
-  void Emit(std::string_view name, std::string_view value) {
+  void Field(std::string_view name, const std::string& value) override {
     if (std::ranges::find(kPersistenceFields, name) !=
         std::end(kPersistenceFields)) {
       return;
@@ -108,6 +82,7 @@ class InfoFields final : public StatsVisitor {
     out_ << "plush_" << name << ':' << value << "\r\n";
   }
 
+ private:
   std::ostream& out_;
 };
 
