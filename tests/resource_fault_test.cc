@@ -101,36 +101,46 @@ TEST(ResourceFaultTest, FullPoolIsNoSpaceAndStaysReadable) {
 // first, so that it never depends on the process ignoring the signal
 // (regression: `ulimit -f` killed `plush load`). Runs in a child, which
 // reports through a pipe how many writes it got acknowledged.
-// A recovery-log chunk takes storage as it fills: when the file system
-// refuses more, the write that needed it fails with NoSpace and says why,
-// nothing acknowledged is lost, and writes go on once space is back.
-TEST(ResourceFaultTest, LogChunkThatCannotBeBackedIsNoSpace) {
-  ScratchPool file("log_backing");
-  Options o = Small();
-  o.log_count = 1;
-  o.log_chunk_size = 1 << 20;  // backed 64 KiB at a time
+// Storage taken as the pool fills — a recovery-log chunk's next step, the
+// page of a level's directory that a migration writes — may be refused by
+// a full file system: the write that needed it fails with NoSpace and says
+// what it needed, nothing acknowledged is lost, and writes go on once
+// there is space again.
+void ExpectRefusedStorageIsNoSpace(const Options& o,
+                                   const std::string& needed) {
+  ScratchPool file("refused_storage");
   std::unique_ptr<DB> db;
   ASSERT_OK(DB::Open(o, file.path(), &db));
-  ASSERT_OK(db->Put({}, Word(0), Word(0)));  // backs the chunk's first step
+  ASSERT_OK(db->Put({}, Word(0), Word(0)));  // backs the log's first step
   media::testing::FailNextBacks(1000000, ENOSPC);
   Status s;
   const uint64_t written = FillUntilError(db.get(), 1000000, &s);
   media::testing::FailNextBacks(0, ENOSPC);
   ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
-  EXPECT_NE(s.message().find("growing a recovery-log chunk: backing "),
-            std::string::npos)
+  EXPECT_NE(s.message().find(needed + ": backing "), std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("No space left on device"), std::string::npos);
-  EXPECT_GT(written, 100u) << "the first 64 KiB of the chunk were backed";
+  EXPECT_GT(written, 100u);
   ASSERT_OK(db->Put({}, Word(written), Word(7 * written)));
   ASSERT_OK(db->Close());
   db.reset();
   ASSERT_OK(DB::Open(o, file.path(), &db));
-  std::string value;
-  for (uint64_t k = 0; k <= written; ++k) {
-    ASSERT_OK(db->Get({}, Word(k), &value)) << k;
-    ASSERT_EQ(FromWord(value), 7 * k);
-  }
+  EXPECT_EQ(CheckFilled(db.get(), written + 1), "");
+}
+
+TEST(ResourceFaultTest, LogChunkThatCannotBeBackedIsNoSpace) {
+  Options o = Small();
+  o.log_count = 1;
+  o.log_chunk_size = 1 << 20;   // backed 64 KiB at a time
+  o.dram_directory_bits = 10;   // no migration before the first step
+  ExpectRefusedStorageIsNoSpace(o, "growing a recovery-log chunk");
+}
+
+TEST(ResourceFaultTest, LevelPageThatCannotBeBackedIsNoSpace) {
+  Options o = Small();
+  o.log_count = 1;
+  o.log_chunk_size = 1 << 20;  // migrations come before the log's next step
+  ExpectRefusedStorageIsNoSpace(o, "writing a level's directory");
 }
 
 TEST(ResourceFaultTest, FileThatCannotGrowIsNoSpace) {

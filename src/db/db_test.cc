@@ -78,6 +78,33 @@ TEST(DBTest, ASmallPoolIsSmallOnDisk) {
   EXPECT_EQ(value, "hello!!!");
 }
 
+// A PMem level's directory (2^18 entries of 512 bytes, 128 MiB, for the
+// first level at the defaults) takes storage only where migrations write:
+// a checkpoint of ten records migrates ten DRAM entries, 8 KiB each.
+TEST(DBTest, ALevelTakesStorageForTheEntriesItHolds) {
+  ScratchPool file("level_on_disk");
+  constexpr uint64_t kMiB = 1 << 20;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(Options(), file.path(), &db));
+  for (uint64_t k = 1; k <= 10; ++k) ASSERT_OK(db->Put({}, Word(k), Word(k)));
+  ASSERT_OK(db->Checkpoint(1));
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  ASSERT_EQ(stats.levels, 2u);
+  EXPECT_GE(stats.pool_used_bytes, 128 * kMiB) << "the directory is reserved";
+  EXPECT_LE(stats.pool_allocated_bytes, 16 * kMiB);
+  std::string report;
+  ASSERT_OK(db->Verify(&report));
+  ASSERT_OK(db->Close());
+  db.reset();
+  ASSERT_OK(DB::Open(Options(), file.path(), &db));
+  std::string value;
+  for (uint64_t k = 1; k <= 10; ++k) {
+    ASSERT_OK(db->Get({}, Word(k), &value));
+    EXPECT_EQ(FromWord(value), k);
+  }
+}
+
 TEST(DBTest, EveryKeyAndValuePatternIsData) {
   ScratchPool file("patterns");
   std::unique_ptr<DB> db;

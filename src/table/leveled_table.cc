@@ -39,6 +39,15 @@ LeveledTable::LeveledTable(pool::Pool* pool)
 
 namespace {
 
+// One bit per 4 KiB page of a directory of `bytes`, all clear.
+std::shared_ptr<std::atomic<uint64_t>[]> NewPageBitmap(uint64_t bytes) {
+  const uint64_t words = (bytes / 4096 + 63) / 64;
+  std::shared_ptr<std::atomic<uint64_t>[]> bits(
+      new std::atomic<uint64_t>[words]);
+  for (uint64_t i = 0; i < words; ++i) bits[i].store(0);
+  return bits;
+}
+
 // DRAM reserved in full (the DRAM budget is fixed) but resident only as
 // entries are first written: a small store stays small. (Pages fault in
 // zeroed; with transparent huge pages, 2 MiB at a time.)
@@ -170,6 +179,7 @@ Status LeveledTable::AttachLevels() {
                                 "preallocated_levels parameter");
     }
     l.entries = media_.At<DirectoryEntry>(d.directory_offset);
+    l.backed_pages = NewPageBitmap(d.directory_bytes);
     if (preallocated) l.bucket_area = media_.At<Bucket>(d.bucket_area_offset);
     if (l.dram_filters != nullptr)
       RebuildDramFilters(static_cast<unsigned>(i + 1));
@@ -227,11 +237,14 @@ Status LeveledTable::EnsureLevel(unsigned level) {
                            std::to_string(level));
     l.bucket_area = media_.At<Bucket>(d.bucket_area_offset);
   }
-  // Fresh heap space is zero: every entry starts empty with epoch 0. Its
-  // pages are mapped now, before the level is published: every lookup
-  // reads the level from then on, and a first touch of each page (a minor
-  // fault, ~1 µs) would otherwise land on lookups and inserts.
-  media_.Prefault(d.directory_offset, d.directory_bytes);
+  // Fresh heap space is zero: every entry starts empty with epoch 0. The
+  // directory gives its storage back until migrations write its entries
+  // (BackEntries): 2^(d+a) entries of 512 bytes, 128 MiB for the first
+  // level at the defaults, of which a pool whose units rarely migrate uses
+  // little. (Its pages then fault in on first touch, ~1 µs each, once.)
+  s = media_.Unback(d.directory_offset, d.directory_bytes);
+  if (!s.ok()) return s.WithContext("creating level " + std::to_string(level));
+  l.backed_pages = NewPageBitmap(d.directory_bytes);
   if (l.bucket_area != nullptr)
     media_.Prefault(d.bucket_area_offset, d.bucket_area_bytes);
   l.entries = media_.At<DirectoryEntry>(d.directory_offset);
@@ -239,6 +252,26 @@ Status LeveledTable::EnsureLevel(unsigned level) {
   if (!s.ok()) return s;
   levels_[level] = l;
   level_count_.store(level + 1, std::memory_order_release);
+  return Status::OK();
+}
+
+Status LeveledTable::BackEntries(const Level& level, uint64_t first,
+                                 uint64_t count) {
+  constexpr uint64_t kPage = 4096;
+  const uint64_t base = reinterpret_cast<uint64_t>(level.entries) -
+                        reinterpret_cast<uint64_t>(media_.base());
+  const uint64_t first_page = first * sizeof(DirectoryEntry) / kPage;
+  const uint64_t end_page =
+      ((first + count) * sizeof(DirectoryEntry) + kPage - 1) / kPage;
+  for (uint64_t page = first_page; page < end_page; ++page) {
+    std::atomic<uint64_t>& word = level.backed_pages[page / 64];
+    const uint64_t bit = uint64_t{1} << (page % 64);
+    if ((word.load(std::memory_order_acquire) & bit) != 0) continue;
+    // Two writers may back a page at once: backing is idempotent.
+    Status s = media_.Back(base + page * kPage, kPage);
+    if (!s.ok()) return s.WithContext("writing a level's directory");
+    word.fetch_or(bit, std::memory_order_release);
+  }
   return Status::OK();
 }
 

@@ -295,6 +295,9 @@ class LeveledTable {
     Bucket* bucket_area = nullptr;     // preallocated buckets (DRAM: always)
     uint64_t* dram_filters = nullptr;  // filters kept in DRAM, or null
     bool persistent = false;
+    // PMem levels: which 4 KiB pages of the directory are backed by
+    // storage (BackEntries); one bit per page, set once backed.
+    std::shared_ptr<std::atomic<uint64_t>[]> backed_pages;
   };
   struct Target;  // a child entry receiving records during a migration
  public:
@@ -323,6 +326,11 @@ class LeveledTable {
                : level.entries[index].filter;
   }
   Status EnsureLevel(unsigned level);
+  // A PMem level's directory is allocated whole but takes storage only
+  // where entries are written: backs the pages of entries [first, first +
+  // count) before a migration writes them (a store into an unbacked page
+  // of a full file system would raise SIGBUS instead of NoSpace).
+  Status BackEntries(const Level& level, uint64_t first, uint64_t count);
   // Adds `delta` to UnitPmemRecords() of the unit entry `index` of
   // `level` belongs to. REQUIRES: the unit's lock.
   void AddUnitRecords(unsigned level, uint64_t index, int64_t delta);

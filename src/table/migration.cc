@@ -261,7 +261,9 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
     t.count = static_cast<unsigned>(end - t.records);
   }
 
-  // 4. write
+  // 4. write (the children are consecutive entries)
+  s = BackEntries(levels_[level + 1], index << src.child_bits, children);
+  if (!s.ok()) return s;
   s = AllocateBuckets(level + 1, shares);
   if (!s.ok()) return s;
   for (Target& t : shares) PrefetchTarget(level + 1, t);

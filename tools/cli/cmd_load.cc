@@ -172,9 +172,10 @@ class BatchWriter {
 
 // Whether the DRAM level holds a quarter of what it can: enough records
 // that replaying them at every open is worth a checkpoint. A checkpoint of
-// a DRAM level that holds a few records would spare little and move them
-// to a PMem level, whose directory is allocated whole (2^(d+a) entries of
-// 512 bytes: 128 MiB at the default options) — a small load stays small.
+// a DRAM level that holds a few records in each entry would spare little
+// and move them to a PMem level whose directory then takes storage for
+// every entry (2^(d+a) entries of 512 bytes: 128 MiB at the default
+// options) — a small load stays small.
 bool DramLevelIsFilling(DB* db) {
   Stats stats;
   if (!db->GetStats(&stats).ok()) return true;
