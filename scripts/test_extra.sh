@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The parts of `make test` that are not ctest binaries: the installed CMake
-# package, the Python package, the README's examples, and what docs/api.md
-# and docs/operations.md quote from the code.
+# package, the Python package, the README's examples, what docs/api.md and
+# docs/operations.md quote from the code, and the paths docs and comments
+# cite.
 set -euo pipefail
 build=${1:?usage: test_extra.sh BUILD_DIR}
 cd "$(dirname "$0")/.."
@@ -12,3 +13,5 @@ done
 # plush-server (issue #19): redis-py protocol tests and redis-cli; a cluster behind nutcracker.
 scripts/test_server.sh "$build"
 scripts/test_cluster.sh "$build"
+# Every path a doc or a comment cites exists (no build needed).
+scripts/test_citations.sh

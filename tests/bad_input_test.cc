@@ -1,9 +1,9 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Damaged and foreign pool files (DESIGN.md §5, §7): every kind of damage
-// must come back as a Status — Corruption (or NotSupported for a newer
-// version, IOError from the OS) at Open(), or a report from Verify() — and
-// never as a crash, a hang or a sanitizer report. Offsets come from
+// Damaged and foreign pool files (docs/reliability.md §2.3): every kind of
+// damage must come back as a Status — Corruption (or NotSupported for a
+// newer version, IOError from the OS) at Open(), or a report from Verify()
+// — and never as a crash, a hang or a sanitizer report. Offsets come from
 // docs/format.md through PoolImage; the contract itself is stated once, in
 // damaged_pool.h.
 

@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// A crash-consistency explorer on the sim back end (DESIGN.md §7).
+// A crash-consistency explorer on the sim back end (docs/reliability.md §2.1).
 //
 // It runs a deterministic workload of puts and deletes, simulates a power
 // failure at persist point k, builds a post-crash image with the torn-word

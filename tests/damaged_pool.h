@@ -1,8 +1,9 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The contract a damaged pool must honour (DESIGN.md §5): opening it,
-// verifying it and using it returns a Status — Corruption or IOError where
-// the damage is noticed — and never crashes, hangs, or trips a sanitizer.
+// The contract a damaged pool must honour
+// (docs/reliability.md#damaged-and-foreign-pools): opening it, verifying it
+// and using it returns a Status — Corruption or IOError where the damage is
+// noticed — and never crashes, hangs, or trips a sanitizer.
 //
 // ExerciseDamagedPool() is the one place that states this contract; the
 // bad-input tests, the libFuzzer target and the corpus replay all call it.

@@ -1,7 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// kill -9 on the file back end (DESIGN.md §2, §7): an acknowledged write
-// survives the death of its process at once.
+// kill -9 on the file back end (docs/reliability.md §2.2): an acknowledged
+// write survives the death of its process at once.
 //
 // Each round forks a child that opens (and so recovers) the pool and runs a
 // multi-threaded mix of puts, overwrites and deletes of 8-byte keys until

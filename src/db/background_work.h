@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Background work: the two kinds of work that would otherwise stall a
+// Background work: the four kinds of work that would otherwise stall a
 // writer, done ahead of need by threads of their own (Options::
 // background_threads):
 //
@@ -22,14 +22,15 @@
 //               (PayloadLogs::PrepareFreeChunk), so that no writer waits
 //               for the file system or for pre-faulting a chunk.
 //
-// Both run the very code a writer would run (LeveledTable::MigrateDram
-// under the entry's lock, RecoveryLogs::RecycleAhead under the log's
-// rotation mutex), so crash consistency and lock-free lookups are those of
-// the inline path. When the threads fall behind, writers still do the work
-// inline (a full entry migrates, a full log recycles): background work
-// never makes a writer wait for it. An error in the background (NoSpace,
-// Corruption) is dropped: the inline path meets it again and reports it to
-// the writer that needs the space.
+// Migration and recycling run the very code a writer would run
+// (LeveledTable::MigrateDram under the entry's lock,
+// RecoveryLogs::RecycleAhead under the log's rotation mutex), so crash
+// consistency and lock-free lookups are those of the inline path. When the
+// threads fall behind, writers still do the work inline (a full entry
+// migrates, a full log recycles): background work never makes a writer
+// wait for it. An error in the background (NoSpace, Corruption) is
+// dropped: the inline path meets it again and reports it to the writer
+// that needs the space.
 //
 // Thread safety: Schedule*() may be called by any thread, holding any DRAM
 // entry lock or rotation mutex (they only take the queue's mutex). Start()

@@ -1,7 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // The sim back end: an in-memory pool with an explicit model of a
-// persistence domain, used to prove crash consistency (DESIGN.md §7).
+// persistence domain, used to prove crash consistency
+// (docs/reliability.md §2.1).
 //
 // It keeps two images of the pool:
 //

@@ -1,8 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // A model of how Intel Optane PMem turns flushed cache lines into media
-// writes (DESIGN.md §6), so that media write amplification can be measured
-// on machines without PMem.
+// writes, so that media write amplification can be measured on machines
+// without PMem (docs/benchmarks.md#what-decides-write-amplification).
 //
 // The media writes 256-byte blocks ("XPLines"). Flushed 64-byte lines enter
 // a small write-combining buffer of XPLines managed LRU; a line whose

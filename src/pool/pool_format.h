@@ -90,11 +90,11 @@ inline constexpr uint8_t kRangeAdaptive = 3;
 // that predate it refuse such a pool like kRangeByBoundaries.
 inline constexpr uint8_t kRangeFingerprinted = 4;
 
-// The range boundaries (util/range_boundaries.h) of a kRangeByBoundaries
-// pool: written once at creation, before the superblock, at the start of
-// the heap (the allocator starts after them), then read-only. The header
-// is followed by `count` entries, each a 16-bit key length and the key's
-// bytes, packed, in ascending key order.
+// The range boundaries of a kRangeByBoundaries pool (docs/format.md §2.1;
+// read by range_boundaries_region.h): written once at creation, before the
+// superblock, at the start of the heap (the allocator starts after them),
+// then read-only. The header is followed by `count` entries, each a 16-bit
+// key length and the key's bytes, packed, in ascending key order.
 inline constexpr char kRangeBoundariesMagic[8] = {'P', 'L', 'U', 'S',
                                                   'H', 'R', 'B', '\0'};
 struct RangeBoundariesHeader {

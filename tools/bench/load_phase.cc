@@ -7,7 +7,7 @@
 #include <string>
 
 #include "display.h"
-#include "parallel.h"
+#include "phase_threads.h"
 #include "phases.h"
 
 namespace plush::bench {

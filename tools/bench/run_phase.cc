@@ -9,7 +9,7 @@
 #include "key_distribution.h"
 #include "latency_sampler.h"
 #include "op_mix.h"
-#include "parallel.h"
+#include "phase_threads.h"
 #include "phases.h"
 #include "rng.h"
 #include "tsc_clock.h"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "display.h"
-#include "parallel.h"
+#include "phase_threads.h"
 #include "phases.h"
 
 namespace plush::bench {

@@ -4,8 +4,6 @@
 
 #include <iostream>
 
-#include "command_line.h"
-
 namespace plush::cli {
 
 int ExitWith(const Status& status) {
@@ -16,10 +14,7 @@ int ExitWith(const Status& status) {
 
 void AddPoolArgs(CLI::App* cmd, PoolArgs* args) {
   cmd->add_option("POOL", args->path, "Path of the pool file")->required();
-  tools::AddChoice(cmd, "--backend",
-                   "auto: pmem if the file can be mapped with MAP_SYNC, else "
-                   "file",
-                   tools::BackendChoices(), &args->backend);
+  tools::AddBackendOption(cmd, &args->backend);
 }
 
 void AddEncodingFlags(CLI::App* cmd, Encoding* encoding) {
@@ -30,13 +25,6 @@ void AddEncodingFlags(CLI::App* cmd, Encoding* encoding) {
       "--base64", [encoding] { *encoding = Encoding::kBase64; },
       "Keys and values are base64, in input and output");
   hex->excludes(base64);
-}
-
-Options ExistingPoolOptions(const PoolArgs& args) {
-  Options options;
-  options.create_if_missing = false;
-  options.backend = args.backend;
-  return options;
 }
 
 Status WithPool(const Options& options, const std::string& path,

@@ -18,6 +18,7 @@
 
 #include "codec.h"
 #include "plush/db.h"
+#include "pool_args.h"
 
 namespace plush::cli {
 
@@ -54,20 +55,14 @@ void AddLoadCommand(CLI::App* app, int* exit_code);
 void AddBackupCommand(CLI::App* app, int* exit_code);
 void AddRebalanceCommand(CLI::App* app, int* exit_code);
 
-// Where a subcommand finds its pool: the positional POOL and --backend.
-struct PoolArgs {
-  std::string path;
-  Backend backend = Backend::kAuto;
-};
-
+// The pool a subcommand works on (pool_args.h, shared with plush-server).
+using tools::ExistingPoolOptions;
+using tools::PoolArgs;
 // Adds the positional POOL argument and the --backend option.
 void AddPoolArgs(CLI::App* cmd, PoolArgs* args);
 
 // Adds the mutually exclusive --hex and --base64 flags.
 void AddEncodingFlags(CLI::App* cmd, Encoding* encoding);
-
-// Options that open an existing pool (never create one).
-Options ExistingPoolOptions(const PoolArgs& args);
 
 // Opens the pool at `path`, runs `body` and closes the pool. Returns the
 // first error.

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "command.h"
+#include "command_table.h"
 #include "plush/status.h"
 #include "reply_writer.h"
 

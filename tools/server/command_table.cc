@@ -3,12 +3,13 @@
 // The table of commands, and Execute(): what every request goes through
 // before its command runs.
 
+#include "command_table.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <string>
 
-#include "command.h"
 #include "command_handlers.h"
 
 namespace plush::server {

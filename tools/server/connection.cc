@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "command.h"
+#include "command_table.h"
 
 namespace plush::server {
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 #include <thread>
 
-#include "cli/command.h"  // the CLI's PoolArgs and --backend
 #include "password.h"
+#include "pool_args.h"
 #include "protected_mode.h"
 #include "reply_guarantee.h"
 #include "server.h"
@@ -82,11 +82,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version",
                        std::string(PLUSH_VERSION) + " (pool format " +
                            std::to_string(plush::kFormatVersion) + ")");
-  // The CLI's pool options (--backend). It names the pool with a
-  // positional POOL, the server with --pool.
-  plush::cli::PoolArgs pool;
-  plush::cli::AddPoolArgs(&app, &pool);
-  app.remove_option(app.get_option("POOL"));
+  plush::tools::PoolArgs pool;
+  plush::tools::AddBackendOption(&app, &pool.backend);
   app.add_option("--pool", pool.path, "Path of the pool file")->required();
   bool create = false;
   app.add_flag("--create", create,
@@ -150,7 +147,7 @@ int main(int argc, char** argv) {
   // A client that leaves while its reply is sent must not end the server.
   std::signal(SIGPIPE, SIG_IGN);
 
-  plush::Options options = plush::cli::ExistingPoolOptions(pool);
+  plush::Options options = plush::tools::ExistingPoolOptions(pool);
   options.create_if_missing = create;
   std::unique_ptr<plush::DB> db;
   plush::Status s = plush::DB::Open(options, pool.path, &db);

@@ -1,7 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The plugin interface of PiBench (github.com/sfu-dis/pibench,
-// include/tree_api.hpp), declared here rather than copied: it is an ABI.
+// The plugin interface of PiBench
+// (https://github.com/sfu-dis/pibench/blob/master/include/tree_api.hpp),
+// declared here rather than copied: it is an ABI.
 // PiBench dlopen()s a wrapper library, looks up create_tree with dlsym()
 // and calls the tree through its virtual functions, so the declarations
 // below must match PiBench's member for member and slot for slot:

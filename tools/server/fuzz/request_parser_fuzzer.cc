@@ -8,7 +8,7 @@
 //   * arguments respect the limits, and a rejected request's bytes are
 //     never buffered beyond one read;
 //   * a protocol error is final.
-// Run by scripts/fuzz_server.sh (ASan + UBSan).
+// Run by `scripts/fuzz.sh 60s request` (ASan + UBSan).
 
 #include <algorithm>
 #include <cstddef>

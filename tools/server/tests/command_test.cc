@@ -4,7 +4,7 @@
 // commands as a connection does (puts through the group commit) and
 // checks the exact bytes of the replies, errors included.
 
-#include "command.h"
+#include "command_table.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 
-#include "parallel.h"
+#include "phase_threads.h"
 
 #include <atomic>
 #include <chrono>

@@ -7,8 +7,8 @@
 // Every command that is not in the table, and every option a command does
 // not support, answers an error: nothing is ignored silently.
 
-#ifndef PLUSH_TOOLS_SERVER_COMMAND_H_
-#define PLUSH_TOOLS_SERVER_COMMAND_H_
+#ifndef PLUSH_TOOLS_SERVER_COMMAND_TABLE_H_
+#define PLUSH_TOOLS_SERVER_COMMAND_TABLE_H_
 
 #include <cstdint>
 #include <span>
@@ -77,4 +77,4 @@ void ReplyToPuts(ReplyWriter& reply, const Status& status);
 
 }  // namespace plush::server
 
-#endif  // PLUSH_TOOLS_SERVER_COMMAND_H_
+#endif  // PLUSH_TOOLS_SERVER_COMMAND_TABLE_H_

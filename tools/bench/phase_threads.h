@@ -2,8 +2,8 @@
 //
 // Runs the threads of a phase and times them.
 
-#ifndef PLUSH_TOOLS_BENCH_PARALLEL_H_
-#define PLUSH_TOOLS_BENCH_PARALLEL_H_
+#ifndef PLUSH_TOOLS_BENCH_PHASE_THREADS_H_
+#define PLUSH_TOOLS_BENCH_PHASE_THREADS_H_
 
 #include <cstdint>
 #include <functional>
@@ -32,4 +32,4 @@ double RunOnThreads(unsigned threads,
 
 }  // namespace plush::bench
 
-#endif  // PLUSH_TOOLS_BENCH_PARALLEL_H_
+#endif  // PLUSH_TOOLS_BENCH_PHASE_THREADS_H_
