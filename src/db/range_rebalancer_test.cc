@@ -1,0 +1,300 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// RangeRebalancer on its own (db/range_rebalancer.h), on the engine's
+// layers opened by hand (tests/engine_layers.h) over an adaptive range
+// pool of 8 units (the small profile with 3 DRAM directory bits; the map
+// starts with unit p holding the keys whose first byte lies in [0x20 p,
+// 0x20 (p + 1))). No background thread: every move is the test's.
+//
+//   * a heavy unit is split at its median key: both halves move to units
+//     freed for them, every record is kept (newest versions, deletions
+//     too) and each half holds about half of them;
+//   * units are freed by merging the lightest neighbours, the upper into
+//     the lower, whose range keeps its lower bound; or, where neighbours
+//     hold nothing, by merging the run of them into its first unit;
+//   * a unit whose keys keep growing keeps them: a freed unit takes the
+//     keys above them, and nothing is copied;
+//   * what the re-balancer cannot do, and why.
+
+#include "db/range_rebalancer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine_layers.h"
+#include "testutil.h"
+
+namespace plush {
+namespace {
+
+using test::DescribeKey;
+using test::FirstDifference;
+using Model = std::map<std::string, std::string>;
+
+Options EightUnits() {
+  Options o = Options::SmallProfile();
+  o.dram_directory_bits = 3;
+  o.partitioning = Partitioning::kRange;
+  return o;
+}
+
+// An 8-byte key whose first byte is `first`, then `n` big-endian.
+std::string KeyIn(uint8_t first, uint64_t n) {
+  const uint64_t word = __builtin_bswap64(n & 0x00FFFFFFFFFFFFFFull) |
+                        uint64_t{first};
+  return std::string(reinterpret_cast<const char*>(&word), 8);
+}
+
+class RangeRebalancerTest : public ::testing::Test {
+ protected:
+  void Open(const Options& options) {
+    ASSERT_OK(layers_.Open(options));
+    rebalancer_ = std::make_unique<RangeRebalancer>(
+        &layers_.pool(), &layers_.table(), &layers_.payload(),
+        layers_.tails(), layers_.closed());
+  }
+  void TearDown() override { rebalancer_.reset(); }
+
+  void Put(const std::string& key, const std::string& value) {
+    ASSERT_OK(layers_.Put(key, value)) << DescribeKey(key);
+    model_[key] = value;
+  }
+  void Delete(const std::string& key) {
+    ASSERT_OK(layers_.Delete(key)) << DescribeKey(key);
+    model_.erase(key);
+  }
+  // `n` records in the range of unit `unit` (as the map starts), in an
+  // order that does not grow: inline ones, and every fifth a long key
+  // with a long value.
+  void Fill(unsigned unit, int n, uint64_t seed) {
+    std::vector<uint64_t> ids(n);
+    for (int i = 0; i < n; ++i) ids[i] = (static_cast<uint64_t>(i) + 1) * 7919;
+    std::shuffle(ids.begin(), ids.end(), std::mt19937_64(seed));
+    for (int i = 0; i < n; ++i) {
+      const std::string key =
+          KeyIn(static_cast<uint8_t>(0x20 * unit + 1), ids[i]);
+      if (i % 5 == 4) {
+        Put(key + "/long", "a value of some length " + std::to_string(ids[i]));
+      } else {
+        Put(key, test::Word(ids[i] * 3));
+      }
+      if (HasFatalFailure()) return;
+    }
+  }
+  // Every record as the model says: by Get, and by a scan.
+  void ExpectAllRecords(const std::string& when) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : model_) keys.push_back(k);
+    keys.insert(keys.end(), deleted_.begin(), deleted_.end());
+    for (const std::string& key : keys) {
+      std::string value;
+      const Status s = layers_.Get(key, &value);
+      auto it = model_.find(key);
+      if (it == model_.end()) {
+        ASSERT_TRUE(s.IsNotFound()) << when << ": deleted " << DescribeKey(key)
+                                    << " reads " << s.ToString();
+      } else {
+        ASSERT_OK(s) << when << ": " << DescribeKey(key);
+        ASSERT_EQ(value, it->second) << when << ": " << DescribeKey(key);
+      }
+    }
+    Model got;
+    ASSERT_OK(layers_.Scan(&got)) << when;
+    EXPECT_TRUE(got == model_) << when << ": the scan's first difference: "
+                               << FirstDifference(got, model_);
+  }
+  // The stored versions of every unit, counted from the levels.
+  std::vector<uint64_t> Stored() {
+    return layers_.table().CountRecords().per_unit;
+  }
+  RangeMap& map() { return *layers_.pool().range_map(); }
+  uint64_t generation() { return layers_.pool().range_map_generation(); }
+
+  test::EngineLayers layers_{"sim:range_rebalancer_test"};
+  std::unique_ptr<RangeRebalancer> rebalancer_;
+  Model model_;
+  std::vector<std::string> deleted_;
+};
+
+TEST_F(RangeRebalancerTest, HeavyUnitIsSplitAtItsMedianKeepingEveryRecord) {
+  Open(EightUnits());
+  ASSERT_EQ(map().Units(), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  // Unit 0 heavy; its neighbours light, in pairs of distinct weights.
+  Fill(0, 600, 1);
+  const int light[8] = {0, 5, 6, 7, 8, 40, 40, 40};
+  for (unsigned u = 1; u < 8; ++u) Fill(u, light[u], u);
+  if (HasFatalFailure()) return;
+  // Overwrites and deletions in unit 0: only newest versions move, and
+  // deleted keys stay deleted.
+  int overwritten = 0;
+  for (auto it = model_.begin(); it != model_.end() && overwritten < 60; ++it) {
+    if (static_cast<uint8_t>(it->first[0]) != 0x01) continue;
+    if (overwritten % 3 == 0) {
+      deleted_.push_back(it->first);
+    } else if (it->first.size() == 8) {
+      it->second = test::Word(overwritten);
+    } else {
+      it->second = "overwritten";
+    }
+    ++overwritten;
+  }
+  for (const std::string& key : deleted_) Delete(key);
+  for (const auto& [k, v] : model_) {
+    if (static_cast<uint8_t>(k[0]) == 0x01) Put(k, v);
+    if (HasFatalFailure()) return;
+  }
+  ASSERT_OK(layers_.MigrateAll());
+  ExpectAllRecords("before");
+  if (HasFatalFailure()) return;
+
+  EXPECT_FALSE(rebalancer_->Heavy(0)) << "nothing is heavy before the count";
+  rebalancer_->CountUnits();
+  EXPECT_TRUE(rebalancer_->Heavy(0));
+  EXPECT_TRUE(rebalancer_->SplitDue(0));
+  for (unsigned u = 1; u < 8; ++u) EXPECT_FALSE(rebalancer_->Heavy(u)) << u;
+  uint64_t live0 = 0;
+  for (const auto& [k, v] : model_) live0 += static_cast<uint8_t>(k[0]) < 0x20;
+  const RangeMap::Range before1 = *map().RangeOfUnit(1);
+  const RangeMap::Range before2 = *map().RangeOfUnit(2);
+  const RangeMap::Range before3 = *map().RangeOfUnit(3);
+  const RangeMap::Range before4 = *map().RangeOfUnit(4);
+
+  uint64_t moves = 0;
+  const std::string written = std::next(model_.begin(), 300)->first;
+  ASSERT_OK(rebalancer_->Rebalance(0, written, &moves));
+  // Two merges free units 2 and 4 (the lightest disjoint pairs: 1+2 and
+  // 3+4); unit 2 takes the upper half of unit 0's keys, unit 4 the lower.
+  EXPECT_EQ(moves, 4u) << "merge, split, merge, reassignment";
+  EXPECT_EQ(generation(), 4u);
+  ASSERT_EQ(map().Units(), (std::vector<uint32_t>{4, 2, 1, 3, 5, 6, 7}));
+  // The merges kept the lower unit, whose range kept its lower bound.
+  EXPECT_EQ(map().RangeOfUnit(1)->lower, before1.lower);
+  EXPECT_EQ(map().RangeOfUnit(1)->upper, before2.upper);
+  EXPECT_EQ(map().RangeOfUnit(3)->lower, before3.lower);
+  EXPECT_EQ(map().RangeOfUnit(3)->upper, before4.upper);
+  // The halves: unit 0's range, cut once.
+  const RangeMap::Range lower = *map().RangeOfUnit(4);
+  const RangeMap::Range upper = *map().RangeOfUnit(2);
+  EXPECT_EQ(lower.lower, "");
+  EXPECT_EQ(lower.upper, upper.lower);
+  EXPECT_EQ(upper.upper, before1.lower);
+  EXPECT_FALSE(map().RangeOfUnit(0).has_value()) << "unit 0 is free";
+
+  ExpectAllRecords("after the split");
+  if (HasFatalFailure()) return;
+  // Spread: each half holds about half of unit 0's records (its newest
+  // versions only), unit 0 nothing.
+  uint64_t below = 0;
+  for (const auto& [k, v] : model_) below += k < upper.lower;
+  EXPECT_GE(below, live0 * 2 / 5);
+  EXPECT_LE(below, live0 * 3 / 5);
+  const std::vector<uint64_t> stored = Stored();
+  EXPECT_EQ(stored[0], 0u) << "the unit split is cleared";
+  EXPECT_EQ(stored[4], below);
+  EXPECT_EQ(stored[2], live0 - below);
+  // Copied: unit 0's live records, and the two merged units'.
+  EXPECT_EQ(rebalancer_->records_copied(),
+            live0 + static_cast<uint64_t>(light[2] + light[4]));
+
+  // Writes go where the map says now.
+  EXPECT_EQ(layers_.UnitOf(KeyIn(0x01, 1)), 4u);
+  EXPECT_EQ(layers_.UnitOf(KeyIn(0x1f, 1)), 2u);
+  EXPECT_EQ(layers_.UnitOf(KeyIn(0x41, 1)), 1u);
+  Put(KeyIn(0x1f, 5), test::Word(5));
+  Put(KeyIn(0x41, 5), "a long value for a merged range");
+  ExpectAllRecords("after writes");
+}
+
+// Neighbours that hold nothing are merged into the first of their run, in
+// one change, which frees the others.
+TEST_F(RangeRebalancerTest, EmptyNeighboursAreMergedIntoTheFirst) {
+  Open(EightUnits());
+  Fill(0, 400, 2);
+  if (HasFatalFailure()) return;
+  ASSERT_OK(layers_.MigrateAll());
+  rebalancer_->CountUnits();
+  uint64_t moves = 0;
+  ASSERT_OK(rebalancer_->Rebalance(0, std::next(model_.begin(), 100)->first,
+                                   &moves));
+  EXPECT_EQ(moves, 3u) << "merge of seven positions, split, reassignment";
+  ASSERT_EQ(map().Units(), (std::vector<uint32_t>{3, 2, 1}));
+  EXPECT_EQ(map().RangeOfUnit(1)->lower, std::string(1, '\x20'));
+  EXPECT_EQ(map().RangeOfUnit(1)->upper, std::nullopt);
+  EXPECT_EQ(rebalancer_->records_copied(), model_.size())
+      << "empty units copy nothing";
+  ExpectAllRecords("after");
+}
+
+// Keys that keep growing: the unit keeps them all and a freed unit takes
+// the keys above them; nothing moves.
+TEST_F(RangeRebalancerTest, UnitOfGrowingKeysKeepsThemAndNothingIsCopied) {
+  Open(EightUnits());
+  for (uint64_t i = 0; i < 300; ++i) {
+    Put(KeyIn(0x02, 1000 + i), test::Word(i));
+    if (HasFatalFailure()) return;
+  }
+  rebalancer_->CountUnits();
+  ASSERT_TRUE(layers_.tails()->Growing(0));
+  EXPECT_TRUE(rebalancer_->SplitDue(0));
+  const uint64_t records = layers_.table().UnitRecords(0);
+  uint64_t moves = 0;
+  ASSERT_OK(rebalancer_->Rebalance(0, KeyIn(0x02, 1299), &moves));
+  EXPECT_EQ(moves, 2u) << "the merge of the empty units, and the split";
+  EXPECT_EQ(rebalancer_->records_copied(), 0u);
+  EXPECT_EQ(layers_.table().UnitRecords(0), records) << "unit 0 kept its keys";
+  ASSERT_EQ(map().Units(), (std::vector<uint32_t>{0, 2, 1}));
+  EXPECT_EQ(map().RangeOfUnit(2)->lower,
+            KeyIn(0x02, 1299) + std::string(1, '\0'))
+      << "right above the largest key";
+  EXPECT_EQ(layers_.UnitOf(KeyIn(0x02, 1300)), 2u) << "the next key";
+  ExpectAllRecords("after");
+}
+
+TEST_F(RangeRebalancerTest, WhatCannotBeRebalancedSaysWhy) {
+  // A hash pool has no units to move.
+  {
+    test::EngineLayers hash("sim:range_rebalancer_test_hash");
+    ASSERT_OK(hash.Open(Options::SmallProfile()));
+    RangeRebalancer r(&hash.pool(), &hash.table(), &hash.payload(),
+                      hash.tails(), hash.closed());
+    EXPECT_FALSE(r.enabled());
+    uint64_t moves = 7;
+    const Status s = r.RebalanceAll(&moves);
+    EXPECT_EQ(s.ToString(),
+              "NotSupported: re-balancing needs a range pool with an adaptive "
+              "range map (this one is hash-partitioned, or a range pool of an "
+              "earlier version: convert it with plush rebalance)");
+    EXPECT_EQ(moves, 0u);
+    EXPECT_FALSE(r.Heavy(0));
+  }
+  Open(EightUnits());
+  EXPECT_TRUE(rebalancer_->enabled());
+  // Balanced: nothing to do.
+  for (unsigned u = 0; u < 8; ++u) Fill(u, 30, u);
+  if (HasFatalFailure()) return;
+  uint64_t moves = 9;
+  ASSERT_OK(rebalancer_->RebalanceAll(&moves));
+  EXPECT_EQ(moves, 0u);
+  EXPECT_EQ(generation(), 0u);
+
+  // A closed DB: the first move refuses, the map stays.
+  Fill(0, 500, 9);
+  if (HasFatalFailure()) return;
+  ASSERT_OK(layers_.MigrateAll());
+  rebalancer_->CountUnits();
+  ASSERT_TRUE(rebalancer_->Heavy(0));
+  layers_.MarkClosed();
+  const Status s = rebalancer_->Rebalance(0, model_.begin()->first, &moves);
+  EXPECT_EQ(s.ToString(), "InvalidArgument: the DB is closed");
+  EXPECT_EQ(moves, 0u);
+  EXPECT_EQ(map().Units(), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+}  // namespace
+}  // namespace plush
