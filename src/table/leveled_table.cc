@@ -39,9 +39,11 @@ LeveledTable::LeveledTable(pool::Pool* pool)
 
 namespace {
 
-// One bit per 4 KiB page of a directory of `bytes`, all clear.
+// One bit per 4 KiB page of a directory of `bytes` (the last page may be
+// partial: small pools' levels are), all clear.
 std::shared_ptr<std::atomic<uint64_t>[]> NewPageBitmap(uint64_t bytes) {
-  const uint64_t words = (bytes / 4096 + 63) / 64;
+  const uint64_t pages = (bytes + 4095) / 4096;
+  const uint64_t words = (pages + 63) / 64;
   std::shared_ptr<std::atomic<uint64_t>[]> bits(
       new std::atomic<uint64_t>[words]);
   for (uint64_t i = 0; i < words; ++i) bits[i].store(0);
