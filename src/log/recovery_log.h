@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "log/log_format.h"
+#include "log/log_host.h"
 #include "plush/status.h"
 #include "pool/pool.h"
 #include "util/mutex.h"
@@ -41,28 +42,6 @@
 #include "util/thread_annotations.h"
 
 namespace plush::log {
-
-// What the logs need from the hash table to recycle chunks.
-class LogHost {
- public:
-  virtual ~LogHost() = default;
-  // The current epoch of the DRAM entry `record` belongs to.
-  virtual uint64_t DramEpochOf(const LogRecord& record) = 0;
-  // The lowest current epoch among the DRAM entries of `log`.
-  virtual uint64_t MinDramEpoch(unsigned log) = 0;
-  // Migrates the DRAM entry `record` belongs to if the record is still in
-  // DRAM only (its epoch is not below the entry's), under the entry's lock.
-  virtual Status MigrateIfUnmigrated(const LogRecord& record) = 0;
-  // Returns once every append to `log` that is in progress has finished:
-  // appends happen under a DRAM entry lock, so passing through the locks
-  // of the log's entries suffices.
-  virtual void WaitForAppends(unsigned log) = 0;
-  // The current chunk of `log` is half written (once per chunk; called by
-  // an appender, under its DRAM entry lock): a chance to RecycleAhead()
-  // in the background, so that the writer that fills the chunk finds a
-  // free one.
-  virtual void ChunkHalfWritten(unsigned log) = 0;
-};
 
 class RecoveryLogs {
  public:
