@@ -215,7 +215,7 @@ Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
 Status DBImpl::CheckWritable() const {
   if (closed()) return WritePath::ClosedError();
   const media::Media& m = pool_->media();
-  return m.failed() ? m.sticky_error() : Status::OK();
+  return m.failed() ? m.sticky_error() : write_path_->Halted();
 }
 
 Placement DBImpl::Place(std::string_view key) const {

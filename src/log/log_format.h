@@ -32,7 +32,9 @@
 //   `position` is the slot the record took in its DRAM entry, `epoch` that
 //   entry's epoch: (epoch, position) orders the records of a DRAM entry
 //   even across logs (a batch's records all go to one log), which is how
-//   recovery rebuilds each DRAM entry in its original order.
+//   recovery rebuilds each DRAM entry in its original order. A batch that
+//   gives an entry more records than it holds numbers them on into the
+//   entry's next epochs (position 0 of epoch + 1 after the last slot).
 //
 // An entry is valid iff the check bits of all three words equal the
 // chunk's check. Each word is stored atomically, so a torn entry has at
