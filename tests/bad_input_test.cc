@@ -461,6 +461,22 @@ TEST_F(BadInputTest, MoreRecordsOfOneEpochThanAnEntryHoldsAreCorruption) {
                 " for DRAM entry 0, which holds 32");
 }
 
+// The spill area's word in the root page names an area inside the heap.
+TEST_F(BadInputTest, DamagedBatchSpillWordIsCorruption) {
+  const uint64_t at = pool::kRootOffset + offsetof(RootPage, batch_spill);
+  for (const uint64_t word :
+       {(image_.heap_offset() - 4096) | 10, image_.alloc_high_water() | 10,
+        image_.heap_offset() | 9, image_.heap_offset() | 25,
+        image_.heap_offset() | 0x100 | 10}) {
+    const DamageReport r = WithWord(at, word);
+    EXPECT_EQ(r.violation, "") << word;
+    EXPECT_TRUE(r.open.IsCorruption()) << word << ": " << r.open.ToString();
+    EXPECT_NE(r.open.ToString().find("batch spill area word"),
+              std::string::npos)
+        << r.open.ToString();
+  }
+}
+
 TEST_F(BadInputTest, DuplicateChunkSequenceIsReportedByVerify) {
   // Two chunks of log 0 in use with the same position in the log.
   const uint64_t a = *image_.ChunkOffset(0);

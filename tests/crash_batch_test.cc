@@ -15,7 +15,9 @@
 // writes between batches (so that a key's versions sit in several logs),
 // checkpoints; batches that fill one DRAM entry several times over (the
 // entry migrates while the batch is inserted: a crash then leaves records
-// of later epochs that recovery must place, migrating). The controls
+// of later epochs that recovery must place, migrating), and batches too
+// large for a log chunk (their members in the spill area, which the next
+// such batch reuses, and whose log chunk is recycled). The controls
 // recover with a deliberately broken recovery that replays batches
 // without their commit: they must fail.
 
@@ -124,7 +126,9 @@ class BatchCrashExplorer {
     }
   }
 
-  uint64_t CountPersistPoints() {
+  // If `stats` is not null, stores the DB's statistics at the end of the
+  // crash-free run.
+  uint64_t CountPersistPoints(Stats* stats = nullptr) {
     media::SimMedia::Remove(device_);
     std::unique_ptr<DB> db;
     EXPECT_OK(OpenDB(options_, internal_, device_, &db));
@@ -132,6 +136,9 @@ class BatchCrashExplorer {
     const uint64_t start = sim->persist_points();
     for (const Step& s : steps_) EXPECT_OK(Apply(db.get(), s));
     const uint64_t points = sim->persist_points() - start;
+    if (stats != nullptr) {
+      EXPECT_OK(db->GetStats(stats));
+    }
     db.reset();
     media::SimMedia::Remove(device_);
     return points;
@@ -307,7 +314,8 @@ TEST(CrashBatchTest, RangePoolBatches) {
               "range pool, varlen");
 }
 
-// ---- Batches that fill a DRAM entry several times over (issue 27) ---------
+// ---- Batches that fill a DRAM entry several times over, and batches too
+// large for a log chunk (issue 27) ----------------------------------------
 
 // `n` 8-byte key ids, from `first` on, whose keys a hash pool of 2^dram_bits
 // DRAM entries places in entry `entry`.
@@ -358,6 +366,47 @@ std::vector<Step> OverflowingBatches() {
   return steps;
 }
 
+// Batches of 250-300 records (a log chunk holds 167: their members go to
+// the spill area) over 8 DRAM entries of 32, one of them taking 130 of
+// them, on one log of two chunks: the second batch reuses the spill area
+// (migrating the entries that still hold the first one's records in DRAM
+// only), and the small batches after it fill the log until the chunk of
+// its commit is recycled (which migrates its entries).
+std::vector<Step> SpilledBatches() {
+  const std::vector<uint64_t> hot = KeysOfEntry(3, 0, 130);
+  std::vector<uint64_t> spread;
+  for (uint64_t k = 1000; spread.size() < 200; ++k) spread.push_back(k);
+  std::vector<Step> steps;
+  for (size_t i = 0; i < 12; ++i) steps.push_back(Single(Put(spread[i], 1)));
+  std::vector<Op> first;
+  for (size_t i = 0; i < 170; ++i) first.push_back(Put(spread[i], 100 + i));
+  for (size_t i = 0; i < 130; ++i) first.push_back(Put(hot[i], 100 + i));
+  steps.push_back(Batch(first));
+  for (size_t i = 0; i < 20; ++i)
+    steps.push_back(Single(Put(spread[i * 7 % 200], 150 + i)));
+  std::vector<Op> second;
+  for (size_t i = 100; i < 200; ++i) second.push_back(Put(spread[i], 200 + i));
+  for (size_t i = 0; i < 130; i += 2) second.push_back(Put(hot[i], 200 + i));
+  for (size_t i = 0; i < 60; ++i) second.push_back(Del(spread[i]));
+  second.push_back(Put(spread[3], 2003));  // after its delete: the later wins
+  steps.push_back(Batch(second));
+  for (size_t b = 0; b < 32; ++b) {
+    std::vector<Op> small;
+    for (size_t i = 0; i < 10; ++i)
+      small.push_back(Put(spread[(b * 10 + i) % 200], 300 + b));
+    steps.push_back(Batch(small));
+  }
+  return steps;
+}
+
+Options OneLogOfTwoChunks() {
+  Options o = SmallCrashPool();
+  o.dram_directory_bits = 3;
+  o.log_count = 1;
+  o.log_chunks_per_log = 2;
+  return o;
+}
+
 void ExpectCleanCommittedCrashes(const Result& r, const char* what) {
   ExpectClean(r, what);
   std::printf("[crash_batch] %s: %llu crashes after a batch's commit, %llu "
@@ -376,17 +425,33 @@ TEST(CrashBatchTest, EveryPersistPointOfBatchesOverflowingAnEntry) {
       "overflowing one entry");
 }
 
-// The overflowing batches again, with the broken recovery: the explorer
-// must see the parts it replays.
+TEST(CrashBatchTest, EveryPersistPointOfBatchesSpanningLogChunks) {
+  BatchCrashExplorer explorer(OneLogOfTwoChunks(), SpilledBatches());
+  Stats stats;
+  explorer.CountPersistPoints(&stats);
+  // The spill area was reused and the chunk of a spilled commit recycled:
+  // both migrate entries that still hold a spilled batch's records.
+  EXPECT_GT(stats.log_forced_migrations, 0u);
+  EXPECT_GT(stats.log_compactions, 0u);
+  ExpectCleanCommittedCrashes(explorer.Explore(1), "spilled");
+}
+
+// The overflowing and spilled batches again, with the broken recovery:
+// the explorer must see the parts it replays.
 TEST(CrashBatchTest, ControlReplayingUncommittedLargeBatchesFails) {
   InternalOptions broken = Simulated();
   broken.replay_uncommitted_batches = true;
   const Result overflowing =
       BatchCrashExplorer(SmallCrashPool(), OverflowingBatches(), broken)
           .Explore(1);
-  std::printf("[crash_batch] control: %llu failures\n",
-              static_cast<unsigned long long>(overflowing.failures));
+  const Result spilled =
+      BatchCrashExplorer(OneLogOfTwoChunks(), SpilledBatches(), broken)
+          .Explore(1);
+  std::printf("[crash_batch] control: %llu + %llu failures\n",
+              static_cast<unsigned long long>(overflowing.failures),
+              static_cast<unsigned long long>(spilled.failures));
   EXPECT_GT(overflowing.failures, 0u) << "no partial overflowing batch seen";
+  EXPECT_GT(spilled.failures, 0u) << "no partial spilled batch seen";
 }
 
 // The control: a recovery that replays batches without their commit must

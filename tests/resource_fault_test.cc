@@ -108,7 +108,6 @@ TEST(ResourceFaultTest, FullPoolInTheMiddleOfABatchHaltsWritesUntilReopened) {
   Options o = Small();
   o.partitioning = Partitioning::kRange;  // "user:" keys: one entry
   o.range_rebalance = false;
-  o.log_chunk_size = 64 << 10;  // a chunk holds a batch of 1000
   o.max_pool_size = 6 << 20;
   std::unique_ptr<DB> db;
   ASSERT_OK(DB::Open(o, file.path(), &db));

@@ -23,9 +23,7 @@
 //     the DB then refuses writes until the pool is opened again (db.h).
 //
 // Limits: kMaxBatchRecords operations and kMaxBatchBytes of keys and
-// values (plush/limits.h); a pool may allow fewer operations (its
-// recovery-log chunk must hold them all: 167 with Options::SmallProfile(),
-// far more than the limit with the defaults).
+// values (plush/limits.h), on every pool, wherever the keys fall.
 //
 // Thread safety: a WriteBatch is a value; concurrent use needs external
 // synchronisation. DB::Write does not change the batch.

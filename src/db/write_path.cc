@@ -54,13 +54,6 @@ Status WritePath::WriteRecords(const WriteOptions& options,
                                uint64_t version, bool* moved) {
   *moved = false;
   if (records.empty()) return Status::OK();
-  if (options.log && records.size() > logs_.max_batch_records()) {
-    return Status::InvalidArgument(
-        "batch of " + std::to_string(records.size()) +
-        " operations exceeds the " +
-        std::to_string(logs_.max_batch_records()) +
-        " that a recovery-log chunk of this pool holds");
-  }
   // The batch's DRAM entries in lock order, and each record's entry: one
   // sort of (entry, record) pairs, packed into words, gives both.
   std::vector<uint64_t> by_entry(records.size());
@@ -79,6 +72,10 @@ Status WritePath::WriteRecords(const WriteOptions& options,
   // The log of the first entry: the batch holds that entry's lock, which is
   // what a log waits for before it recycles a chunk (LogHost).
   const unsigned log = logs_.LogOf(entries[0].dram_index);
+  // A logged batch that a log chunk cannot hold keeps its members in the
+  // spill area: it holds the area from before it locks its entries
+  // (freeing the area may migrate entries) until it has inserted them.
+  const bool spills = options.log && !logs_.FitsOneChunk(records.size());
   std::vector<log::LogRecord> logged(options.log ? records.size() : 0);
   // A batch touches many entries: start every entry's cache misses at once
   // instead of one after the other (their lock and state lines now, their
@@ -89,6 +86,11 @@ Status WritePath::WriteRecords(const WriteOptions& options,
   }
   const unsigned capacity = table_.capacity();
   for (;;) {
+    log::BatchSpill::Lease spill;
+    if (spills) {
+      Status s = logs_.spill().Acquire(records.size(), &spill);
+      if (!s.ok()) return s;
+    }
     for (const BatchEntry& e : entries) table_.DramLock(e.dram_index).lock();
     auto unlock_all = [&] {
       for (const BatchEntry& e : entries)
@@ -134,10 +136,12 @@ Status WritePath::WriteRecords(const WriteOptions& options,
     }
     if (options.log) {
       uint32_t chunk_seen = 0;
-      if (!logs_.TryAppendBatch(log, logged.data(), logged.size(),
+      if (!logs_.TryAppendBatch(log, logged.data(), logged.size(), spill,
                                 &chunk_seen)) {
-        // Rotating may migrate DRAM entries: never while holding a lock.
+        // Rotating may migrate DRAM entries and free the spill area: never
+        // while holding a lock or the area.
         unlock_all();
+        spill.Release();
         Status s = logs_.Rotate(log, chunk_seen);
         if (!s.ok()) return s;
         continue;

@@ -1,7 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// What the recovery logs (recovery_log.h) need from the hash table: a log
-// chunk may be reused once every record in it is on PMem, which the DRAM
+// What the recovery logs (recovery_log.h) and the batch spill area
+// (batch_spill.h) need from the hash table: a log chunk, or the spill area,
+// may be reused once every record in it is on PMem, which the DRAM
 // entries' epochs tell and which migrating an entry brings about.
 
 #ifndef PLUSH_LOG_LOG_HOST_H_
