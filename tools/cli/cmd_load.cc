@@ -37,10 +37,10 @@ namespace {
 
 enum class Format { kTsv, kJsonl };
 
-// The default --batch: the largest batch that every pool takes whatever
-// its keys (a DRAM directory entry holds at least 32 records, a log chunk
-// at least 167), and as fast as any larger one (DB::Write's barrier is
-// amortized long before: plush-bench --batch, tools/cli/README.md).
+// The default --batch: as fast as any larger one (DB::Write's barrier is
+// amortized long before: plush-bench --batch, tools/cli/README.md), and no
+// more than a DRAM directory entry holds (at least 32 records), so that no
+// batch migrates an entry after its commit, whatever its keys.
 constexpr unsigned kDefaultBatch = 32;
 
 // Records handed to a worker at a time (rounded to whole batches): enough
