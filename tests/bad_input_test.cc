@@ -422,6 +422,61 @@ TEST_F(BadInputTest, FailedOpenLeavesThePoolUntouched) {
       << "the failed Open changed the pool";
 }
 
+// A DRAM entry holds `capacity` records of one epoch (a write batch that
+// brings it more numbers them into its next epochs): more unmigrated
+// records of one epoch for one entry are damage, not something to place.
+TEST_F(BadInputTest, MoreRecordsOfOneEpochThanAnEntryHoldsAreCorruption) {
+  std::optional<uint64_t> chunk;
+  log::LogChunkState st;
+  for (uint64_t c = 0; c < DamageOptions().log_chunks_per_log && !chunk; ++c) {
+    st = log::LogChunkState::Decode(image_.Word(*image_.ChunkOffset(c)));
+    if (st.in_use) chunk = *image_.ChunkOffset(c);
+  }
+  ASSERT_TRUE(chunk) << "log 0 has no chunk in use";
+  const uint64_t capacity = 16u << DamageOptions().fanout_bits;
+  const uint64_t epoch = uint64_t{1} << 40;  // above every entry's
+  PoolImage damaged = image_;
+  uint64_t slot = 0;
+  for (uint64_t k = 1; slot <= capacity; ++k) {
+    if ((InlineKeyHash(k) & 3) != 0) continue;  // DRAM entry 0, log 0
+    log::LogRecord r;
+    r.key = k;
+    r.value = k;
+    r.epoch = epoch;
+    r.position = static_cast<uint8_t>(slot);
+    uint64_t words[log::kEntryWords];
+    log::EncodeEntry(r, st.check, words);
+    const uint64_t at =
+        *chunk + log::kLogChunkHeaderSize + slot * log::kEntrySize;
+    for (uint64_t w = 0; w < log::kEntryWords; ++w)
+      damaged.SetWord(at + 8 * w, words[w]);
+    ++slot;
+  }
+  const DamageReport r = Exercise(damaged);
+  EXPECT_EQ(r.violation, "");
+  EXPECT_EQ(r.open.ToString(),
+            "Corruption: recovering pool '" + file_.path() +
+                "': recovery logs hold 33 records of epoch " +
+                std::to_string(epoch) +
+                " for DRAM entry 0, which holds 32");
+}
+
+// The spill area's word in the root page names an area inside the heap.
+TEST_F(BadInputTest, DamagedBatchSpillWordIsCorruption) {
+  const uint64_t at = pool::kRootOffset + offsetof(RootPage, batch_spill);
+  for (const uint64_t word :
+       {(image_.heap_offset() - 4096) | 10, image_.alloc_high_water() | 10,
+        image_.heap_offset() | 9, image_.heap_offset() | 25,
+        image_.heap_offset() | 0x100 | 10}) {
+    const DamageReport r = WithWord(at, word);
+    EXPECT_EQ(r.violation, "") << word;
+    EXPECT_TRUE(r.open.IsCorruption()) << word << ": " << r.open.ToString();
+    EXPECT_NE(r.open.ToString().find("batch spill area word"),
+              std::string::npos)
+        << r.open.ToString();
+  }
+}
+
 TEST_F(BadInputTest, DuplicateChunkSequenceIsReportedByVerify) {
   // Two chunks of log 0 in use with the same position in the log.
   const uint64_t a = *image_.ChunkOffset(0);

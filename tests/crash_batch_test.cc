@@ -13,8 +13,13 @@
 // logs (a batch's records belong to DRAM entries of several logs but are
 // all written to one), repeated keys within a batch, deletes, single
 // writes between batches (so that a key's versions sit in several logs),
-// checkpoints. The control recovers with a deliberately broken recovery
-// that replays batches without their commit: it must fail.
+// checkpoints; batches that fill one DRAM entry several times over (the
+// entry migrates while the batch is inserted: a crash then leaves records
+// of later epochs that recovery must place, migrating), and batches too
+// large for a log chunk (their members in the spill area, which the next
+// such batch reuses, and whose log chunk is recycled). The controls
+// recover with a deliberately broken recovery that replays batches
+// without their commit: they must fail.
 
 #include <gtest/gtest.h>
 
@@ -24,6 +29,7 @@
 
 #include "crash_explorer.h"
 #include "testutil.h"
+#include "util/hash.h"
 
 namespace plush::test {
 namespace {
@@ -98,6 +104,12 @@ struct Result {
   uint64_t crash_states = 0;
   uint64_t recovery_crash_states = 0;
   uint64_t in_flight_batches = 0;  // crashes inside a batch of > 1 record
+  // Of those, the crashes after the batch's commit was durable (it
+  // recovered whole): those in its inserts and their migrations.
+  uint64_t in_flight_committed = 0;
+  // Crash states whose recovery migrated DRAM entries (a batch that filled
+  // one more than once had not been inserted whole).
+  uint64_t recovery_migrations = 0;
   uint64_t failures = 0;
   std::string first_failure;
 };
@@ -114,7 +126,9 @@ class BatchCrashExplorer {
     }
   }
 
-  uint64_t CountPersistPoints() {
+  // If `stats` is not null, stores the DB's statistics at the end of the
+  // crash-free run.
+  uint64_t CountPersistPoints(Stats* stats = nullptr) {
     media::SimMedia::Remove(device_);
     std::unique_ptr<DB> db;
     EXPECT_OK(OpenDB(options_, internal_, device_, &db));
@@ -122,6 +136,9 @@ class BatchCrashExplorer {
     const uint64_t start = sim->persist_points();
     for (const Step& s : steps_) EXPECT_OK(Apply(db.get(), s));
     const uint64_t points = sim->persist_points() - start;
+    if (stats != nullptr) {
+      EXPECT_OK(db->GetStats(stats));
+    }
     db.reset();
     media::SimMedia::Remove(device_);
     return points;
@@ -153,10 +170,10 @@ class BatchCrashExplorer {
     db.reset();
     if (!sim->crashed()) return;
     const Step* in_flight = acked < steps_.size() ? &steps_[acked] : nullptr;
-    if (in_flight != nullptr && in_flight->kind == Step::Kind::kBatch &&
-        in_flight->ops.size() > 1) {
-      ++r->in_flight_batches;
-    }
+    const bool in_batch = in_flight != nullptr &&
+                          in_flight->kind == Step::Kind::kBatch &&
+                          in_flight->ops.size() > 1;
+    if (in_batch) ++r->in_flight_batches;
     auto fail = [&](const std::string& what) {
       if (r->failures++ == 0) {
         r->first_failure =
@@ -169,8 +186,13 @@ class BatchCrashExplorer {
     Status s = OpenDB(options_, internal_, device_, &db);
     if (!s.ok()) return fail("recovery failed: " + s.ToString());
     const uint64_t recovery_points = sim->persist_points();
-    if (std::string e = Check(db.get(), acked, in_flight); !e.empty())
+    Stats stats;
+    if (db->GetStats(&stats).ok() && stats.migrations > 0)
+      ++r->recovery_migrations;
+    bool whole = false;
+    if (std::string e = Check(db.get(), acked, in_flight, &whole); !e.empty())
       return fail(e);
+    if (in_batch && whole) ++r->in_flight_committed;
     db.reset();
     if (recovery_points == 0) return;
     s = CrashDuringRecovery(options_, device_, image, recovery_points, k, &db,
@@ -178,13 +200,22 @@ class BatchCrashExplorer {
     if (!s.ok()) return fail("recovery after a crash in recovery failed");
     if (db == nullptr) return;
     ++r->recovery_crash_states;
-    if (std::string e = Check(db.get(), acked, in_flight); !e.empty())
-      fail("after a crash during recovery: " + e);
+    bool whole_again = false;
+    if (std::string e = Check(db.get(), acked, in_flight, &whole_again);
+        !e.empty()) {
+      return fail("after a crash during recovery: " + e);
+    }
+    if (whole_again != whole) {
+      fail("a crash during recovery changed whether the step in flight is "
+           "there");
+    }
   }
 
   // The recovered DB equals the model after the acknowledged steps, or
-  // after them and the whole step in flight.
-  std::string Check(DB* db, size_t acked, const Step* in_flight) const {
+  // after them and the whole step in flight (*with_in_flight: the latter,
+  // and not the former).
+  std::string Check(DB* db, size_t acked, const Step* in_flight,
+                    bool* with_in_flight) const {
     Model before;
     for (size_t i = 0; i < acked; ++i) ApplyToModel(steps_[i], &before);
     Model after = before;
@@ -216,6 +247,7 @@ class BatchCrashExplorer {
              ") nor the one with the step in flight (" + first_diff_after +
              ")";
     }
+    *with_in_flight = !first_diff_before.empty();
     std::string report;
     const Status v = db->Verify(&report);
     if (!v.ok()) return "Verify: " + v.ToString() + "\n" + report;
@@ -280,6 +312,146 @@ TEST(CrashBatchTest, RangePoolBatches) {
       10, 3);
   ExpectClean(BatchCrashExplorer(o, steps).Explore(1),
               "range pool, varlen");
+}
+
+// ---- Batches that fill a DRAM entry several times over, and batches too
+// large for a log chunk (issue 27) ----------------------------------------
+
+// `n` 8-byte key ids, from `first` on, whose keys a hash pool of 2^dram_bits
+// DRAM entries places in entry `entry`.
+std::vector<uint64_t> KeysOfEntry(unsigned dram_bits, uint64_t entry, size_t n,
+                                  uint64_t first = 1) {
+  std::vector<uint64_t> keys;
+  for (uint64_t k = first; keys.size() < n; ++k) {
+    if ((InlineKeyHash(k) & ((uint64_t{1} << dram_bits) - 1)) == entry)
+      keys.push_back(k);
+  }
+  return keys;
+}
+
+Step Batch(std::vector<Op> ops) { return {Step::Kind::kBatch, std::move(ops)}; }
+Step Single(Op op) { return {Step::Kind::kSingle, {op}}; }
+Op Put(uint64_t key, uint64_t value) { return {Op::Kind::kPut, key, value}; }
+Op Del(uint64_t key) { return {Op::Kind::kDelete, key, 0}; }
+
+// Batches of 120-130 records into one DRAM entry of 32 that already holds
+// records (so the batch fills it 4 times and more), with records for other
+// entries, overwrites and deletes of the previous batches' keys and
+// repeated keys within a batch; single writes and a checkpoint between.
+// Each fits one log chunk (167 entries): the entry's limit alone.
+std::vector<Step> OverflowingBatches() {
+  const std::vector<uint64_t> hot = KeysOfEntry(2, 0, 150);
+  const std::vector<uint64_t> cold = KeysOfEntry(2, 1, 10);
+  std::vector<Step> steps;
+  for (size_t i = 0; i < 10; ++i) steps.push_back(Single(Put(hot[i], 1)));
+  std::vector<Op> first;
+  for (size_t i = 0; i < 120; ++i) first.push_back(Put(hot[i], 100 + i));
+  for (size_t i = 0; i < 6; ++i) first.push_back(Put(cold[i], 100 + i));
+  steps.push_back(Batch(first));
+  steps.push_back(Single(Put(hot[5], 7777)));
+  steps.push_back(Single(Del(hot[6])));
+  std::vector<Op> second;
+  for (size_t i = 60; i < 150; ++i) second.push_back(Put(hot[i], 200 + i));
+  for (size_t i = 0; i < 20; ++i) second.push_back(Del(hot[i]));
+  second.push_back(Put(hot[5], 8888));  // after its delete: the later wins
+  second.push_back(Put(cold[0], 200));
+  steps.push_back(Batch(second));
+  steps.push_back({Step::Kind::kCheckpoint, {}});
+  std::vector<Op> third;
+  for (size_t i = 100; i < 150; ++i) third.push_back(Put(hot[i], 300 + i));
+  for (size_t i = 0; i < 40; ++i) third.push_back(Put(hot[i], 300 + i));
+  for (size_t i = 0; i < 30; ++i) third.push_back(Del(hot[149 - i]));
+  steps.push_back(Batch(third));
+  steps.push_back(Single(Put(hot[120], 9999)));
+  return steps;
+}
+
+// Batches of 250-300 records (a log chunk holds 167: their members go to
+// the spill area) over 8 DRAM entries of 32, one of them taking 130 of
+// them, on one log of two chunks: the second batch reuses the spill area
+// (migrating the entries that still hold the first one's records in DRAM
+// only), and the small batches after it fill the log until the chunk of
+// its commit is recycled (which migrates its entries).
+std::vector<Step> SpilledBatches() {
+  const std::vector<uint64_t> hot = KeysOfEntry(3, 0, 130);
+  std::vector<uint64_t> spread;
+  for (uint64_t k = 1000; spread.size() < 200; ++k) spread.push_back(k);
+  std::vector<Step> steps;
+  for (size_t i = 0; i < 12; ++i) steps.push_back(Single(Put(spread[i], 1)));
+  std::vector<Op> first;
+  for (size_t i = 0; i < 170; ++i) first.push_back(Put(spread[i], 100 + i));
+  for (size_t i = 0; i < 130; ++i) first.push_back(Put(hot[i], 100 + i));
+  steps.push_back(Batch(first));
+  for (size_t i = 0; i < 20; ++i)
+    steps.push_back(Single(Put(spread[i * 7 % 200], 150 + i)));
+  std::vector<Op> second;
+  for (size_t i = 100; i < 200; ++i) second.push_back(Put(spread[i], 200 + i));
+  for (size_t i = 0; i < 130; i += 2) second.push_back(Put(hot[i], 200 + i));
+  for (size_t i = 0; i < 60; ++i) second.push_back(Del(spread[i]));
+  second.push_back(Put(spread[3], 2003));  // after its delete: the later wins
+  steps.push_back(Batch(second));
+  for (size_t b = 0; b < 32; ++b) {
+    std::vector<Op> small;
+    for (size_t i = 0; i < 10; ++i)
+      small.push_back(Put(spread[(b * 10 + i) % 200], 300 + b));
+    steps.push_back(Batch(small));
+  }
+  return steps;
+}
+
+Options OneLogOfTwoChunks() {
+  Options o = SmallCrashPool();
+  o.dram_directory_bits = 3;
+  o.log_count = 1;
+  o.log_chunks_per_log = 2;
+  return o;
+}
+
+void ExpectCleanCommittedCrashes(const Result& r, const char* what) {
+  ExpectClean(r, what);
+  std::printf("[crash_batch] %s: %llu crashes after a batch's commit, %llu "
+              "recoveries that migrated\n",
+              what, static_cast<unsigned long long>(r.in_flight_committed),
+              static_cast<unsigned long long>(r.recovery_migrations));
+  EXPECT_GT(r.in_flight_committed, 10u)
+      << "crashes must hit the batches' inserts and migrations";
+  EXPECT_GT(r.recovery_migrations, 0u)
+      << "crashes must leave batches that recovery inserts, migrating";
+}
+
+TEST(CrashBatchTest, EveryPersistPointOfBatchesOverflowingAnEntry) {
+  ExpectCleanCommittedCrashes(
+      BatchCrashExplorer(SmallCrashPool(), OverflowingBatches()).Explore(1),
+      "overflowing one entry");
+}
+
+TEST(CrashBatchTest, EveryPersistPointOfBatchesSpanningLogChunks) {
+  BatchCrashExplorer explorer(OneLogOfTwoChunks(), SpilledBatches());
+  Stats stats;
+  explorer.CountPersistPoints(&stats);
+  // The spill area was reused and the chunk of a spilled commit recycled:
+  // both migrate entries that still hold a spilled batch's records.
+  EXPECT_GT(stats.log_forced_migrations, 0u);
+  EXPECT_GT(stats.log_compactions, 0u);
+  ExpectCleanCommittedCrashes(explorer.Explore(1), "spilled");
+}
+
+// The overflowing and spilled batches again, with the broken recovery:
+// the explorer must see the parts it replays.
+TEST(CrashBatchTest, ControlReplayingUncommittedLargeBatchesFails) {
+  InternalOptions broken = Simulated();
+  broken.replay_uncommitted_batches = true;
+  const Result overflowing =
+      BatchCrashExplorer(SmallCrashPool(), OverflowingBatches(), broken)
+          .Explore(1);
+  const Result spilled =
+      BatchCrashExplorer(OneLogOfTwoChunks(), SpilledBatches(), broken)
+          .Explore(1);
+  std::printf("[crash_batch] control: %llu + %llu failures\n",
+              static_cast<unsigned long long>(overflowing.failures),
+              static_cast<unsigned long long>(spilled.failures));
+  EXPECT_GT(overflowing.failures, 0u) << "no partial overflowing batch seen";
+  EXPECT_GT(spilled.failures, 0u) << "no partial spilled batch seen";
 }
 
 // The control: a recovery that replays batches without their commit must

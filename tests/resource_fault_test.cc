@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,68 @@ TEST(ResourceFaultTest, FullPoolIsNoSpaceAndStaysReadable) {
   ASSERT_OK(db->Put({}, Word(n), Word(7 * n)));
   ASSERT_OK(db->Checkpoint());
   EXPECT_EQ(CheckFilled(db.get(), n + 1), "");
+}
+
+// A batch that gives one DRAM entry more records than it holds migrates
+// the entry while it inserts them, after its commit: a pool that cannot
+// grow then leaves the batch committed but inserted in part. Every write
+// is refused from then on (a later write of one of its keys would lose to
+// it on recovery), until the pool is opened again — with room to grow,
+// recovery inserts the whole batch. (A batch whose share of each entry fits
+// the entry migrates before its commit: NoSpace leaves nothing of it.)
+TEST(ResourceFaultTest, FullPoolInTheMiddleOfABatchHaltsWritesUntilReopened) {
+  ScratchPool file("full_batch");
+  Options o = Small();
+  o.partitioning = Partitioning::kRange;  // "user:" keys: one entry
+  o.range_rebalance = false;
+  o.max_pool_size = 6 << 20;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  auto key = [](uint64_t i) {
+    char k[32];
+    std::snprintf(k, sizeof(k), "user:%08llu", static_cast<unsigned long long>(i));
+    return std::string(k);
+  };
+  Status s;
+  uint64_t next = 0;
+  uint64_t failed_first = 0;  // the failed batch's first key
+  for (int batches = 0; s.ok() && batches < 1000; ++batches) {
+    failed_first = next;
+    WriteBatch batch;
+    for (int i = 0; i < 1000; ++i, ++next) batch.Put(key(next), Word(next));
+    s = db->Write({}, &batch);
+  }
+  ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
+  const std::string halted =
+      "a write batch in the recovery log could not be applied whole (writes "
+      "are refused until the pool is opened again, which applies it)";
+  EXPECT_NE(s.ToString().find(halted), std::string::npos) << s.ToString();
+  const Status put = db->Put({}, key(0), "later");
+  EXPECT_EQ(put.ToString(), s.ToString()) << "every write is refused alike";
+  WriteBatch one;
+  one.Put("other", "x");
+  EXPECT_EQ(db->Write({}, &one).ToString(), s.ToString());
+  EXPECT_EQ(db->Checkpoint().ToString(), s.ToString());
+  std::string v;
+  ASSERT_OK(db->Get({}, key(failed_first - 1), &v));
+  EXPECT_EQ(FromWord(v), failed_first - 1) << "earlier batches are readable";
+  ASSERT_OK(db->Close());
+
+  // Recovery must insert the batch too: without room it fails, and leaves
+  // the pool as it was; with room, every key of it is there.
+  const Status again = DB::Open(o, file.path(), &db);
+  EXPECT_TRUE(again.IsNoSpace()) << again.ToString();
+  o.max_pool_size = 64 << 20;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  for (uint64_t k = 0; k < next; ++k) {
+    ASSERT_OK(db->Get({}, key(k), &v)) << key(k);
+    ASSERT_EQ(FromWord(v), k);
+  }
+  ASSERT_OK(db->Put({}, key(0), "later"));
+  ASSERT_OK(db->Get({}, key(0), &v));
+  EXPECT_EQ(v, "later");
+  std::string report;
+  EXPECT_OK(db->Verify(&report)) << report;
 }
 
 // RLIMIT_FSIZE makes the kernel refuse to grow the file with EFBIG and a

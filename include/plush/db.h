@@ -99,10 +99,13 @@ class PLUSH_EXPORT DB {
   // Applies every operation of *batch (write_batch.h) atomically, with one
   // persistence barrier for all of them (logged writes; see WriteOptions).
   // Returns OK; InvalidArgument (a key or value over its limit, naming the
-  // operation; a batch over kMaxBatchRecords / kMaxBatchBytes or over what
-  // the pool takes at once; a closed DB); NoSpace (nothing applied). An
-  // empty batch is OK. Readers may see a batch's operations appear one by
-  // one; a crash never leaves part of a batch.
+  // operation; a batch over kMaxBatchRecords / kMaxBatchBytes; a closed
+  // DB); NoSpace (nothing applied — unless the batch gave one DRAM
+  // directory entry more operations than it holds: then it may be durable
+  // and applied in part, and every later write fails with this error until
+  // the pool is opened again, which applies it whole). An empty batch is
+  // OK. Readers may see a batch's operations appear one by one; a crash
+  // never leaves part of a batch.
   virtual Status Write(const WriteOptions& options, WriteBatch* batch) = 0;
 
   // Read-modify-write of one key, atomic with respect to every other

@@ -19,7 +19,7 @@ inline constexpr size_t kMaxValueSize = 64 * 1024;
 
 // A WriteBatch holds at most this many operations, and at most this many
 // bytes of keys and values (WriteBatch::ApproximateSize); larger batches
-// are InvalidArgument. (A pool may allow fewer operations: write_batch.h.)
+// are InvalidArgument. Every pool takes every batch within both.
 inline constexpr size_t kMaxBatchRecords = 1 << 16;
 inline constexpr size_t kMaxBatchBytes = 64 << 20;
 

@@ -17,12 +17,13 @@
 //     batch's operations appear one by one (there are no snapshots);
 //   * all or nothing on errors: a batch that is too large or holds an
 //     oversized key or value is refused with InvalidArgument, one that
-//     does not fit the pool with NoSpace, and nothing of it is applied.
+//     does not fit the pool with NoSpace, and nothing of it is applied —
+//     except a batch that gives one DRAM directory entry more operations
+//     than it holds, which NoSpace can leave durable but applied in part:
+//     the DB then refuses writes until the pool is opened again (db.h).
 //
 // Limits: kMaxBatchRecords operations and kMaxBatchBytes of keys and
-// values (plush/limits.h); a pool may allow fewer operations (its
-// recovery-log chunk must hold them all: 167 with Options::SmallProfile(),
-// far more than the limit with the defaults).
+// values (plush/limits.h), on every pool, wherever the keys fall.
 //
 // Thread safety: a WriteBatch is a value; concurrent use needs external
 // synchronisation. DB::Write does not change the batch.

@@ -57,6 +57,31 @@ def test_batches_survive_reopen(pool_path):
         assert all(db[key(i)] == value(i) for i in range(10, 50))
 
 
+def test_batches_of_any_size_commit_wherever_their_keys_fall(tmp_path):
+    # More pairs than a small pool's recovery-log chunk holds (167), and
+    # more keys of one prefix than a range pool's DRAM entry holds (32):
+    # both used to be refused (issue 27).
+    with plush.open(tmp_path / "hash.pool", small=True) as db:
+        db.update({key(i): value(i) for i in range(1000)})
+        assert all(db[key(i)] == value(i) for i in range(1000))
+    users = [b"user:%08d" % i for i in range(300)]
+    with plush.open(tmp_path / "range.pool", small=True,
+                    partitioning="range") as db:
+        db.update({k: b"v" for k in users})
+        assert [k for k, _ in db.scan(start=b"user:")] == users
+    with plush.open(tmp_path / "hash.pool") as db:
+        assert all(db[key(i)] == value(i) for i in range(1000))
+    with plush.open(tmp_path / "range.pool") as db:
+        assert [k for k, _ in db.scan(start=b"user:")] == users
+
+
+def test_a_batch_over_max_batch_records_is_refused(db):
+    with pytest.raises(plush.InvalidArgumentError,
+                       match="exceeds the limit of %d" % plush.MAX_BATCH_RECORDS):
+        db.update({key(i): value(i) for i in range(plush.MAX_BATCH_RECORDS + 1)})
+    assert key(0) not in db
+
+
 def test_increment(db):
     assert db.increment(b"counter") == 1
     assert db.increment(b"counter", 41) == 42

@@ -192,7 +192,7 @@ Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
 Status DBImpl::CheckWritable() const {
   if (closed()) return WritePath::ClosedError();
   const media::Media& m = pool_->media();
-  return m.failed() ? m.sticky_error() : Status::OK();
+  return m.failed() ? m.sticky_error() : write_path_->Halted();
 }
 
 Placement DBImpl::Place(std::string_view key) const {
@@ -750,9 +750,10 @@ Status DBImpl::GetProperty(std::string_view name, std::string* value) {
 //   2. Background work stops: the migration or recycling in progress
 //      finishes, queued work is dropped (nothing acknowledged depends on
 //      it), and nothing runs on its own any more.
-//   3. The recovery logs close: Close() waits for a rotation in progress,
-//      and every later Rotate() fails — a writer whose log chunk was full
-//      when the DB closed cannot activate a chunk of a closed pool.
+//   3. The recovery logs close: Close() waits for a rotation and for a
+//      spilled write batch in progress, and every later Rotate() (and
+//      spill) fails — a writer whose log chunk was full when the DB closed
+//      cannot activate a chunk of a closed pool.
 //   4. Every DRAM entry's lock is taken in turn: a writer that was past
 //      its closed check has finished. Entries that hold unlogged records
 //      migrate now, so that a clean close keeps every write made before it.

@@ -103,8 +103,9 @@ class DBImpl final : public DB {
   Status ReadModifyWrite(const WriteOptions& options, std::string_view key,
                          const Decide& decide);
   bool closed() const { return closed_.load(std::memory_order_relaxed); }
-  // OK, or why writes are refused: a closed DB, or a failed sync (sticky
-  // until the pool is opened again; media.h).
+  // OK, or why writes are refused: a closed DB, a failed sync (sticky
+  // until the pool is opened again; media.h), or a write batch that could
+  // not be applied whole (WritePath::Halted).
   Status CheckWritable() const;
 
   const Options options_;

@@ -10,13 +10,19 @@
 //             their DRAM entry, whichever log they were written to (a write
 //             batch puts all its records in one log) — and append them.
 //
-// A DRAM entry never receives more records than it holds: every record
-// kept had its slot in the entry when the crash came (a write batch gives
-// one entry at most that many records, migrating it first if needed).
+// An entry's kept records fit it, except after a crash in a write batch
+// that filled the entry more than once (write_path.cc): its records
+// numbered for later epochs were committed but not all inserted yet. The
+// entry then migrates, as the batch would have, before the first record of
+// an epoch that would overflow it: the only case in which recovery writes
+// to the pool (a migration, which a crash may cut short as ever: the
+// records are still in the logs).
 
 #include "db/recovery.h"
 
 #include <algorithm>
+#include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,6 +39,58 @@ struct Kept {
   uint32_t position;
   table::Slot slot;
 };
+
+// Appends the kept records of DRAM entry `d`, ordered by (epoch, position),
+// and sets its epoch. `max_child`: the largest epoch of its children.
+Status PlaceEntry(table::LeveledTable* table, uint64_t d, uint64_t max_child,
+                  std::span<const Kept* const> records) {
+  const unsigned capacity = table->capacity();
+  uint64_t placed_epoch = 0;  // of the records placed last
+  unsigned size = 0;
+  for (auto run = records.begin(); run != records.end();) {
+    const uint64_t epoch = (*run)->epoch;
+    const auto run_end = std::find_if(
+        run, records.end(), [&](const Kept* k) { return k->epoch != epoch; });
+    const auto count = static_cast<uint64_t>(run_end - run);
+    if (count > capacity) {
+      return Status::Corruption(
+          "recovery logs hold " + std::to_string(count) +
+          " records of epoch " + std::to_string(epoch) + " for DRAM entry " +
+          std::to_string(d) + ", which holds " + std::to_string(capacity));
+    }
+    if (size + count > capacity) {
+      // The records placed so far reach PMem under an epoch that covers
+      // them and their children's, and none of the records to come.
+      const uint64_t migration_epoch = std::max(placed_epoch, max_child);
+      if (migration_epoch >= epoch) {
+        return Status::Corruption(
+            "recovery logs hold more unmigrated records for DRAM entry " +
+            std::to_string(d) + " than it holds, in epoch " +
+            std::to_string(epoch) + " of a migrated entry");
+      }
+      table->SetDramEpoch(d, migration_epoch);
+      SpinLockRef lock = table->DramLock(d);
+      lock.lock();
+      Status s = table->MigrateDram(d);
+      lock.unlock();
+      if (!s.ok()) {
+        return s.WithContext("recovering DRAM entry " + std::to_string(d));
+      }
+      max_child = migration_epoch;
+      size = 0;
+    }
+    for (; run != run_end; ++run) {
+      table->RecoverIntoDram(d, (*run)->hash, (*run)->slot);
+    }
+    size += static_cast<unsigned>(count);
+    placed_epoch = epoch;
+  }
+  // A DRAM entry resumes above every epoch its children or its replayed
+  // records carry: later log entries must not look migrated, and the next
+  // migration must cover the replayed records.
+  table->SetDramEpoch(d, std::max(max_child + 1, placed_epoch));
+  return Status::OK();
+}
 
 }  // namespace
 
@@ -96,21 +154,9 @@ Status RecoverDramLevel(table::LeveledTable* table, log::RecoveryLogs* logs,
                          return a->epoch != b->epoch ? a->epoch < b->epoch
                                                      : a->position < b->position;
                        });
-      if (first[d + 1] - first[d] > table->capacity()) {
-        return Status::Corruption(
-            "recovery logs hold " + std::to_string(first[d + 1] - first[d]) +
-            " unmigrated records for DRAM entry " + std::to_string(d) +
-            ", which holds " + std::to_string(table->capacity()));
-      }
-      uint64_t max_epoch = 0;
-      for (auto it = group_begin; it != group_end; ++it) {
-        table->RecoverIntoDram(d, (*it)->hash, (*it)->slot);
-        max_epoch = std::max(max_epoch, (*it)->epoch);
-      }
-      // A DRAM entry resumes above every epoch its children or its
-      // replayed records carry: later log entries must not look migrated,
-      // and the next migration must cover the replayed records.
-      table->SetDramEpoch(d, std::max(child_epochs[d].second + 1, max_epoch));
+      Status placed = PlaceEntry(table, d, child_epochs[d].second,
+                                 std::span(group_begin, group_end));
+      if (!placed.ok()) return placed;
     }
     return Status::OK();
   };

@@ -19,8 +19,11 @@ namespace plush {
 // partition, `threads` at a time, and sets every DRAM entry's epoch above
 // what its children and its replayed records carry. *replayed counts the
 // valid log entries read. Writes nothing to the pool (the caller zeroes
-// torn log slots once the whole open succeeded): a crash during recovery,
-// or a recovery that fails, leaves the pool as it was.
+// torn log slots once the whole open succeeded) unless a crash came while
+// a write batch filled a DRAM entry more than once: the entry then
+// migrates between the batch's epochs, as the batch would have. A crash
+// during recovery, or a recovery that fails, leaves the pool's contents as
+// they were (the migrated records are still in the logs).
 Status RecoverDramLevel(table::LeveledTable* table, log::RecoveryLogs* logs,
                         const payload::PayloadLogs& payload, unsigned threads,
                         uint64_t* replayed);

@@ -25,8 +25,10 @@
 //
 // A write batch (WriteRecords) takes the locks of all its DRAM entries, in
 // index order (no other writer holds more than one), gives each record its
-// slot, appends all records with their commit to one log with one barrier,
-// then inserts them.
+// slot — on into the entry's next epochs if the batch brings it more
+// records than it has room for —, appends all records with their commit
+// to one log with one barrier, then inserts them, migrating an entry
+// whenever it is full (write_path.cc).
 
 #ifndef PLUSH_DB_WRITE_PATH_H_
 #define PLUSH_DB_WRITE_PATH_H_
@@ -43,7 +45,9 @@
 #include "plush/options.h"
 #include "plush/status.h"
 #include "table/leveled_table.h"
+#include "util/mutex.h"
 #include "util/sharded_counter.h"
+#include "util/thread_annotations.h"
 
 namespace plush {
 
@@ -104,11 +108,12 @@ class WritePath {
     std::string_view key;
   };
   // Writes the records atomically (write_batch.h), in order: a later record
-  // of a key wins. Logged: one persistence barrier; unlogged: none (and no
-  // atomicity across crashes). InvalidArgument if more records than a log
-  // chunk holds, or than one DRAM entry holds, would go together.
+  // of a key wins. Logged: one persistence barrier (and the migrations of
+  // the entries the batch fills); unlogged: none (and no atomicity across
+  // crashes). Any number of records, wherever their keys fall.
   // `version`: of the range map the records' hashes were computed on;
-  // *moved as for Write().
+  // *moved as for Write(). A logged batch that a failed migration (NoSpace)
+  // leaves applied in part halts every later write (Halted()).
   Status WriteRecords(const WriteOptions& options,
                       const std::vector<Record>& records, uint64_t version,
                       bool* moved);
@@ -131,8 +136,28 @@ class WritePath {
     return Status::InvalidArgument("the DB is closed");
   }
 
+  // OK, or why every write is refused until the pool is opened again: a
+  // logged batch committed to its log could not be inserted whole (a
+  // migration on the way failed). A write to one of its keys would take a
+  // slot before the rest of the batch's and lose to it on recovery.
+  Status Halted() const EXCLUDES(halt_mu_);
+
  private:
   bool closed() const { return closed_.load(std::memory_order_relaxed); }
+  // Under an entry's lock: why no write may start (closed, halted), or OK.
+  Status Refusal() const {
+    if (closed()) return ClosedError();
+    if (halted_.load(std::memory_order_acquire)) return Halted();
+    return Status::OK();
+  }
+  void Halt(const Status& cause) EXCLUDES(halt_mu_);
+  struct BatchEntry;
+  // Inserts a batch's records (its log append done), in order, migrating
+  // an entry each time it is full. REQUIRES: the entries' locks.
+  Status InsertRecords(const WriteOptions& options,
+                       const std::vector<Record>& records,
+                       const std::vector<BatchEntry>& entries,
+                       const std::vector<uint32_t>& entry_of);
   // Under an entry's lock: the range map still has `version`.
   bool Placed(uint64_t version) const {
     return table_.hasher().version() == version;
@@ -144,6 +169,9 @@ class WritePath {
   UnitTails* const tails_;
   const std::atomic<bool>& closed_;
   ShardedCounter inline_migrations_;
+  std::atomic<bool> halted_{false};
+  mutable Mutex halt_mu_;
+  Status halt_cause_ GUARDED_BY(halt_mu_);
 };
 
 template <typename Prepare>
@@ -158,9 +186,9 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
   for (;;) {
     SpinLockRef lock = table_.DramLock(d);
     lock.lock();
-    if (closed()) {
+    if (Status refused = Refusal(); !refused.ok()) {
       lock.unlock();
-      return ClosedError();
+      return refused;
     }
     if (!Placed(placement.version)) {
       lock.unlock();

@@ -25,23 +25,31 @@
 //   type 0 (kRecord)  a record on its own
 //   type 1 (kMember)  a record of a write batch: valid only if the batch's
 //                     commit entry follows its members without a gap
-//   type 2 (kCommit)  ends a write batch: w0's low 62 bits count the
-//                     members right before it; w1, position and epoch 0
+//   type 2 (kCommit)  ends a write batch: w0's low 62 bits count its
+//                     members; epoch 0; position 0: the members are the
+//                     entries right before it (w1 0); position 1
+//                     (kSpilledCommit): they are the first entries of the
+//                     batch spill area (batch_spill.h), and w1 holds their
+//                     checksum
 //   type 3            never written (an entry of type 3 is invalid)
 //
 //   `position` is the slot the record took in its DRAM entry, `epoch` that
 //   entry's epoch: (epoch, position) orders the records of a DRAM entry
 //   even across logs (a batch's records all go to one log), which is how
-//   recovery rebuilds each DRAM entry in its original order.
+//   recovery rebuilds each DRAM entry in its original order. A batch that
+//   gives an entry more records than it holds numbers them on into the
+//   entry's next epochs (position 0 of epoch + 1 after the last slot).
 //
 // An entry is valid iff the check bits of all three words equal the
 // chunk's check. Each word is stored atomically, so a torn entry has at
 // least one word with another check (older content, or zero: check 0 is
 // never valid). A batch is all or nothing: it is appended as one run of
 // slots (members, then the commit) with one barrier, and replayed only if
-// every entry of the run is valid. The state word changes in single atomic
-// stores: freeing a chunk advances its check (invalidating every entry at
-// once), activating it sets a new log_seq and in_use.
+// every entry of the run is valid; or, too large for a chunk, as a commit
+// whose members the spill area holds, written under the same barrier and
+// replayed only if they match its checksum. The state word changes in
+// single atomic stores: freeing a chunk advances its check (invalidating
+// every entry at once), activating it sets a new log_seq and in_use.
 //
 // Why two check bits and not the paper's one flag bit: a slot that a
 // crashed writer left half-written holds words of two generations. With
@@ -89,10 +97,18 @@ enum class EntryType : uint8_t {
   kCommit = 2,
 };
 
+// The `position` of a commit entry whose members are in the batch spill
+// area (DO NOT CHANGE: persisted). A commit of members in its own chunk has
+// position 0; any other position makes a commit invalid.
+inline constexpr uint8_t kSpilledCommit = 1;
+
+// The low 62 bits of a word: what an entry's w0 and w1 hold of it.
+inline constexpr uint64_t kLow62 = (1ull << 62) - 1;
+
 // A decoded recovery-log entry. `key` and `value` are the two words of a
 // hash-table slot (an inline 8-byte key and value, or a key hash and a
 // payload reference when `indirect`). For a kCommit entry, `key` holds the
-// number of members.
+// number of members (and `value` their checksum, if they are spilled).
 struct LogRecord {
   uint64_t key = 0;
   uint64_t value = 0;
@@ -104,7 +120,6 @@ struct LogRecord {
 };
 
 inline void EncodeEntry(const LogRecord& r, uint32_t check, uint64_t out[3]) {
-  constexpr uint64_t kLow62 = (1ull << 62) - 1;
   const uint64_t c = uint64_t{check} << 62;
   out[0] = c | (r.key & kLow62);
   out[1] = c | (r.value & kLow62);
@@ -122,7 +137,6 @@ inline bool DecodeEntry(const uint64_t in[3], uint32_t check, LogRecord* r) {
     return false;
   const uint64_t type = (in[2] >> kEpochBits) & 3;
   if (type > static_cast<uint64_t>(EntryType::kCommit)) return false;
-  constexpr uint64_t kLow62 = (1ull << 62) - 1;
   r->key = (in[0] & kLow62) | ((in[2] >> 60) & 3) << 62;
   r->value = (in[1] & kLow62) | ((in[2] >> 58) & 3) << 62;
   r->tombstone = ((in[2] >> 57) & 1) != 0;

@@ -25,6 +25,7 @@ RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host,
       host_(host),
       entries_per_chunk_(EntriesPerChunk(pool->params().log_chunk_size)),
       chunks_per_log_(pool->params().log_chunks_per_log),
+      spill_(pool, host),
       replay_uncommitted_(replay_uncommitted) {
   const pool::PoolParams& p = pool->params();
   for (unsigned l = 0; l < p.log_count; ++l) {
@@ -135,30 +136,39 @@ bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record,
 }
 
 bool RecoveryLogs::TryAppendBatch(unsigned log, const LogRecord* records,
-                                  size_t n, uint32_t* chunk_seen) {
+                                  size_t n, const BatchSpill::Lease& spill,
+                                  uint32_t* chunk_seen) {
+  const bool spilled = !FitsOneChunk(n);
   LogChunk* c = nullptr;
   uint64_t slot = 0;
-  if (!Reserve(log, n + 1, &c, &slot, chunk_seen)) return false;
+  if (!Reserve(log, spilled ? 1 : n + 1, &c, &slot, chunk_seen)) return false;
   uint64_t* at = c->entries + slot * kEntryWords;
   uint64_t words[kEntryWords];
-  for (size_t i = 0; i < n; ++i, at += kEntryWords) {
-    LogRecord member = records[i];
-    member.type = EntryType::kMember;
-    EncodeEntry(member, c->header.check, words);
-    media_.StreamWords(at, words, kEntryWords);
-  }
   LogRecord commit;
   commit.key = n;
   commit.type = EntryType::kCommit;
+  if (spilled) {
+    commit.value = spill_.Write(spill, records, n);
+    commit.position = kSpilledCommit;
+  } else {
+    for (size_t i = 0; i < n; ++i, at += kEntryWords) {
+      LogRecord member = records[i];
+      member.type = EntryType::kMember;
+      EncodeEntry(member, c->header.check, words);
+      media_.StreamWords(at, words, kEntryWords);
+    }
+  }
   EncodeEntry(commit, c->header.check, words);
   media_.StreamWords(at, words, kEntryWords);
   media_.Drain();
+  if (spilled) spill_.Hold(spill, n, commit.value);
   RaiseMaxEpoch(*c, kForeign);
   return true;
 }
 
-template <typename OnRecord, typename OnInvalid>
+template <typename OnRecord, typename OnSpilled, typename OnInvalid>
 Status RecoveryLogs::ScanChunk(const LogChunk& chunk, OnRecord on_record,
+                               OnSpilled on_spilled,
                                OnInvalid on_invalid) const {
   // The members of the batch being read, and where they started.
   thread_local std::vector<LogRecord> members;
@@ -195,7 +205,13 @@ Status RecoveryLogs::ScanChunk(const LogChunk& chunk, OnRecord on_record,
         members.push_back(r);
         break;
       case EntryType::kCommit:
-        if (members.size() != r.key) {
+        if (r.position == kSpilledCommit) {
+          abandon_batch();  // members of a torn batch before it
+          Status s = on_spilled(r, slot);
+          if (!s.ok()) return s;
+          break;
+        }
+        if (r.position != 0 || members.size() != r.key) {
           abandon_batch();
           on_invalid(slot);
           break;
@@ -208,7 +224,7 @@ Status RecoveryLogs::ScanChunk(const LogChunk& chunk, OnRecord on_record,
         break;
     }
   }
-  abandon_batch();  // a batch never spans chunks
+  abandon_batch();  // a run of members never spans chunks
   return error;
 }
 
@@ -283,6 +299,9 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg) {
           forced_migrations_.Add(1);
           return host_->MigrateIfUnmigrated(r);
         },
+        [&](const LogRecord& commit, uint64_t) {
+          return spill_.MigrateIfHeld(commit.key, commit.value);
+        },
         [](uint64_t) {});
     if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
   }
@@ -294,6 +313,8 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg) {
 
 Status RecoveryLogs::Recover(unsigned threads, const ReplayFn& replay,
                              uint64_t* replayed) {
+  Status loaded = spill_.Load();
+  if (!loaded.ok()) return loaded;
   std::atomic<unsigned> next{0};
   std::atomic<uint64_t> count{0};
   std::vector<Status> errors(std::max(1u, threads));
@@ -339,27 +360,41 @@ Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
   std::sort(in_use.begin(), in_use.end(), [](const LogChunk* a, const LogChunk* b) {
     return a->header.log_seq < b->header.log_seq;
   });
+  std::vector<LogRecord> spilled;
   for (LogChunk* chunk : in_use) {
     uint64_t max_epoch = 0;
     auto& runs = chunk->invalid_runs;
     runs.clear();
-    Status s = ScanChunk(
-        *chunk,
-        [&](const LogRecord& r) {
-          // A batch member may belong to another log's DRAM entry.
-          max_epoch = r.type == EntryType::kMember ? kForeign
-                                                   : std::max(max_epoch, r.epoch);
-          ++*replayed;
-          return replay(log, r);
-        },
-        // Torn, stale or uncommitted: zeroed once recovery succeeded.
-        [&](uint64_t slot) {
-          if (!runs.empty() && runs.back().first + runs.back().second == slot) {
-            ++runs.back().second;
-          } else {
-            runs.emplace_back(slot, 1);
-          }
-        });
+    auto on_record = [&](const LogRecord& r) {
+      // A batch member may belong to another log's DRAM entry.
+      max_epoch = r.type == EntryType::kMember ? kForeign
+                                               : std::max(max_epoch, r.epoch);
+      ++*replayed;
+      return replay(log, r);
+    };
+    // Torn, stale or uncommitted: zeroed once recovery succeeded.
+    auto on_invalid = [&](uint64_t slot) {
+      if (!runs.empty() && runs.back().first + runs.back().second == slot) {
+        ++runs.back().second;
+      } else {
+        runs.emplace_back(slot, 1);
+      }
+    };
+    // A spilled commit whose members the area no longer matches is torn,
+    // or its batch reached PMem before the area was reused: nothing to
+    // replay either way.
+    auto on_spilled = [&](const LogRecord& commit, uint64_t slot) {
+      const bool whole = spill_.ReadBatch(commit.key, commit.value, &spilled);
+      if (whole) spill_.NoteRecovered(commit.key, commit.value);
+      if (!whole) on_invalid(slot);
+      if (!whole && !replay_uncommitted_) return Status::OK();
+      for (const LogRecord& m : spilled) {  // (or the broken control's)
+        Status s = on_record(m);
+        if (!s.ok()) return s;
+      }
+      return Status::OK();
+    };
+    Status s = ScanChunk(*chunk, on_record, on_spilled, on_invalid);
     if (!s.ok()) return s;
     chunk->max_epoch.store(max_epoch);
   }
@@ -388,19 +423,22 @@ void RecoveryLogs::ZeroInvalidSlots() {
 
 void RecoveryLogs::PauseRotations() {
   for (auto& log : logs_) log->rotate_mu.Lock();
+  spill_.Pause();
 }
 
 void RecoveryLogs::ResumeRotations() {
+  spill_.Resume();
   for (auto& log : logs_) log->rotate_mu.Unlock();
 }
 
 void RecoveryLogs::Close() {
   closed_.store(true);
   for (auto& log : logs_) MutexLock lock(&log->rotate_mu);
+  spill_.Close();
 }
 
 uint64_t RecoveryLogs::Verify(std::string* report) const {
-  uint64_t problems = 0;
+  uint64_t problems = spill_.Verify(report);
   for (unsigned l = 0; l < log_count(); ++l) {
     std::vector<uint64_t> seqs;
     for (unsigned c = 0; c < chunks_per_log_; ++c) {

@@ -26,6 +26,10 @@
 // DRAM epoch of its log is recycled without being read. With logs larger
 // than the DRAM level, recycling almost never finds a live entry.
 //
+// A write batch is one run of entries of one chunk (its members, then its
+// commit), or, if it does not fit a chunk, its commit alone, whose members
+// are in the batch spill area (batch_spill.h).
+//
 // Concurrency: TryAppend() may be called by any number of threads, each
 // holding the lock of the DRAM entry the record belongs to. Rotate() must
 // be called WITHOUT holding any DRAM entry lock (it may take them to
@@ -40,7 +44,9 @@
 #include <memory>
 #include <vector>
 
+#include "log/batch_spill.h"
 #include "log/log_format.h"
+#include "log/log_host.h"
 #include "plush/status.h"
 #include "pool/pool.h"
 #include "util/mutex.h"
@@ -48,28 +54,6 @@
 #include "util/thread_annotations.h"
 
 namespace plush::log {
-
-// What the logs need from the hash table to recycle chunks.
-class LogHost {
- public:
-  virtual ~LogHost() = default;
-  // The current epoch of the DRAM entry `record` belongs to.
-  virtual uint64_t DramEpochOf(const LogRecord& record) = 0;
-  // The lowest current epoch among the DRAM entries of `log`.
-  virtual uint64_t MinDramEpoch(unsigned log) = 0;
-  // Migrates the DRAM entry `record` belongs to if the record is still in
-  // DRAM only (its epoch is not below the entry's), under the entry's lock.
-  virtual Status MigrateIfUnmigrated(const LogRecord& record) = 0;
-  // Returns once every append to `log` that is in progress has finished:
-  // appends happen under a DRAM entry lock, so passing through the locks
-  // of the log's entries suffices.
-  virtual void WaitForAppends(unsigned log) = 0;
-  // The current chunk of `log` is half written (once per chunk; called by
-  // an appender, under its DRAM entry lock): a chance to RecycleAhead()
-  // in the background, so that the writer that fills the chunk finds a
-  // free one.
-  virtual void ChunkHalfWritten(unsigned log) = 0;
-};
 
 class RecoveryLogs {
  public:
@@ -93,15 +77,19 @@ class RecoveryLogs {
   // with the returned `chunk_seen`, and try again.
   bool TryAppend(unsigned log, const LogRecord& record, uint32_t* chunk_seen);
   // Appends a write batch: `n` records (typed kMember here) and their
-  // commit entry, as one run of slots, with one persistence barrier; a
-  // crash leaves all of them replayable or none (log_format.h). Returns
-  // false like TryAppend. REQUIRES: n <= max_batch_records(); the caller
-  // holds the lock of a DRAM entry of `log` (WaitForAppends relies on it).
+  // commit entry, with one persistence barrier; a crash leaves all of them
+  // replayable or none (log_format.h). A batch that fits one chunk
+  // (FitsOneChunk) is one run of slots; a larger one writes its members to
+  // the spill area, which `spill` must hold (spill().Acquire for n), and
+  // its commit to the log. Returns false like TryAppend. REQUIRES: the
+  // caller holds the lock of a DRAM entry of `log` (WaitForAppends relies
+  // on it).
   bool TryAppendBatch(unsigned log, const LogRecord* records, size_t n,
-                      uint32_t* chunk_seen);
-  // The most records one batch may hold: a batch and its commit fill at
-  // most one chunk.
-  uint64_t max_batch_records() const { return entries_per_chunk_ - 1; }
+                      const BatchSpill::Lease& spill, uint32_t* chunk_seen);
+  // Whether a batch of `n` records and its commit fit one chunk.
+  bool FitsOneChunk(uint64_t n) const { return n < entries_per_chunk_; }
+  // Where batches that do not fit one chunk keep their members.
+  BatchSpill& spill() { return spill_; }
   // Gives `log` a fresh current chunk if `chunk_seen` is still current and
   // full (else another thread already rotated). May migrate DRAM entries.
   Status Rotate(unsigned log, uint32_t chunk_seen);
@@ -124,12 +112,13 @@ class RecoveryLogs {
   // invalid slot of the chunks in use (log_format.h explains why).
   void ZeroInvalidSlots();
 
-  // Waits until no rotation is in progress; every later Rotate() fails
-  // with InvalidArgument (DBImpl::Close).
+  // Waits until no rotation and no spilled batch is in progress; every
+  // later Rotate() and spill().Acquire() fails with InvalidArgument
+  // (DBImpl::Close).
   void Close();
-  // Holds every log's rotation mutex (rotations wait) until
-  // ResumeRotations (DBImpl::Backup). Take it before any DRAM entry lock:
-  // rotations take those.
+  // Holds every log's rotation mutex and the spill area (rotations and
+  // spilled batches wait) until ResumeRotations (DBImpl::Backup). Take it
+  // before any DRAM entry lock: rotations take those.
   void PauseRotations() NO_THREAD_SAFETY_ANALYSIS;
   void ResumeRotations() NO_THREAD_SAFETY_ANALYSIS;
 
@@ -137,7 +126,9 @@ class RecoveryLogs {
   uint64_t Verify(std::string* report) const;
 
   uint64_t compactions() const { return compactions_.Read(); }
-  uint64_t forced_migrations() const { return forced_migrations_.Read(); }
+  uint64_t forced_migrations() const {
+    return forced_migrations_.Read() + spill_.forced_migrations();
+  }
 
  private:
   static constexpr uint32_t kNoChunk = 0xFFFFFFFF;
@@ -185,12 +176,14 @@ class RecoveryLogs {
                uint32_t* chunk_seen);
   void RaiseMaxEpoch(LogChunk& c, uint64_t epoch);
   // Calls on_record(record) for each record of the chunk that recovery
-  // would replay, in slot order, and on_invalid(slot) for each non-zero
-  // slot that holds nothing to replay (torn, stale, or part of a batch
-  // without its commit). Stops at the first error of on_record.
-  template <typename OnRecord, typename OnInvalid>
+  // would replay, in slot order (records on their own and the members of
+  // complete batches in the chunk), on_spilled(commit, slot) for each
+  // commit of spilled members, and on_invalid(slot) for each non-zero slot
+  // that holds nothing to replay (torn, stale, or part of a batch without
+  // its commit). Stops at the first error of on_record or on_spilled.
+  template <typename OnRecord, typename OnSpilled, typename OnInvalid>
   Status ScanChunk(const LogChunk& chunk, OnRecord on_record,
-                   OnInvalid on_invalid) const;
+                   OnSpilled on_spilled, OnInvalid on_invalid) const;
   void SetState(LogChunk& c, const LogChunkState& s);
 
   media::Media& media_;
@@ -198,6 +191,7 @@ class RecoveryLogs {
   const uint64_t entries_per_chunk_;
   const unsigned chunks_per_log_;
   std::vector<std::unique_ptr<Log>> logs_;
+  BatchSpill spill_;
   std::atomic<bool> closed_{false};
   const bool replay_uncommitted_;
   ShardedCounter compactions_;

@@ -3,9 +3,10 @@
 // RecoveryLogs on its own, on a simulated pool with a scripted LogHost:
 // appends, chunk rotation and recycling, and what recovery replays from
 // the entries a crash can leave: torn words, stale generations, zeroed
-// slots, batches without their commit, the end of a chunk (log_format.h,
-// docs/format.md §5). Entries are damaged by writing the words a crash
-// would have left; two tests crash the simulator for real.
+// slots, batches without their commit, the end of a chunk, batches spilled
+// to the spill area (log_format.h, batch_spill.h, docs/format.md §5).
+// Entries are damaged by writing the words a crash would have left; three
+// tests crash the simulator for real.
 
 #include "log/recovery_log.h"
 
@@ -104,14 +105,30 @@ class RecoveryLogTest : public ::testing::Test {
     }
     FAIL() << "no room after rotating";
   }
+  // Appends like the write path: a batch too large for a chunk holds the
+  // spill area, which it lets go to rotate.
   void AppendBatch(unsigned log, const std::vector<LogRecord>& records) {
     for (int tries = 0; tries < 3; ++tries) {
+      BatchSpill::Lease spill;
+      if (!logs_->FitsOneChunk(records.size())) {
+        ASSERT_OK(logs_->spill().Acquire(records.size(), &spill));
+      }
       uint32_t seen = 0;
-      if (logs_->TryAppendBatch(log, records.data(), records.size(), &seen))
+      if (logs_->TryAppendBatch(log, records.data(), records.size(), spill,
+                                &seen)) {
         return;
+      }
+      spill.Release();
       ASSERT_OK(logs_->Rotate(log, seen));
     }
     FAIL() << "no room after rotating";
+  }
+  static std::vector<LogRecord> Batch(uint64_t first, uint64_t count,
+                                      uint64_t epoch = 1) {
+    std::vector<LogRecord> batch;
+    for (uint64_t k = first; k < first + count; ++k)
+      batch.push_back(Rec(k, epoch));
+    return batch;
   }
   void AppendKeys(unsigned log, uint64_t first, uint64_t count,
                   uint64_t epoch = 1) {
@@ -476,11 +493,12 @@ TEST_F(RecoveryLogTest, BatchRunNeverSpansTwoChunks) {
 // A batch whose run does not fit the rest of the chunk leaves that rest
 // unwritten and goes whole to the next chunk.
 TEST_F(RecoveryLogTest, BatchThatDoesNotFitGoesWholeToTheNextChunk) {
-  EXPECT_EQ(logs_->max_batch_records(), kEntries - 1);
+  EXPECT_TRUE(logs_->FitsOneChunk(kEntries - 1));
+  EXPECT_FALSE(logs_->FitsOneChunk(kEntries));
   AppendKeys(0, 0, kEntries - 2);
   uint32_t seen = 0;
   const std::vector<LogRecord> batch = {Rec(600), Rec(601)};
-  EXPECT_FALSE(logs_->TryAppendBatch(0, batch.data(), 2, &seen))
+  EXPECT_FALSE(logs_->TryAppendBatch(0, batch.data(), 2, {}, &seen))
       << "two members and a commit need three slots; two are left";
   EXPECT_EQ(seen, 0u);
   AppendBatch(0, batch);
@@ -491,12 +509,10 @@ TEST_F(RecoveryLogTest, BatchThatDoesNotFitGoesWholeToTheNextChunk) {
   EXPECT_EQ(Keys(Recover()[0]), expected);
 }
 
-TEST_F(RecoveryLogTest, LargestBatchFillsAWholeChunk) {
-  std::vector<LogRecord> batch;
-  for (uint64_t k = 0; k < logs_->max_batch_records(); ++k)
-    batch.push_back(Rec(k));
-  AppendBatch(0, batch);
+TEST_F(RecoveryLogTest, LargestBatchInAChunkFillsItWhole) {
+  AppendBatch(0, Batch(0, kEntries - 1));
   EXPECT_EQ(Keys(Recover()[0]), Range(0, kEntries - 1));
+  EXPECT_EQ(pool_->root()->batch_spill, 0u) << "nothing spilled";
 }
 
 // The crash tests' control: with the deliberately broken recovery the
@@ -537,6 +553,186 @@ TEST_F(RecoveryLogTest, CrashDuringABatchLeavesAllOrNothing) {
     absent += keys.size() == 1;
   }
   EXPECT_GT(absent, 0) << "no crash image tore the batch";
+}
+
+// ---- Spilled batches ---------------------------------------------------------
+
+// A batch larger than a chunk: its members go to the spill area, its
+// commit to the log, and recovery replays the members where the commit
+// stands.
+TEST_F(RecoveryLogTest, SpilledBatchReplaysItsMembersWhereItsCommitStands) {
+  Append(0, Rec(1));
+  AppendBatch(0, Batch(100, 3 * kEntries));
+  Append(0, Rec(2));
+  std::vector<uint64_t> expected = {1};
+  const std::vector<uint64_t> members = Range(100, 3 * kEntries);
+  expected.insert(expected.end(), members.begin(), members.end());
+  expected.push_back(2);
+  const std::vector<LogRecord> replayed = Recover()[0];
+  EXPECT_EQ(Keys(replayed), expected);
+  ASSERT_EQ(replayed.size(), expected.size());
+  EXPECT_EQ(replayed[1].type, EntryType::kMember);
+  EXPECT_EQ(Fields(replayed[5]), Fields([] {
+              LogRecord r = Rec(104);
+              r.type = EntryType::kMember;
+              return r;
+            }()));
+  LogRecord commit;
+  ASSERT_TRUE(DecodeEntry(Entry(0, 0, 1), 1, &commit));
+  EXPECT_EQ(commit.type, EntryType::kCommit);
+  EXPECT_EQ(commit.position, kSpilledCommit);
+  EXPECT_EQ(commit.key, 3 * kEntries);
+  EXPECT_TRUE(SlotIsZero(0, 0, 3)) << "one slot for the commit, no more";
+  const uint64_t word = pool_->root()->batch_spill;
+  EXPECT_EQ(word & 0x3F, 10u) << "1024 entries hold 504 members";
+  EXPECT_GE(word & ~uint64_t{4095}, pool_->heap_offset());
+}
+
+TEST_F(RecoveryLogTest, SpilledBatchIsOneBarrier) {
+  AppendBatch(0, Batch(0, 2));  // activates a chunk
+  {
+    BatchSpill::Lease spill;
+    ASSERT_OK(logs_->spill().Acquire(kEntries, &spill));  // grows the area
+  }
+  const uint64_t before = pool_->media().persist_calls();
+  AppendBatch(0, Batch(100, kEntries));
+  EXPECT_EQ(pool_->media().persist_calls() - before, 1u);
+}
+
+TEST_F(RecoveryLogTest, SpilledBatchWithATornMemberIsDropped) {
+  AppendBatch(0, Batch(100, kEntries));
+  Append(0, Rec(2));
+  // Member 7's middle word never reached the media: its check is wrong.
+  uint64_t* area = pool_->media().At<uint64_t>(pool_->root()->batch_spill &
+                                               ~uint64_t{4095});
+  area[7 * kEntryWords + 1] = 0;
+  EXPECT_EQ(Keys(Recover()[0]), (std::vector<uint64_t>{2}));
+  logs_->ZeroInvalidSlots();
+  EXPECT_TRUE(SlotIsZero(0, 0, 0)) << "the commit of a torn batch";
+  // So does a member that decodes but is not what was written (a word of
+  // an older batch, which the checksum catches).
+  TearDown();
+  SetUp();
+  AppendBatch(0, Batch(100, kEntries));
+  area = pool_->media().At<uint64_t>(pool_->root()->batch_spill &
+                                     ~uint64_t{4095});
+  area[7 * kEntryWords] ^= 1;
+  EXPECT_TRUE(Recover()[0].empty());
+}
+
+// The broken recovery of the crash tests' control replays the members of
+// a torn spilled batch that decode.
+TEST_F(RecoveryLogTest, BrokenControlReplaysATornSpilledBatch) {
+  AppendBatch(0, Batch(100, kEntries));
+  uint64_t* area = pool_->media().At<uint64_t>(pool_->root()->batch_spill &
+                                               ~uint64_t{4095});
+  std::fill_n(area + 5 * kEntryWords, kEntryWords, 0);
+  EXPECT_EQ(Recover(/*replay_uncommitted=*/true)[0].size(), kEntries - 1);
+  EXPECT_TRUE(Recover(/*replay_uncommitted=*/false)[0].empty());
+}
+
+// Before the area takes the next batch, the records of the one it holds
+// reach PMem: their DRAM entries migrate (those still in DRAM only). The
+// old commit then names members the area no longer holds: skipped.
+TEST_F(RecoveryLogTest, SpillAreaIsFreedOfItsBatchBeforeItIsReused) {
+  // The first batch's even keys are still in DRAM (epoch 2 = their
+  // entries'), the odd ones on PMem.
+  std::vector<LogRecord> first = Batch(100, kEntries);
+  for (LogRecord& r : first) r.epoch = r.key % 2 ? 1 : 2;
+  AppendBatch(0, first);
+  host_.epoch_of = [](const LogRecord&) -> uint64_t { return 2; };
+  EXPECT_TRUE(host_.migrated.empty());
+  AppendBatch(1, Batch(1000, kEntries, 3));
+  std::vector<uint64_t> expected;
+  for (uint64_t k = 100; k < 100 + kEntries; k += 2) expected.push_back(k);
+  EXPECT_EQ(Keys(host_.migrated), expected);
+  EXPECT_EQ(logs_->forced_migrations(), expected.size());
+  host_.migrated.clear();
+  AppendBatch(1, Batch(2000, 2 * kEntries, 3));  // grows the area
+  EXPECT_EQ(host_.migrated.size(), kEntries) << "every record of the second";
+  EXPECT_EQ(pool_->root()->batch_spill & 0x3F, 10u);
+  const std::vector<std::vector<LogRecord>> replayed = Recover();
+  EXPECT_TRUE(replayed[0].empty()) << "the first batch's area was reused";
+  EXPECT_EQ(Keys(replayed[1]), Range(2000, 2 * kEntries));
+  logs_->ZeroInvalidSlots();
+  EXPECT_TRUE(SlotIsZero(0, 0, 0)) << "the first batch's commit";
+}
+
+// Recovery remembers the batch the area holds: the next batch frees the
+// area of it first.
+TEST_F(RecoveryLogTest, RecoveredSpilledBatchIsFreedBeforeTheAreaIsReused) {
+  AppendBatch(0, Batch(100, kEntries));
+  Recover();
+  AppendBatch(0, Batch(1000, kEntries));
+  EXPECT_EQ(Keys(host_.migrated), Range(100, kEntries));
+}
+
+// Recycling the chunk of a spilled commit frees the area of its batch (if
+// it still holds it): the chunk must not go while the batch needs the area.
+TEST_F(RecoveryLogTest, RecyclingASpilledCommitMigratesItsBatch) {
+  AppendBatch(0, Batch(100000, kEntries));
+  AppendKeys(0, 10, 3 * kEntries - 1);  // fills chunks 0, 1 and 2
+  // Only the batch's records (keys 100000..) are still in DRAM.
+  host_.epoch_of = [](const LogRecord& r) -> uint64_t {
+    return r.key >= 100000 ? 1 : 2;
+  };
+  ASSERT_EQ(logs_->compactions(), 0u);
+  AppendKeys(0, 10 + 3 * kEntries, 1);
+  EXPECT_EQ(logs_->compactions(), 1u);
+  EXPECT_EQ(Keys(host_.migrated), Range(100000, kEntries));
+  host_.migrated.clear();
+  AppendBatch(0, Batch(200000, kEntries));
+  EXPECT_TRUE(host_.migrated.empty()) << "the area held nothing any more";
+}
+
+TEST_F(RecoveryLogTest, CrashDuringASpilledBatchLeavesAllOrNothing) {
+  AppendBatch(0, Batch(0, 2));
+  {
+    BatchSpill::Lease spill;
+    ASSERT_OK(logs_->spill().Acquire(kEntries, &spill));
+  }
+  device_->ArmCrash(1);
+  AppendBatch(0, Batch(100, kEntries));
+  ASSERT_TRUE(device_->crashed());
+  int whole = 0;
+  int absent = 0;
+  for (uint64_t seed = 0; seed < 32; ++seed) {
+    device_->Restore(device_->CrashImage(seed));
+    const std::vector<uint64_t> keys = Keys(Recover()[0]);
+    std::vector<uint64_t> all = {0, 1};
+    const std::vector<uint64_t> members = Range(100, kEntries);
+    all.insert(all.end(), members.begin(), members.end());
+    EXPECT_TRUE(keys == (std::vector<uint64_t>{0, 1}) || keys == all)
+        << "crash image " << seed << ": " << keys.size() << " records";
+    whole += keys == all;
+    absent += keys.size() == 2;
+  }
+  EXPECT_GT(absent, 0) << "no crash image tore the batch";
+}
+
+TEST_F(RecoveryLogTest, SpillAreaAfterCloseIsInvalidArgument) {
+  logs_->Close();
+  BatchSpill::Lease spill;
+  const Status s = logs_->spill().Acquire(kEntries, &spill);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_FALSE(spill.held());
+}
+
+TEST_F(RecoveryLogTest, DamagedSpillAreaWordIsCorruption) {
+  AppendBatch(0, Batch(100, kEntries));
+  const uint64_t good = pool_->root()->batch_spill;
+  for (const uint64_t word : {good + 4096 * 1024, good | 0x40, good + 20,
+                              uint64_t{4096} | 10}) {
+    pool_->root()->batch_spill = word;
+    Status s;
+    Recover(false, &s);
+    ASSERT_TRUE(s.IsCorruption()) << word << ": " << s.ToString();
+    EXPECT_EQ(s.message(), "batch spill area word " + std::to_string(word) +
+                               " does not describe an area inside the heap");
+    std::string report;
+    EXPECT_EQ(logs_->Verify(&report), 1u);
+    EXPECT_EQ(report, std::string(s.message()) + "\n");
+  }
 }
 
 // ---- Chunks: order, recycling, damage --------------------------------------
@@ -810,7 +1006,7 @@ TEST_F(ChunkProvisioningTest, ABatchLargerThanAStepIsBackedAtOnce) {
   bool appended = false;
   for (int tries = 0; tries < 3 && !appended; ++tries) {
     uint32_t seen = 0;
-    appended = logs_->TryAppendBatch(0, batch.data(), batch.size(), &seen);
+    appended = logs_->TryAppendBatch(0, batch.data(), batch.size(), {}, &seen);
     if (!appended) {
       ASSERT_OK(logs_->Rotate(0, seen));
     }

@@ -22,8 +22,9 @@ struct InternalOptions {
   // buffer (media/write_amp_probe.h) and report Stats::media_write_amp.
   bool model_media_write_amp = false;
   // A deliberately broken recovery, for the crash tests' control: replays
-  // the records of write batches whose commit entry is missing, which a
-  // crash in the middle of a batch must then expose.
+  // the records of write batches whose commit entry is missing, and the
+  // spilled members of a commit that do not match it, which a crash in the
+  // middle of a batch must then expose.
   bool replay_uncommitted_batches = false;
   // Create range pools as earlier builds did (partitioning 3: indirect
   // slots without fingerprints), for the tests that such pools keep

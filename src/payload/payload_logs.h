@@ -201,6 +201,10 @@ class PayloadLogs final : public table::PayloadResolver {
     // an append touches one line of its log.
     alignas(64) std::atomic<int64_t> active{0};
     std::atomic<PayloadChunk*> head{nullptr};
+    // A rotation found its writer holding tickets (in a batch), which must
+    // not compact: the log's next append without one does. (On the line
+    // appends read; written once per such rotation.)
+    std::atomic<bool> compaction_deferred{false};
     // A line of its own: rotations, and the background thread preparing
     // free chunks, take it while appends read `head` and count `active`.
     alignas(64) Mutex mu;
@@ -211,9 +215,6 @@ class PayloadLogs final : public table::PayloadResolver {
     uint64_t owed GUARDED_BY(mu) = 0;
     CondVar caught_up;  // owed dropped, or compaction ended
     uint64_t gc_cursor GUARDED_BY(mu) = 0;  // seq of the chunk examined last
-    // A rotation found its writer holding tickets (in a batch), which must
-    // not compact: the log's next append without one does.
-    std::atomic<bool> compaction_deferred{false};
     uint64_t rotations_to_wait GUARDED_BY(mu) = 0;
   };
   // A view of an entry: pointers into the mapping.

@@ -253,6 +253,7 @@ Status Pool::Create(const FormatFn& format_new) {
   r->alloc_high_water = heap_offset_ + RangeMapBytesFor(params_);
   r->level_count = 0;
   r->payload_chunk_table = 0;
+  r->batch_spill = 0;
   media_->Flush(r, sizeof(RootPage));
   // The layers that own regions (the recovery logs) format them.
   if (format_new) {

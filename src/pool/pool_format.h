@@ -8,8 +8,9 @@
 //   offset 0        Superblock   written once at creation, checksummed
 //   offset 4096     RootPage     allocator high-water mark + level table
 //   offset 8192     recovery logs (log/log_format.h)
-//   heap_offset     heap: level directories, buckets, payload chunks and
-//                   the payload chunk table (bump-allocated)
+//   heap_offset     heap: level directories, buckets, payload chunks, the
+//                   payload chunk table and the batch spill area
+//                   (bump-allocated)
 
 #ifndef PLUSH_POOL_POOL_FORMAT_H_
 #define PLUSH_POOL_POOL_FORMAT_H_
@@ -212,7 +213,10 @@ struct RootPage {
   // one, then counted here in one atomic store.
   uint64_t range_map_log;
   uint64_t range_map_log_state;
-  uint64_t reserved[1];
+  // The batch spill area (log/batch_spill.h): its offset (4 KiB aligned) |
+  // log2 of its capacity in recovery-log entries; 0 = none yet. Replaced in
+  // one atomic store when the area grows.
+  uint64_t batch_spill;
   LevelDescriptor levels[kMaxPmemLevels];
 };
 static_assert(sizeof(RootPage) == 64 + 64 * kMaxPmemLevels);

@@ -43,7 +43,9 @@ namespace {
 enum class Format { kAuto, kTsv, kJsonl };
 
 // The default --batch: as fast as any larger one (DB::Write's barrier is
-// amortized long before: plush-bench --batch, tools/cli/README.md).
+// amortized long before: plush-bench --batch, tools/cli/README.md), and no
+// more than a DRAM directory entry holds (at least 32 records), so that no
+// batch migrates an entry after its commit, whatever its keys.
 constexpr unsigned kDefaultBatch = 32;
 
 // Records handed to the workers at a time (rounded to whole batches):

@@ -17,9 +17,8 @@
 //
 // A submission holds one or more commands; each command's puts (an MSET)
 // are atomic, as a group is one WriteBatch. If a group fails with
-// InvalidArgument (an oversized key, or merging made the batch larger
-// than the pool takes at once), each of its commands is written on its
-// own, so that one command's error is never another's.
+// InvalidArgument (an oversized key), each of its commands is written on
+// its own, so that one command's error is never another's.
 //
 // With sync (--sync-writes), a written group is handed to a syncer thread
 // instead of being answered: it syncs the pool (DB::Sync) and then tells

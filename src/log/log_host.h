@@ -1,0 +1,41 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// What the recovery logs (recovery_log.h) and the batch spill area
+// (batch_spill.h) need from the hash table: a log chunk, or the spill area,
+// may be reused once every record in it is on PMem, which the DRAM
+// entries' epochs tell and which migrating an entry brings about.
+
+#ifndef PLUSH_LOG_LOG_HOST_H_
+#define PLUSH_LOG_LOG_HOST_H_
+
+#include <cstdint>
+
+#include "log/log_format.h"
+#include "plush/status.h"
+
+namespace plush::log {
+
+class LogHost {
+ public:
+  virtual ~LogHost() = default;
+  // The current epoch of the DRAM entry `record` belongs to.
+  virtual uint64_t DramEpochOf(const LogRecord& record) = 0;
+  // The lowest current epoch among the DRAM entries of `log`.
+  virtual uint64_t MinDramEpoch(unsigned log) = 0;
+  // Migrates the DRAM entry `record` belongs to if the record is still in
+  // DRAM only (its epoch is not below the entry's), under the entry's lock.
+  virtual Status MigrateIfUnmigrated(const LogRecord& record) = 0;
+  // Returns once every append to `log` that is in progress has finished:
+  // appends happen under a DRAM entry lock, so passing through the locks
+  // of the log's entries suffices.
+  virtual void WaitForAppends(unsigned log) = 0;
+  // The current chunk of `log` is half written (once per chunk; called by
+  // an appender, under its DRAM entry lock): a chance to RecycleAhead()
+  // in the background, so that the writer that fills the chunk finds a
+  // free one.
+  virtual void ChunkHalfWritten(unsigned log) = 0;
+};
+
+}  // namespace plush::log
+
+#endif  // PLUSH_LOG_LOG_HOST_H_
