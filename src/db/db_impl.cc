@@ -613,38 +613,52 @@ Status DBImpl::Sync() {
 }
 
 // The pool's bytes change under writers, migrations, log rotations and
-// payload chunk allocations; the copy is taken while all of them wait, so
-// that it is the pool of one moment: a consistent crash image. Locks are
-// taken in the order their holders nest them: log rotation mutexes (a
-// rotation then takes entry locks), the DRAM entry locks in index order,
-// the payload logs' mutexes (a relocation rotates its payload log under an
-// entry lock). Appends into current payload chunks may go on: space that
-// nothing references yet.
-Status DBImpl::Backup(const std::string& path) {
+// payload chunk allocations; `work` runs while all of them wait, so that it
+// sees the pool of one moment. Locks are taken in the order their holders
+// nest them: log rotation mutexes (a rotation then takes entry locks), the
+// DRAM entry locks in index order, the payload logs' mutexes (a relocation
+// rotates its payload log under an entry lock). Appends into current
+// payload chunks may go on: space that nothing references yet. Readers
+// never wait.
+Status DBImpl::WithWritersStopped(const std::function<Status()>& work) {
   if (closed()) return WritePath::ClosedError();
   logs_->PauseRotations();
   const uint64_t entries = table_->dram_entries();
   for (uint64_t d = 0; d < entries; ++d) table_->DramLock(d).lock();
-  Status s = closed() ? WritePath::ClosedError() : Status::OK();
-  // Unlogged writes exist only in DRAM: migrate them, as Checkpoint would.
-  for (uint64_t d = 0; s.ok() && d < entries; ++d) {
-    if (table_->DramHasUnlogged(d)) s = table_->MigrateDram(d);
-  }
   payload_->PauseRotations();
-  if (s.ok()) s = pool_->media().CopyTo(path);
+  const Status s = closed() ? WritePath::ClosedError() : work();
   payload_->ResumeRotations();
   for (uint64_t d = 0; d < entries; ++d) table_->DramLock(d).unlock();
   logs_->ResumeRotations();
+  return s;
+}
+
+// A consistent crash image: the copy is taken with writers stopped.
+Status DBImpl::Backup(const std::string& path) {
+  const Status s = WithWritersStopped([&] {
+    // Unlogged writes exist only in DRAM: migrate them, as Checkpoint would.
+    Status m;
+    for (uint64_t d = 0; m.ok() && d < table_->dram_entries(); ++d) {
+      if (table_->DramHasUnlogged(d)) m = table_->MigrateDram(d);
+    }
+    return m.ok() ? pool_->media().CopyTo(path) : m;
+  });
   return s.ok() ? s : s.WithContext("backup to '" + path + "'");
 }
 
+// With writers stopped: an entry a migration is writing would show slots
+// its filter does not have yet, a state its records do not match.
 Status DBImpl::Verify(std::string* report) {
-  if (closed()) return WritePath::ClosedError();
   std::string problems;
-  uint64_t n = pool_->Verify(&problems);
-  n += table_->Verify(&problems);
-  n += logs_->Verify(&problems);
-  n += payload_->Verify(&problems);
+  uint64_t n = 0;
+  Status s = WithWritersStopped([&] {
+    n = pool_->Verify(&problems);
+    n += table_->Verify(&problems);
+    n += logs_->Verify(&problems);
+    n += payload_->Verify(&problems);
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
   if (report != nullptr) *report += problems;
   if (n == 0) return Status::OK();
   return Status::Corruption(std::to_string(n) + " problem(s), first: " +

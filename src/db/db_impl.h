@@ -78,6 +78,9 @@ class DBImpl final : public DB {
   // Opens the layers on an opened pool, then recovers an existing pool.
   // Writes nothing to an existing pool.
   Status OpenLayers(const InternalOptions& internal, bool created);
+  // Runs `work` while writers, migrations and rotations wait (Backup,
+  // Verify); ClosedError if the DB is closed.
+  Status WithWritersStopped(const std::function<Status()>& work);
   // The placement of a key on the table, as of now.
   Placement Place(std::string_view key) const;
   // A record stored inline: an 8-byte key with an 8-byte value, or an
