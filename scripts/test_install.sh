@@ -18,9 +18,14 @@ rm -f "$work/pool"
 # match would end the writer with SIGPIPE, which pipefail reports as failure.)
 linked=$(ldd "$work/build/consumer_shared")
 grep -q "libplush.so.0 => $work/prefix/" <<<"$linked"
-if nm -D --defined-only "$work/prefix/lib/libplush.so" | c++filt |
-    grep -E ' plush::(table|pool|log|payload|media)::' >/dev/null; then
-  echo "install test: libplush.so exports engine internals" >&2
+# The exported symbols are exactly the allow-list (the public API).
+exported=$(nm -D --defined-only "$work/prefix/lib/libplush.so" | c++filt |
+  sed -E 's/^[0-9a-f]* [A-Za-z] //' | sort -u)
+allowed=$(grep -v '^#' "$root/scripts/libplush_exports.txt" | sort -u)
+if [[ "$exported" != "$allowed" ]]; then
+  echo "install test: libplush.so exports other symbols than" \
+    "scripts/libplush_exports.txt (> exported, < allowed):" >&2
+  diff <(echo "$allowed") <(echo "$exported") >&2 || true
   exit 1
 fi
-echo "install test: find_package(plush) consumers (static and shared) built and ran"
+echo "install test: find_package(plush) consumers (static and shared) built and ran; libplush.so exports the $(wc -l <<<"$exported") symbols of the allow-list"

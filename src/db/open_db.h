@@ -2,7 +2,8 @@
 //
 // DB::Open with the engine's internal options (media/internal_options.h):
 // for tests (the crash simulator) and the benchmark tools (PMem cost
-// emulation, the write-amplification model). Not installed.
+// emulation, the write-amplification model). Not installed, and not
+// exported from libplush.so: only libplush.a has it.
 
 #ifndef PLUSH_DB_OPEN_DB_H_
 #define PLUSH_DB_OPEN_DB_H_
@@ -16,7 +17,7 @@
 namespace plush {
 
 // As DB::Open(options, path, db), with `internal` in effect.
-PLUSH_EXPORT Status OpenDB(const Options& options, const InternalOptions& internal,
+Status OpenDB(const Options& options, const InternalOptions& internal,
               const std::string& path, std::unique_ptr<DB>* db);
 
 }  // namespace plush
