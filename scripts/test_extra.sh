@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The parts of `make test` that are not ctest binaries: the installed CMake
 # package, the Python package, the README's examples, what docs/api.md and
-# docs/operations.md quote from the code, and the paths docs and comments
-# cite.
+# docs/operations.md quote from the code, the paths docs and comments
+# cite, and that every source file is listed in a CMake file.
 set -euo pipefail
 build=${1:?usage: test_extra.sh BUILD_DIR}
 cd "$(dirname "$0")/.."
@@ -15,3 +15,5 @@ scripts/test_server.sh "$build"
 scripts/test_cluster.sh "$build"
 # Every path a doc or a comment cites exists (no build needed).
 scripts/test_citations.sh
+# Every source file is built: listed in a CMake file (no build needed).
+scripts/test_cmake_sources.sh
