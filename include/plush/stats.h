@@ -5,9 +5,11 @@
 // Tools that print or export every figure walk them with
 // Stats::ForEachField(), the one list of fields (the CLI's `plush stats`,
 // Python's db.stats() and plush-bench use it). Each field is also a
-// property, "plush.<field name>", that DB::GetProperty() returns as text:
-// figures added in later versions appear there without changing this
-// struct's layout.
+// property, "plush.<field name>", that DB::GetProperty() returns as text.
+//
+// The layout of Stats is part of the ABI and does not change: a figure
+// added by a later version is a named entry of `more_counts`, which
+// ForEachField and GetProperty present like the fields.
 
 #ifndef PLUSH_STATS_H_
 #define PLUSH_STATS_H_
@@ -15,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "plush/export.h"
@@ -163,8 +166,14 @@ struct PLUSH_EXPORT Stats {
   double recovery_seconds = 0;
   uint64_t recovered_log_entries = 0;
 
+  // Counts added after the fields above, by name (none in this version):
+  // visited as Count(name, value) after the fields, each also the property
+  // "plush.<name>".
+  std::vector<std::pair<std::string, uint64_t>> more_counts;
+
   // Calls the visitor once per field above, in declaration order, with the
-  // field's name ("backend", "records_per_level", ...).
+  // field's name ("backend", "records_per_level", ...), then once per entry
+  // of more_counts.
   void ForEachField(StatsVisitor* visitor) const;
 };
 

@@ -84,6 +84,7 @@ void Stats::ForEachField(StatsVisitor* v) const {
   v->Ratio("media_write_amp", media_write_amp);
   v->Ratio("recovery_seconds", recovery_seconds);
   v->Count("recovered_log_entries", recovered_log_entries);
+  for (const auto& [name, value] : more_counts) v->Count(name, value);
 }
 
 }  // namespace plush
