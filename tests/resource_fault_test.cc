@@ -259,6 +259,26 @@ TEST(ResourceFaultTest, CreatingAPoolPastTheFileSizeLimitIsNoSpace) {
       << "a failed creation leaves no file";
 }
 
+// Creation backs the page of each recovery-log chunk's state word (the log
+// region is a hole): a file system that refuses it fails the creation with
+// NoSpace saying so, and leaves no file.
+TEST(ResourceFaultTest, LogRegionThatCannotBeFormattedIsNoSpace) {
+  ScratchPool file("format_logs");
+  media::testing::FailNextBacks(1, ENOSPC);
+  std::unique_ptr<DB> db;
+  const Status s = DB::Open(Small(), file.path(), &db);
+  media::testing::FailNextBacks(0, ENOSPC);
+  ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
+  EXPECT_NE(s.message().find("formatting the recovery logs: backing 4096 "
+                             "bytes of the pool file at offset "),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("No space left on device"), std::string::npos);
+  EXPECT_NE(access(file.path().c_str(), F_OK), 0)
+      << "a failed creation leaves no file";
+  ASSERT_OK(DB::Open(Small(), file.path(), &db)) << "and can be retried";
+}
+
 // ---- Access -----------------------------------------------------------------
 
 // Tests run as root in CI, where permission bits do not stop writes: the

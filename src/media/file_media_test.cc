@@ -319,6 +319,18 @@ TEST_F(FileMediaTest, FailedBackIsReportedWithItsRange) {
   EXPECT_EQ(m->BackedBytes(), created + kPage);
 }
 
+// A file system that cannot punch holes leaves the range backed (OK); any
+// other failure is reported with the range.
+TEST_F(FileMediaTest, FailedUnbackIsReportedWithItsRange) {
+  std::unique_ptr<Media> m;
+  ASSERT_OK(OpenFileMedia(file_.path(), Create(4 * kMiB), &m));
+  const Status s = m->Unback(kMiB, 0);  // fallocate: EINVAL
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_EQ(s.message(), "releasing 0 bytes of the pool file at offset " +
+                             std::to_string(kMiB) + ": Invalid argument");
+  EXPECT_EQ(m->size(), 4 * kMiB);
+}
+
 // Linux reports a writeback error once: after it, Sync() must keep failing
 // (and the media says so) until the pool is opened again.
 TEST_F(FileMediaTest, FailedSyncIsSticky) {

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -224,6 +225,11 @@ Status Pool::Open(const Options& options, const InternalOptions& internal,
   if (!exists) {
     p->params_ = params;
     s = p->Create(format_new);
+    // A pool whose creation failed has no superblock: no pool to keep.
+    if (!s.ok() && !sim) {
+      p.reset();
+      unlink(path.c_str());
+    }
   } else {
     s = p->Load();
   }
