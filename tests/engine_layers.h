@@ -36,8 +36,10 @@ namespace plush::test {
 
 class EngineLayers {
  public:
-  // `device`: the simulated device's name (removed by the destructor).
-  explicit EngineLayers(std::string device) : device_(std::move(device)) {}
+  // `device`: the simulated device's name, removed by the destructor
+  // unless `keep_device` (a test that opens it again, after a crash).
+  explicit EngineLayers(std::string device, bool keep_device = false)
+      : device_(std::move(device)), keep_device_(keep_device) {}
   ~EngineLayers() {
     closed_.store(true);
     if (background_) background_->Stop();
@@ -53,38 +55,25 @@ class EngineLayers {
     background_.reset();
     table_.reset();
     pool_.reset();
-    media::SimMedia::Remove(device_);
+    if (!keep_device_) media::SimMedia::Remove(device_);
   }
 
   // Creates the pool (it must not exist) and opens the layers on it.
   Status Open(const Options& options) {
-    bool created = false;
-    Status s = pool::Pool::Open(options, Simulated(), device_, &pool_,
-                                &created, log::RecoveryLogs::Format);
-    if (!s.ok()) return s;
-    if (!created) return Status::InvalidArgument("the device existed");
-    s = table::LeveledTable::Open(pool_.get(), &table_);
-    if (!s.ok()) return s;
-    background_ = std::make_unique<BackgroundWork>(
-        table_.get(), &pool_->allocator(), /*threads=*/0);
-    log_recycling_ = std::make_unique<LogRecycling>(
-        table_.get(), pool_->params().log_count, background_.get());
-    logs_ = std::make_unique<log::RecoveryLogs>(pool_.get(),
-                                                log_recycling_.get());
-    if (pool_->params().adaptive_range())
-      tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);
-    write_path_ = std::make_unique<WritePath>(
-        table_.get(), logs_.get(), background_.get(), tails_.get(), &closed_);
-    payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
-    s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &payload_);
-    if (!s.ok()) return s;
-    if (payload_->enabled()) table_->set_resolver(payload_.get());
-    unit_reader_ = std::make_unique<UnitReader>(table_.get(), payload_.get(),
-                                                write_path_.get());
+    Status s = OpenLayers(options, /*create=*/true);
+    if (s.ok()) FinishOpen();
+    return s;
+  }
+  // Opens the layers on the existing pool without recovering it (the DRAM
+  // level is empty): the test recovers it, then calls FinishOpen().
+  Status OpenWithoutRecovery(const Options& options) {
+    return OpenLayers(options, /*create=*/false);
+  }
+  // What DB::Open does once the pool is recovered.
+  void FinishOpen() {
     pool_->UpgradeFormat();
     logs_->ZeroInvalidSlots();
     payload_->FinishOpen();
-    return Status::OK();
   }
 
   // ---- Writes and reads, as the DB's ----------------------------------------
@@ -158,6 +147,7 @@ class EngineLayers {
 
   pool::Pool& pool() { return *pool_; }
   table::LeveledTable& table() { return *table_; }
+  log::RecoveryLogs& logs() { return *logs_; }
   payload::PayloadLogs& payload() { return *payload_; }
   WritePath& write_path() { return *write_path_; }
   PayloadGc& payload_gc() { return *payload_gc_; }
@@ -166,6 +156,38 @@ class EngineLayers {
   const std::atomic<bool>* closed() const { return &closed_; }
 
  private:
+  // The layers wired as DBImpl::OpenLayers wires them, on a pool created
+  // now (`create`) or existing.
+  Status OpenLayers(const Options& options, bool create) {
+    bool created = false;
+    Status s = pool::Pool::Open(options, Simulated(), device_, &pool_,
+                                &created, log::RecoveryLogs::Format);
+    if (!s.ok()) return s;
+    if (created != create) {
+      return Status::InvalidArgument(create ? "the device existed"
+                                            : "no such device");
+    }
+    s = table::LeveledTable::Open(pool_.get(), &table_);
+    if (!s.ok()) return s;
+    background_ = std::make_unique<BackgroundWork>(
+        table_.get(), &pool_->allocator(), /*threads=*/0);
+    log_recycling_ = std::make_unique<LogRecycling>(
+        table_.get(), pool_->params().log_count, background_.get());
+    logs_ = std::make_unique<log::RecoveryLogs>(pool_.get(),
+                                                log_recycling_.get());
+    if (pool_->params().adaptive_range())
+      tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);
+    write_path_ = std::make_unique<WritePath>(
+        table_.get(), logs_.get(), background_.get(), tails_.get(), &closed_);
+    payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
+    s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &payload_);
+    if (!s.ok()) return s;
+    if (payload_->enabled()) table_->set_resolver(payload_.get());
+    unit_reader_ = std::make_unique<UnitReader>(table_.get(), payload_.get(),
+                                                write_path_.get());
+    return Status::OK();
+  }
+
   static uint64_t Word(std::string_view s) {
     uint64_t w = 0;
     std::memcpy(&w, s.data(), std::min<size_t>(8, s.size()));
@@ -204,6 +226,7 @@ class EngineLayers {
   }
 
   const std::string device_;
+  const bool keep_device_;
   std::atomic<bool> closed_{false};
   std::unique_ptr<pool::Pool> pool_;
   std::unique_ptr<table::LeveledTable> table_;
