@@ -47,6 +47,27 @@ Options DamageOptions() {
 
 constexpr uint64_t kKeys = kDamageKeys;
 
+// [begin, end) of the directory block of the busiest unit on `level`.
+std::pair<uint64_t, uint64_t> SomeBlock(const PoolImage& image,
+                                        unsigned level) {
+  const LevelDescriptor d = image.root().levels[level - 1];
+  const uint64_t units = uint64_t{1} << image.superblock().dram_directory_bits;
+  std::pair<uint64_t, uint64_t> best{0, 0};
+  uint64_t most = 0;
+  for (uint64_t u = 0; u < units; ++u) {
+    const uint64_t block = image.Word(d.block_table_offset + u * 8);
+    if (block == 0) continue;
+    uint64_t records = 0;
+    for (uint64_t e = block; e < block + d.block_bytes; e += sizeof(DirectoryEntry))
+      records += image.Word(e + offsetof(DirectoryEntry, state)) & 0xFFFF;
+    if (records >= most) {
+      most = records;
+      best = {block, block + d.block_bytes};
+    }
+  }
+  return best;
+}
+
 PoolImage PopulatedPool(const std::string& path) {
   std::unique_ptr<DB> db;
   EXPECT_OK(DB::Open(DamageOptions(), path, &db));
@@ -306,20 +327,17 @@ TEST_F(BadInputTest, ResealedDescriptorWithBadFieldsIsCorruption) {
   const uint64_t mark = image_.alloc_high_water();
   const std::pair<const char*, std::function<void(LevelDescriptor*)>> cases[] =
       {
-          {"directory past the allocation mark",
-           [&](LevelDescriptor* d) { d->directory_offset = mark; }},
-          {"directory below the heap",
-           [&](LevelDescriptor* d) { d->directory_offset = 4096; }},
-          {"misaligned directory",
-           [&](LevelDescriptor* d) { d->directory_offset += 8; }},
+          {"block table past the allocation mark",
+           [&](LevelDescriptor* d) { d->block_table_offset = mark; }},
+          {"block table below the heap",
+           [&](LevelDescriptor* d) { d->block_table_offset = 4096; }},
+          {"misaligned block table",
+           [&](LevelDescriptor* d) { d->block_table_offset += 4; }},
           {"no entries", [&](LevelDescriptor* d) { d->entry_count = 0; }},
           {"twice the entries",
            [&](LevelDescriptor* d) { d->entry_count *= 2; }},
-          {"a bucket area on a level without one",
-           [&](LevelDescriptor* d) {
-             d->bucket_area_offset = d->directory_offset;
-             d->bucket_area_bytes = 4096;
-           }},
+          {"blocks of another size",
+           [&](LevelDescriptor* d) { d->block_bytes *= 2; }},
       };
   for (const auto& [what, edit] : cases) {
     PoolImage damaged = image_;
@@ -586,16 +604,45 @@ TEST_F(BadInputTest, DamagedDirectoryEntriesAreReportedByVerify) {
 }
 
 TEST_F(BadInputTest, RandomDirectoryFlipsKeepTheContract) {
-  const LevelDescriptor first = image_.root().levels[0];
-  const LevelDescriptor last = image_.root().levels[image_.level_count() - 1];
-  // The first directory has the most live entries; the deepest was created
+  // The first level has the most live entries; the deepest was created
   // last, so its entries are the most recently written.
-  SweepRandomFlips("level 1 directory", first.directory_offset,
-                   first.directory_offset + first.directory_bytes, Samples(400),
-                   12);
-  SweepRandomFlips("deepest directory", last.directory_offset,
-                   last.directory_offset + last.directory_bytes, Samples(200),
-                   13);
+  const auto [first_begin, first_end] = SomeBlock(image_, 1);
+  const auto [last_begin, last_end] = SomeBlock(image_, image_.level_count());
+  SweepRandomFlips("a level 1 directory block", first_begin, first_end,
+                   Samples(400), 12);
+  SweepRandomFlips("a directory block of the deepest level", last_begin,
+                   last_end, Samples(200), 13);
+}
+
+// Block tables name each unit's directory block: a word pointing outside
+// the heap, or two units sharing a block, would let migrations write over
+// other data. Open refuses them.
+TEST_F(BadInputTest, DamagedBlockTableIsCorruption) {
+  const LevelDescriptor d = image_.root().levels[0];
+  const uint64_t units = uint64_t{1} << image_.superblock().dram_directory_bits;
+  std::vector<uint64_t> used;
+  for (uint64_t u = 0; u < units; ++u) {
+    if (image_.Word(d.block_table_offset + u * 8) != 0) used.push_back(u);
+  }
+  ASSERT_GE(used.size(), 2u);
+  const uint64_t at = d.block_table_offset + used[0] * 8;
+  const uint64_t block = image_.Word(at);
+  const std::pair<const char*, uint64_t> cases[] = {
+      {"is not inside the heap", image_.alloc_high_water()},
+      {"is not inside the heap", 4096},
+      {"is not inside the heap", block + 512},
+      {"overlap", image_.Word(d.block_table_offset + used[1] * 8)},
+  };
+  for (const auto& [message, word] : cases) {
+    PoolImage damaged = image_;
+    damaged.SetWord(at, word);
+    ASSERT_TRUE(damaged.Save(file_.path()));
+    std::unique_ptr<DB> db;
+    const Status s = DB::Open(DamageOptions(), file_.path(), &db);
+    EXPECT_TRUE(s.IsCorruption()) << word << ": " << s.ToString();
+    EXPECT_NE(s.message().find(message), std::string::npos) << s.message();
+    EXPECT_EQ(Exercise(damaged).violation, "") << word;
+  }
 }
 
 TEST_F(BadInputTest, RandomHeapFlipsKeepTheContract) {
@@ -653,10 +700,16 @@ TEST_F(BadInputTest, DamagedSpareBucketReferenceIsReportedNotACrash) {
 TEST_F(BadInputTest, BucketsBeyondTheAllocationMarkAreReported) {
   PoolImage damaged = image_;
   uint64_t directories_end = damaged.heap_offset();
+  const uint64_t units = uint64_t{1} << damaged.superblock().dram_directory_bits;
   for (unsigned l = 1; l <= damaged.level_count(); ++l) {
     const LevelDescriptor d = damaged.root().levels[l - 1];
     directories_end =
-        std::max(directories_end, d.directory_offset + d.directory_bytes);
+        std::max(directories_end, d.block_table_offset + units * 8);
+    for (uint64_t u = 0; u < units; ++u) {
+      const uint64_t block = damaged.Word(d.block_table_offset + u * 8);
+      if (block != 0)
+        directories_end = std::max(directories_end, block + d.block_bytes);
+    }
   }
   ASSERT_LT(directories_end, damaged.alloc_high_water());
   damaged.SetWord(pool::kRootOffset + offsetof(RootPage, alloc_high_water),

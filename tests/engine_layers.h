@@ -71,7 +71,6 @@ class EngineLayers {
   }
   // What DB::Open does once the pool is recovered.
   void FinishOpen() {
-    pool_->UpgradeFormat();
     logs_->ZeroInvalidSlots();
     payload_->FinishOpen();
   }

@@ -3,6 +3,7 @@
 #include "pool_image.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -84,9 +85,18 @@ std::optional<uint64_t> PoolImage::EntryOffset(unsigned level,
     return std::nullopt;
   const auto d = Read<pool::LevelDescriptor>(DescriptorOffset(level));
   if (index >= d.entry_count) return std::nullopt;
-  const uint64_t offset =
-      d.directory_offset + index * sizeof(table::DirectoryEntry);
-  if (offset < d.directory_offset ||
+  // The entry lives in its unit's block (docs/format.md, "Directory
+  // blocks"), if the unit has one on the level.
+  const unsigned dram_bits = superblock().dram_directory_bits;
+  const unsigned unit_shift =
+      static_cast<unsigned>(std::countr_zero(d.entry_count)) - dram_bits;
+  const uint64_t table_word = d.block_table_offset + (index >> unit_shift) * 8;
+  if (table_word < d.block_table_offset || table_word + 8 > size())
+    return std::nullopt;
+  const uint64_t block = Word(table_word);
+  const uint64_t local = index & ((uint64_t{1} << unit_shift) - 1);
+  const uint64_t offset = block + local * sizeof(table::DirectoryEntry);
+  if (block == 0 || offset < block ||
       offset + sizeof(table::DirectoryEntry) > size()) {
     return std::nullopt;
   }
@@ -102,12 +112,21 @@ std::optional<uint64_t> PoolImage::BucketOffset(unsigned level, uint64_t index,
                                                 unsigned b) const {
   const auto e = EntryOffset(level, index);
   if (!e || b >= fanout()) return std::nullopt;
-  const auto d = Read<pool::LevelDescriptor>(DescriptorOffset(level));
-  const uint64_t offset =
-      d.bucket_area_bytes != 0
-          ? d.bucket_area_offset +
-                (index * fanout() + b) * sizeof(table::Bucket)
-          : Word(*e + offsetof(table::DirectoryEntry, bucket) + b * 8);
+  uint64_t offset = 0;
+  if (level <= superblock().preallocated_levels) {
+    // The block's buckets follow its entries.
+    const auto d = Read<pool::LevelDescriptor>(DescriptorOffset(level));
+    const unsigned unit_shift =
+        static_cast<unsigned>(std::countr_zero(d.entry_count)) -
+        superblock().dram_directory_bits;
+    const uint64_t entries = uint64_t{1} << unit_shift;
+    const uint64_t local = index & (entries - 1);
+    const uint64_t block = *e - local * sizeof(table::DirectoryEntry);
+    offset = block + entries * sizeof(table::DirectoryEntry) +
+             (local * fanout() + b) * sizeof(table::Bucket);
+  } else {
+    offset = Word(*e + offsetof(table::DirectoryEntry, bucket) + b * 8);
+  }
   if (offset == 0 || offset + sizeof(table::Bucket) > size())
     return std::nullopt;
   return offset;
@@ -116,7 +135,7 @@ std::optional<uint64_t> PoolImage::BucketOffset(unsigned level, uint64_t index,
 std::optional<uint64_t> PoolImage::FindEntry(unsigned level,
                                              uint32_t min_size) const {
   for (uint64_t i = 0; i < EntryCount(level); ++i) {
-    if (!EntryOffset(level, i)) return std::nullopt;
+    if (!EntryOffset(level, i)) continue;  // its unit has no block there
     if ((EntryState(level, i) & 0xFFFF) >= min_size) return i;
   }
   return std::nullopt;

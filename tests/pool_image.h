@@ -59,7 +59,8 @@ class PoolImage {
   uint64_t log_chunks() const;
   // Offset of chunk `c` (counting over all logs) and of its state word.
   std::optional<uint64_t> ChunkOffset(uint64_t c) const;
-  // Offset of directory entry `index` of PMem level `level` (1-based).
+  // Offset of directory entry `index` of PMem level `level` (1-based), in
+  // its unit's block; none if the unit has no block on the level.
   std::optional<uint64_t> EntryOffset(unsigned level, uint64_t index) const;
   uint64_t EntryCount(unsigned level) const;
   // The state word of an entry: epoch << 16 | size.

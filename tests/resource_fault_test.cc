@@ -164,9 +164,8 @@ TEST(ResourceFaultTest, FullPoolInTheMiddleOfABatchHaltsWritesUntilReopened) {
 // first, so that it never depends on the process ignoring the signal
 // (regression: `ulimit -f` killed `plush load`). Runs in a child, which
 // reports through a pipe how many writes it got acknowledged.
-// Storage taken as the pool fills — a recovery-log chunk's next step, the
-// page of a level's directory that a migration writes — may be refused by
-// a full file system: the write that needed it fails with NoSpace and says
+// Storage taken as the pool fills — a recovery-log chunk's next step — may
+// be refused by a full file system: the write that needed it fails with NoSpace and says
 // what it needed, nothing acknowledged is lost, and writes go on once
 // there is space again.
 void ExpectRefusedStorageIsNoSpace(const Options& o,
@@ -197,13 +196,6 @@ TEST(ResourceFaultTest, LogChunkThatCannotBeBackedIsNoSpace) {
   o.log_chunk_size = 1 << 20;   // backed 64 KiB at a time
   o.dram_directory_bits = 10;   // no migration before the first step
   ExpectRefusedStorageIsNoSpace(o, "growing a recovery-log chunk");
-}
-
-TEST(ResourceFaultTest, LevelPageThatCannotBeBackedIsNoSpace) {
-  Options o = Small();
-  o.log_count = 1;
-  o.log_chunk_size = 1 << 20;  // migrations come before the log's next step
-  ExpectRefusedStorageIsNoSpace(o, "writing a level's directory");
 }
 
 TEST(ResourceFaultTest, FileThatCannotGrowIsNoSpace) {

@@ -23,10 +23,11 @@ inline constexpr size_t kMaxValueSize = 64 * 1024;
 inline constexpr size_t kMaxBatchRecords = 1 << 16;
 inline constexpr size_t kMaxBatchBytes = 64 << 20;
 
-// The on-media format version this library writes (docs/format.md). Pools
-// with a newer version are refused with NotSupported; version 1 pools are
-// upgraded in place when opened.
-inline constexpr uint32_t kFormatVersion = 2;
+// The on-media format version this library writes and reads
+// (docs/format.md). Pools of any other version are refused with
+// NotSupported (nothing has been released: earlier formats are retired;
+// plush dump | plush load copies a pool across versions).
+inline constexpr uint32_t kFormatVersion = 3;
 
 }  // namespace plush
 

@@ -147,7 +147,6 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
             .count();
   }
   // Everything above only read the pool; from here on it is in use.
-  impl->pool_->UpgradeFormat();
   impl->logs_->ZeroInvalidSlots();
   impl->payload_->FinishOpen();
   impl->background_->Start(

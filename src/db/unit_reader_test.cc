@@ -81,8 +81,7 @@ class UnitReaderTest : public ::testing::Test {
       *index = i;
       *unit = t.UnitOfEntry(1, i);
       return layers_.pool().media().At<table::DirectoryEntry>(
-                 layers_.pool().level(0).directory_offset) +
-             i;
+          t.EntryOffset(1, i));
     }
     return nullptr;
   }

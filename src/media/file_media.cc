@@ -276,18 +276,6 @@ class MappedFileMedia final : public Media {
                                   err);
   }
 
-  Status Unback(uint64_t offset, uint64_t len) override {
-    if (fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                  static_cast<off_t>(offset), static_cast<off_t>(len)) == 0 ||
-        errno == EOPNOTSUPP) {
-      return Status::OK();  // unsupported: the range just stays backed
-    }
-    return ErrnoStatus("releasing " + std::to_string(len) +
-                           " bytes of the pool file at offset " +
-                           std::to_string(offset),
-                       errno);
-  }
-
   uint64_t BackedBytes() const override {
     struct stat st {};
     return fstat(fd_, &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512

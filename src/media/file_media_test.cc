@@ -253,10 +253,9 @@ TEST_F(FileMediaTest, GrowPastTheFileSizeLimitIsNoSpace) {
                          std::to_string(3 * kMiB) + " bytes, ulimit -f)");
 }
 
-// A pool created with a hole holds no storage there until Back(), and
-// Unback() releases storage again (a level's directory: table/
-// leveled_table.h).
-TEST_F(FileMediaTest, StorageFollowsBackAndUnback) {
+// A pool created with a hole holds no storage there until Back() (the
+// recovery-log region: log/recovery_log.h).
+TEST_F(FileMediaTest, StorageFollowsBack) {
   FileMediaOptions o = Create(8 * kMiB);
   o.unbacked_offset = 2 * kMiB;
   o.unbacked_size = 4 * kMiB;
@@ -281,18 +280,6 @@ TEST_F(FileMediaTest, StorageFollowsBackAndUnback) {
   EXPECT_EQ(m->BackedBytes(), created + kPage + kMiB);
   std::memset(m->At<char>(4 * kMiB), 'b', kMiB);
 
-  // Releasing a written range: it holds no storage, and reads as zeros.
-  ASSERT_OK(m->Unback(4 * kMiB, kMiB / 2));
-  EXPECT_EQ(m->BackedBytes(), created + kPage + kMiB / 2);
-  EXPECT_EQ(m->size(), 8 * kMiB) << "Unback keeps the size";
-  EXPECT_TRUE(FileBytesAre(file_.path(), 4 * kMiB, kMiB / 2, '\0'));
-  EXPECT_TRUE(AllBytesAre(*m, 4 * kMiB, kMiB / 2, '\0'));
-  EXPECT_TRUE(AllBytesAre(*m, 4 * kMiB + kMiB / 2, kMiB / 2, 'b'))
-      << "only the range is released";
-  // Released storage is backed again by Back.
-  ASSERT_OK(m->Back(4 * kMiB, kMiB / 2));
-  EXPECT_EQ(m->BackedBytes(), created + kPage + kMiB);
-  EXPECT_TRUE(AllBytesAre(*m, 4 * kMiB, kMiB / 2, '\0'));
 }
 
 TEST_F(FileMediaTest, FailedBackIsReportedWithItsRange) {
@@ -317,18 +304,6 @@ TEST_F(FileMediaTest, FailedBackIsReportedWithItsRange) {
                              ": Input/output error");
   ASSERT_OK(m->Back(2 * kMiB, kPage)) << "one failure per injected one";
   EXPECT_EQ(m->BackedBytes(), created + kPage);
-}
-
-// A file system that cannot punch holes leaves the range backed (OK); any
-// other failure is reported with the range.
-TEST_F(FileMediaTest, FailedUnbackIsReportedWithItsRange) {
-  std::unique_ptr<Media> m;
-  ASSERT_OK(OpenFileMedia(file_.path(), Create(4 * kMiB), &m));
-  const Status s = m->Unback(kMiB, 0);  // fallocate: EINVAL
-  EXPECT_TRUE(s.IsIOError()) << s.ToString();
-  EXPECT_EQ(s.message(), "releasing 0 bytes of the pool file at offset " +
-                             std::to_string(kMiB) + ": Invalid argument");
-  EXPECT_EQ(m->size(), 4 * kMiB);
 }
 
 // Linux reports a writeback error once: after it, Sync() must keep failing

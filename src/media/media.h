@@ -131,14 +131,6 @@ class Media {
   virtual Status Back(uint64_t /*offset*/, uint64_t /*len*/) {
     return Status::OK();
   }
-  // Releases the storage of [offset, offset + len) (page-aligned, inside
-  // size()), which then reads as zeros and is backed again by Back():
-  // space allocated whole whose parts are written as they are used (a
-  // level's directory). The range's pages must not be in use. Does nothing
-  // where the file system cannot release storage.
-  virtual Status Unback(uint64_t /*offset*/, uint64_t /*len*/) {
-    return Status::OK();
-  }
   // Bytes of storage the media holds (a file's allocated blocks).
   virtual uint64_t BackedBytes() const { return size(); }
   // Makes everything written so far durable on this back end's terms

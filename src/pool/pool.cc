@@ -321,25 +321,21 @@ Status Pool::Load() {
   if (std::memcmp(sb.magic, kMagic, sizeof(kMagic)) != 0) {
     return Status::Corruption("bad magic: not a plush pool");
   }
-  if (sb.format_version > kFormatVersion) {
-    return Status::NotSupported("pool has format version " +
-                                std::to_string(sb.format_version) +
-                                "; this library reads versions up to " +
-                                std::to_string(kFormatVersion));
-  }
   if (sb.format_version == 0 || sb.superblock_bytes != sizeof(Superblock)) {
     return Status::Corruption("superblock header is damaged");
   }
   if (sb.checksum != SuperblockChecksum(sb)) {
-    // An upgrade from version 1 writes the version and the checksum in two
-    // stores: a crash between them leaves a superblock that is exactly the
-    // old or the new one with the other's checksum. Nothing of version 2
-    // was written yet then: it is a version 1 pool.
-    Superblock other = sb;
-    other.format_version = sb.format_version == 1 ? kFormatVersion : 1;
-    if (sb.format_version > 2 || sb.checksum != SuperblockChecksum(other))
-      return Status::Corruption("superblock checksum mismatch");
-    sb.format_version = 1;
+    return Status::Corruption("superblock checksum mismatch");
+  }
+  if (sb.format_version != kFormatVersion) {
+    // Nothing has been released: earlier formats are retired, not carried.
+    return Status::NotSupported(
+        "pool has format version " + std::to_string(sb.format_version) +
+        "; this library reads version " + std::to_string(kFormatVersion) +
+        (sb.format_version < kFormatVersion
+             ? " only: copy the pool with plush dump of the version that "
+               "wrote it, then plush load of this one"
+             : ""));
   }
   stored_version_ = sb.format_version;
   params_.partitioning = sb.partitioning == kHashPartitioning
@@ -605,15 +601,6 @@ Status Pool::WriteRangeMapBase(const RangeMap::Layout& layout) {
   return Status::OK();
 }
 
-void Pool::UpgradeFormat() {
-  if (stored_version_ == kFormatVersion) return;
-  Superblock* sb = media_->At<Superblock>(kSuperblockOffset);
-  sb->format_version = kFormatVersion;
-  sb->checksum = SuperblockChecksum(*sb);
-  media_->Persist(sb, sizeof(Superblock));
-  stored_version_ = kFormatVersion;
-}
-
 uint64_t Pool::level_count() const {
   return std::atomic_ref<uint64_t>(root()->level_count)
       .load(std::memory_order_acquire);
@@ -662,16 +649,15 @@ uint64_t Pool::Verify(std::string* report) const {
       problem(where + ": checksum mismatch");
       continue;
     }
-    if (d.entry_count == 0 || d.directory_offset % 512 != 0 ||
-        !in_heap(d.directory_offset, d.directory_bytes)) {
-      problem(where + ": directory [" + std::to_string(d.directory_offset) +
-              ", +" + std::to_string(d.directory_bytes) +
+    const uint64_t table_bytes =
+        (uint64_t{1} << params_.dram_directory_bits) * sizeof(uint64_t);
+    if (d.entry_count == 0 || d.block_bytes == 0 ||
+        d.block_table_offset % 8 != 0 ||
+        !in_heap(d.block_table_offset, table_bytes)) {
+      problem(where + ": block table [" +
+              std::to_string(d.block_table_offset) + ", +" +
+              std::to_string(table_bytes) +
               ") is not inside the allocated heap");
-    }
-    if (d.bucket_area_bytes != 0 &&
-        !in_heap(d.bucket_area_offset, d.bucket_area_bytes)) {
-      problem(where +
-              ": preallocated bucket area is not inside the allocated heap");
     }
   }
   return problems;

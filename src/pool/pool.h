@@ -132,13 +132,9 @@ class Pool {
   // Persists `descriptor` as the next level, then the new level count.
   Status AddLevel(LevelDescriptor descriptor);
 
-  // The format version the superblock holds (older pools are upgraded by
-  // UpgradeFormat before anything of the newer format is written).
+  // The format version the superblock holds (kFormatVersion: Load refuses
+  // any other).
   uint32_t format_version() const { return stored_version_; }
-  // Makes the pool a pool of this library's format version: version 1
-  // pools (docs/format.md, "Versions") become version 2, in place. Call
-  // once the pool has been accepted, before the first write.
-  void UpgradeFormat();
 
   // Checks superblock, root page and level table; appends problems to
   // *report (one per line). Returns the number of problems found.

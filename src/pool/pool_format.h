@@ -177,14 +177,17 @@ struct RangeLogState {
   }
 };
 
-// Written once when a PMem level is created, then read-only.
+// Written once when a PMem level is created, then read-only. A level's
+// directory is cut into one block per unit (DRAM entry): the entries of
+// the unit's subtree on the level, allocated when a migration first writes
+// one of them (table/leveled_table.h). The block table names each unit's
+// block: one word per unit, 0 until then, written once.
 struct LevelDescriptor {
-  uint64_t directory_offset;    // first directory entry (512-byte aligned)
-  uint64_t directory_bytes;     // entry_count * directory entry size
-  uint64_t entry_count;         // number of directory entries
-  uint64_t bucket_area_offset;  // preallocated buckets, or 0
-  uint64_t bucket_area_bytes;   // 0 unless preallocated
-  uint64_t reserved[2];
+  uint64_t block_table_offset;  // 2^dram_directory_bits words (8-aligned)
+  uint64_t block_bytes;         // a block: its entries, then (preallocated
+                                // levels) their buckets; 4 KiB multiple
+  uint64_t entry_count;         // directory entries of the whole level
+  uint64_t reserved[4];
   uint64_t checksum;  // XXH64 (seed 0) of the 56 bytes before
 };
 static_assert(sizeof(LevelDescriptor) == 64);

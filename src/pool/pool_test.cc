@@ -149,19 +149,32 @@ TEST(PoolTest, WrongMagicIsCorruption) {
   EXPECT_NE(s.ToString().find("magic"), std::string::npos);
 }
 
-TEST(PoolTest, NewerFormatVersionIsNotSupported) {
+// Another format version is refused, saying which; an older one also how
+// to copy the pool over (earlier formats are retired, not read).
+TEST(PoolTest, OtherFormatVersionsAreNotSupported) {
   ScratchPool file("version");
   {
     std::unique_ptr<Pool> pool;
     ASSERT_OK(OpenPool(Small(), file.path(), &pool));
   }
-  Superblock sb = ReadSuperblock(file.path());
-  sb.format_version = kFormatVersion + 1;
-  sb.checksum = Checksum(&sb, offsetof(Superblock, checksum));
-  Patch(file.path(), 0, &sb, sizeof(sb));
-  std::unique_ptr<Pool> pool;
-  Status s = OpenPool(Small(), file.path(), &pool);
-  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  const Superblock original = ReadSuperblock(file.path());
+  for (const uint32_t version : {kFormatVersion + 1, kFormatVersion - 1, 1u}) {
+    Superblock sb = original;
+    sb.format_version = version;
+    sb.checksum = Checksum(&sb, offsetof(Superblock, checksum));
+    Patch(file.path(), 0, &sb, sizeof(sb));
+    std::unique_ptr<Pool> pool;
+    Status s = OpenPool(Small(), file.path(), &pool);
+    EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+    const std::string expected =
+        "pool has format version " + std::to_string(version) +
+        "; this library reads version " + std::to_string(kFormatVersion) +
+        (version < kFormatVersion
+             ? " only: copy the pool with plush dump of the version that "
+               "wrote it, then plush load of this one"
+             : "");
+    EXPECT_NE(s.message().find(expected), std::string::npos) << s.message();
+  }
 }
 
 TEST(PoolTest, ZeroedOrTruncatedFilesAreCorruption) {
@@ -261,9 +274,8 @@ TEST(PoolTest, LevelsArePersistedAndValidated) {
     ASSERT_OK(OpenPool(Small(), file.path(), &pool));
     LevelDescriptor d{};
     d.entry_count = 16;
-    d.directory_bytes = 16 * 512;
-    ASSERT_OK(pool->allocator().Allocate(d.directory_bytes, 4096,
-                                         &d.directory_offset));
+    d.block_bytes = 4096;
+    ASSERT_OK(pool->allocator().Allocate(4 * 8, 64, &d.block_table_offset));
     ASSERT_OK(pool->AddLevel(d));
   }
   {

@@ -39,17 +39,6 @@ LeveledTable::LeveledTable(pool::Pool* pool)
 
 namespace {
 
-// One bit per 4 KiB page of a directory of `bytes` (the last page may be
-// partial: small pools' levels are), all clear.
-std::shared_ptr<std::atomic<uint64_t>[]> NewPageBitmap(uint64_t bytes) {
-  const uint64_t pages = (bytes + 4095) / 4096;
-  const uint64_t words = (pages + 63) / 64;
-  std::shared_ptr<std::atomic<uint64_t>[]> bits(
-      new std::atomic<uint64_t>[words]);
-  for (uint64_t i = 0; i < words; ++i) bits[i].store(0);
-  return bits;
-}
-
 // DRAM reserved in full (the DRAM budget is fixed) but resident only as
 // entries are first written: a small store stays small. (Pages fault in
 // zeroed; with transparent huge pages, 2 MiB at a time.)
@@ -139,9 +128,13 @@ Status LeveledTable::AllocateDramFilters() {
 void LeveledTable::RebuildDramFilters(unsigned level) {
   const Level& l = levels_[level];
   for (uint64_t i = 0; i < l.entry_count; ++i) {
-    const DirectoryEntry& e = l.entries[i];
+    if (!HasBlock(l, i)) {
+      i |= l.unit_mask;  // the unit's entries are all empty
+      continue;
+    }
+    const DirectoryEntry& e = EntryAt(l, i);
     const unsigned size = std::min(EntryState::Decode(e.state).size, capacity_);
-    uint64_t* filter = FilterOf(l, i);
+    uint64_t* filter = l.dram_filters + i * (kFilterBytes / 8);
     for (unsigned pos = 0; pos < size; ++pos) {
       const unsigned b = pos / kSlotsPerBucket;
       const Bucket* bucket = BucketAt(l, i, e, b);
@@ -154,102 +147,111 @@ void LeveledTable::RebuildDramFilters(unsigned level) {
   }
 }
 
-Status LeveledTable::AttachLevels() {
+const DirectoryEntry LeveledTable::kNoEntry{};
+
+LeveledTable::Level LeveledTable::PmemLevelShape(unsigned level) const {
   const pool::PoolParams& p = pool_->params();
+  const Level& parent = levels_[level - 1];
+  Level l;
+  l.dram_filters = levels_[level].dram_filters;
+  l.index_bits = parent.index_bits + parent.child_bits;
+  l.child_bits = p.fanout_bits;
+  l.entry_count = uint64_t{1} << l.index_bits;
+  l.persistent = true;
+  l.unit_shift = l.index_bits - levels_[0].index_bits;
+  l.unit_mask = (uint64_t{1} << l.unit_shift) - 1;
+  l.preallocated = level <= p.preallocated_levels;
+  const uint64_t entries = l.unit_mask + 1;
+  const uint64_t bytes =
+      entries * sizeof(DirectoryEntry) +
+      (l.preallocated ? entries * fanout_ * sizeof(Bucket) : 0);
+  l.block_bytes = (bytes + kBlockAlignment - 1) / kBlockAlignment *
+                  kBlockAlignment;
+  const uint64_t units = dram_entries();
+  l.blocks.reset(new std::atomic<DirectoryEntry*>[units]);
+  for (uint64_t u = 0; u < units; ++u)
+    l.blocks[u].store(nullptr, std::memory_order_relaxed);
+  return l;
+}
+
+bool LeveledTable::InHeap(uint64_t offset, uint64_t bytes) const {
+  const uint64_t end = pool_->allocated_end();
+  return offset >= pool_->heap_offset() && bytes <= end &&
+         offset <= end - bytes;
+}
+
+Status LeveledTable::AttachLevels() {
   const uint64_t n = pool_->level_count();
+  const uint64_t units = dram_entries();
   for (uint64_t i = 0; i < n; ++i) {
+    const auto level = static_cast<unsigned>(i + 1);
     const pool::LevelDescriptor& d = pool_->level(static_cast<unsigned>(i));
-    const Level& parent = levels_[i];
-    Level& l = levels_[i + 1];  // dram_filters is already set
-    l.index_bits = parent.index_bits + parent.child_bits;
-    l.child_bits = p.fanout_bits;
-    l.entry_count = uint64_t{1} << l.index_bits;
-    l.persistent = true;
-    const std::string where = "level " + std::to_string(i + 1);
-    if (d.entry_count != l.entry_count ||
-        d.directory_bytes != l.entry_count * sizeof(DirectoryEntry)) {
+    Level l = PmemLevelShape(level);
+    const std::string where = "level " + std::to_string(level);
+    if (d.entry_count != l.entry_count || d.block_bytes != l.block_bytes) {
       return Status::Corruption(
           where + " has " + std::to_string(d.entry_count) +
-          " directory entries, expected " + std::to_string(l.entry_count));
+          " directory entries in blocks of " + std::to_string(d.block_bytes) +
+          " bytes, expected " + std::to_string(l.entry_count) + " in blocks of " +
+          std::to_string(l.block_bytes));
     }
-    const bool preallocated = i < p.preallocated_levels;
-    if (preallocated != (d.bucket_area_bytes != 0) ||
-        (preallocated &&
-         d.bucket_area_bytes != l.entry_count * fanout_ * sizeof(Bucket))) {
-      return Status::Corruption(where +
-                                " has a bucket area that does not match the "
-                                "preallocated_levels parameter");
+    if (d.block_table_offset % 8 != 0 ||
+        !InHeap(d.block_table_offset, units * sizeof(uint64_t))) {
+      return Status::Corruption(where + ": block table at " +
+                                std::to_string(d.block_table_offset) +
+                                " is not inside the heap");
     }
-    l.entries = media_.At<DirectoryEntry>(d.directory_offset);
-    l.backed_pages = NewPageBitmap(d.directory_bytes);
-    if (preallocated) l.bucket_area = media_.At<Bucket>(d.bucket_area_offset);
-    if (l.dram_filters != nullptr)
-      RebuildDramFilters(static_cast<unsigned>(i + 1));
+    l.block_table = media_.At<uint64_t>(d.block_table_offset);
+    NoteBlock(d.block_table_offset, units * sizeof(uint64_t));
+    for (uint64_t u = 0; u < units; ++u) {
+      const uint64_t offset = LoadRelaxed(l.block_table[u]);
+      if (offset == 0) continue;
+      if (offset % kBlockAlignment != 0 || !InHeap(offset, l.block_bytes)) {
+        return Status::Corruption(where + " unit " + std::to_string(u) +
+                                  ": directory block at " +
+                                  std::to_string(offset) +
+                                  " is not inside the heap");
+      }
+      l.blocks[u].store(media_.At<DirectoryEntry>(offset),
+                        std::memory_order_relaxed);
+      NoteBlock(offset, l.block_bytes);
+    }
+    levels_[level] = l;
+    if (l.dram_filters != nullptr) RebuildDramFilters(level);
+  }
+  // Blocks that share space would overwrite each other's entries.
+  for (size_t k = 1; k < block_ranges_.size(); ++k) {
+    if (block_ranges_[k].first < block_ranges_[k - 1].second) {
+      return Status::Corruption(
+          "directory blocks (or block tables) at " +
+          std::to_string(block_ranges_[k - 1].first) + " and " +
+          std::to_string(block_ranges_[k].first) + " overlap");
+    }
   }
   level_count_.store(static_cast<unsigned>(n + 1), std::memory_order_release);
   return Status::OK();
 }
 
+// Creating a level costs its block table only (8 bytes a unit): the units
+// whose subtrees reach it allocate their blocks as they do (EnsureBlock),
+// so that a unit holding most records costs its own records' space.
 Status LeveledTable::EnsureLevel(unsigned level) {
   if (level < level_count()) return Status::OK();
   MutexLock lock(&level_mu_);
   if (level < level_count()) return Status::OK();
   if (level > pool::kMaxPmemLevels) return Status::NoSpace("too many levels");
-  const Level& parent = levels_[level - 1];
-  Level l;
-  l.dram_filters = levels_[level].dram_filters;
-  l.index_bits = parent.index_bits + parent.child_bits;
-  l.child_bits = pool_->params().fanout_bits;
-  l.entry_count = uint64_t{1} << l.index_bits;
-  l.persistent = true;
+  Level l = PmemLevelShape(level);
   if (l.index_bits > 40)
     return Status::NoSpace("level directory would exceed 512 TiB");
-
   pool::LevelDescriptor d{};
   d.entry_count = l.entry_count;
-  d.directory_bytes = l.entry_count * sizeof(DirectoryEntry);
-  Status s =
-      pool_->allocator().Allocate(d.directory_bytes, 4096, &d.directory_offset);
-  if (!s.ok()) {
-    // Skewed keys exhaust a range pool long before it is full: say so.
-    const std::string skew_hint =
-        !hasher_.range() ? ""
-        : pool_->params().adaptive_range()
-            ? " (range-partitioned pool: a unit holds far more records than "
-              "the others, with re-balancing off (Options::range_rebalance) "
-              "or unable to free units to split it into, and its subtree "
-              "needs a level that is allocated for every unit; "
-              "DB::Rebalance or plush rebalance splits heavy units; see "
-              "docs/operations.md, \"Range partitioning\")"
-            : " (range-partitioned pool of an earlier version, whose units "
-              "do not follow its keys: keys that share their leading bytes "
-              "crowd into few DRAM entries, whose subtrees need new levels "
-              "early; convert it with plush rebalance; see "
-              "docs/operations.md, \"Range partitioning\")";
-    return s.WithContext("creating level " + std::to_string(level) + " of " +
-                         std::to_string(d.directory_bytes >> 20) + " MiB" +
-                         skew_hint);
-  }
-  if (level <= pool_->params().preallocated_levels) {
-    d.bucket_area_bytes = l.entry_count * fanout_ * sizeof(Bucket);
-    s = pool_->allocator().Allocate(d.bucket_area_bytes, 4096,
-                                    &d.bucket_area_offset);
-    if (!s.ok())
-      return s.WithContext("preallocating buckets of level " +
-                           std::to_string(level));
-    l.bucket_area = media_.At<Bucket>(d.bucket_area_offset);
-  }
-  // Fresh heap space is zero: every entry starts empty with epoch 0. The
-  // directory gives its storage back until migrations write its entries
-  // (BackEntries): 2^(d+a) entries of 512 bytes, 128 MiB for the first
-  // level at the defaults, of which a pool whose units rarely migrate uses
-  // little. (Its pages then fault in on first touch, ~1 µs each, once.)
-  s = media_.Unback(d.directory_offset, d.directory_bytes);
+  d.block_bytes = l.block_bytes;
+  const uint64_t table_bytes = dram_entries() * sizeof(uint64_t);
+  Status s = pool_->allocator().Allocate(table_bytes, 64, &d.block_table_offset);
   if (!s.ok()) return s.WithContext("creating level " + std::to_string(level));
-  l.backed_pages = NewPageBitmap(d.directory_bytes);
-  if (l.bucket_area != nullptr)
-    media_.Prefault(d.bucket_area_offset, d.bucket_area_bytes);
-  l.entries = media_.At<DirectoryEntry>(d.directory_offset);
+  // Fresh heap space is zero: no unit has a block yet.
+  l.block_table = media_.At<uint64_t>(d.block_table_offset);
+  NoteBlock(d.block_table_offset, table_bytes);
   s = pool_->AddLevel(d);
   if (!s.ok()) return s;
   levels_[level] = l;
@@ -257,24 +259,36 @@ Status LeveledTable::EnsureLevel(unsigned level) {
   return Status::OK();
 }
 
-Status LeveledTable::BackEntries(const Level& level, uint64_t first,
-                                 uint64_t count) {
-  constexpr uint64_t kPage = 4096;
-  const uint64_t base = reinterpret_cast<uint64_t>(level.entries) -
-                        reinterpret_cast<uint64_t>(media_.base());
-  const uint64_t first_page = first * sizeof(DirectoryEntry) / kPage;
-  const uint64_t end_page =
-      ((first + count) * sizeof(DirectoryEntry) + kPage - 1) / kPage;
-  for (uint64_t page = first_page; page < end_page; ++page) {
-    std::atomic<uint64_t>& word = level.backed_pages[page / 64];
-    const uint64_t bit = uint64_t{1} << (page % 64);
-    if ((word.load(std::memory_order_acquire) & bit) != 0) continue;
-    // Two writers may back a page at once: backing is idempotent.
-    Status s = media_.Back(base + page * kPage, kPage);
-    if (!s.ok()) return s.WithContext("writing a level's directory");
-    word.fetch_or(bit, std::memory_order_release);
+Status LeveledTable::EnsureBlock(unsigned level, uint64_t index) {
+  const Level& l = levels_[level];
+  const uint64_t unit = index >> l.unit_shift;
+  if (l.blocks[unit].load(std::memory_order_relaxed) != nullptr)
+    return Status::OK();
+  uint64_t offset = 0;
+  Status s = pool_->allocator().Allocate(l.block_bytes, kBlockAlignment, &offset);
+  if (!s.ok()) {
+    return s.WithContext("allocating the directory block of unit " +
+                         std::to_string(unit) + " on level " +
+                         std::to_string(level) + " (" +
+                         std::to_string(l.block_bytes) + " bytes)");
   }
+  // Fresh heap space is zero: every entry of the block is empty, at epoch
+  // 0. The block is durably named before any record moves into it.
+  if (l.preallocated) media_.Prefault(offset, l.block_bytes);
+  StoreRelaxed(l.block_table[unit], offset);
+  media_.Persist(&l.block_table[unit], sizeof(uint64_t));
+  NoteBlock(offset, l.block_bytes);
+  l.blocks[unit].store(media_.At<DirectoryEntry>(offset),
+                       std::memory_order_release);
   return Status::OK();
+}
+
+void LeveledTable::NoteBlock(uint64_t offset, uint64_t bytes) {
+  std::unique_lock lock(blocks_mu_);
+  const std::pair<uint64_t, uint64_t> range{offset, offset + bytes};
+  block_ranges_.insert(
+      std::upper_bound(block_ranges_.begin(), block_ranges_.end(), range),
+      range);
 }
 
 uint64_t LeveledTable::ChildIndex(unsigned level, uint64_t index,
@@ -289,6 +303,15 @@ Bucket* LeveledTable::BucketAt(const Level& level, uint64_t index,
                                const DirectoryEntry& e, unsigned b) const {
   if (level.bucket_area != nullptr)
     return &level.bucket_area[index * fanout_ + b];
+  if (level.preallocated) {
+    if (&e == &kNoEntry) return nullptr;
+    // The block's buckets follow its entries.
+    const uint64_t local = index & level.unit_mask;
+    auto* block = reinterpret_cast<char*>(const_cast<DirectoryEntry*>(&e - local));
+    return reinterpret_cast<Bucket*>(
+               block + (level.unit_mask + 1) * sizeof(DirectoryEntry)) +
+           local * fanout_ + b;
+  }
   const uint64_t offset = LoadRelaxed(e.bucket[b]);
   return ValidBucketRef(offset) ? media_.At<Bucket>(offset) : nullptr;
 }
@@ -318,17 +341,13 @@ bool LeveledTable::ValidBucketRef(uint64_t offset) const {
 
 bool LeveledTable::WritableBucketRef(uint64_t offset) const {
   if (!ValidBucketRef(offset)) return false;
-  for (unsigned i = 0; i < pool_->level_count(); ++i) {
-    const pool::LevelDescriptor& d = pool_->level(i);
-    const auto inside = [&](uint64_t begin, uint64_t bytes) {
-      return offset + sizeof(Bucket) > begin && offset < begin + bytes;
-    };
-    if (inside(d.directory_offset, d.directory_bytes) ||
-        inside(d.bucket_area_offset, d.bucket_area_bytes)) {
-      return false;
-    }
-  }
-  return true;
+  // Blocks do not overlap (AttachLevels): only the last one that starts
+  // below the bucket's end can hold part of it.
+  std::shared_lock lock(blocks_mu_);
+  const auto next = std::upper_bound(
+      block_ranges_.begin(), block_ranges_.end(),
+      std::pair<uint64_t, uint64_t>{offset + sizeof(Bucket) - 1, ~uint64_t{0}});
+  return next == block_ranges_.begin() || std::prev(next)->second <= offset;
 }
 
 EntryState LeveledTable::DramState(uint64_t dram_index) const {
@@ -407,11 +426,11 @@ void LeveledTable::PlanLookup(const LookupKey& key, LookupPlan* plan) const {
   plan->index[0] = DramIndex(key.hash);
   for (unsigned l = 0; l < plan->levels; ++l) {
     if (l > 0) plan->index[l] = ChildIndex(l - 1, plan->index[l - 1], key.hash);
-    const DirectoryEntry& e = levels_[l].entries[plan->index[l]];
+    const DirectoryEntry& e = EntryAt(levels_[l], plan->index[l]);
     __builtin_prefetch(&e.state);
-    __builtin_prefetch(FilterLine(FilterOf(levels_[l], plan->index[l]),
+    __builtin_prefetch(FilterLine(FilterOf(levels_[l], plan->index[l], e),
                                   plan->probe));
-    if (levels_[l].bucket_area == nullptr) {
+    if (HasBucketRefs(levels_[l])) {
       __builtin_prefetch(&e.bucket[0]);
       __builtin_prefetch(&e.bucket[8]);
     }
@@ -421,11 +440,11 @@ void LeveledTable::PlanLookup(const LookupKey& key, LookupPlan* plan) const {
 void LeveledTable::PrefetchCandidates(const LookupPlan& plan) const {
   for (unsigned l = 0; l < plan.levels; ++l) {
     const Level& level = levels_[l];
-    const DirectoryEntry& e = level.entries[plan.index[l]];
+    const DirectoryEntry& e = EntryAt(level, plan.index[l]);
     const unsigned size =
         std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
     const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-    uint32_t c = FilterCandidates(FilterOf(level, plan.index[l]), buckets,
+    uint32_t c = FilterCandidates(FilterOf(level, plan.index[l], e), buckets,
                                   plan.probe);
     // A candidate bucket is searched with the entry's flag line (indirect
     // and tombstone bits): load it with the bucket, not after.
@@ -449,11 +468,11 @@ void LeveledTable::PrefetchNewestPayload(const LookupPlan& plan) const {
   if (plan.key.has_inline || resolver_ == nullptr) return;
   for (unsigned l = 0; l < plan.levels; ++l) {
     const Level& level = levels_[l];
-    const DirectoryEntry& e = level.entries[plan.index[l]];
+    const DirectoryEntry& e = EntryAt(level, plan.index[l]);
     const unsigned size =
         std::min(EntryState::Decode(LoadRelaxed(e.state)).size, capacity_);
     const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-    for (uint32_t c = FilterCandidates(FilterOf(level, plan.index[l]), buckets,
+    for (uint32_t c = FilterCandidates(FilterOf(level, plan.index[l], e), buckets,
                                        plan.probe);
          c != 0;) {
       const unsigned b = 31 - std::countl_zero(c);
@@ -593,7 +612,7 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
                                 const LookupKey& key, const FilterProbe& probe,
                                 bool skip_dangling, bool skip_unlogged,
                                 Slot* slot) const {
-  const DirectoryEntry& e = level.entries[index];
+  const DirectoryEntry& e = EntryAt(level, index);
   for (;;) {
     const uint64_t before = LoadAcquire(e.state);
     const EntryState st = EntryState::Decode(before);
@@ -602,7 +621,7 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
     if (size > 0) {
       const unsigned buckets = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
       uint32_t candidates =
-          FilterCandidates(FilterOf(level, index), buckets, probe);
+          FilterCandidates(FilterOf(level, index, e), buckets, probe);
       while (candidates != 0 && found == Found::kAbsent) {
         const unsigned b = 31 - std::countl_zero(candidates);
         candidates &= ~(1u << b);
@@ -659,7 +678,8 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
 uint64_t LeveledTable::FirstLevelEpoch(uint64_t hash) const {
   if (level_count() < 2) return 0;
   const uint64_t index = ChildIndex(0, DramIndex(hash), hash);
-  return EntryState::Decode(LoadAcquire(levels_[1].entries[index].state)).epoch;
+  return EntryState::Decode(LoadAcquire(EntryAt(levels_[1], index).state))
+      .epoch;
 }
 
 std::pair<uint64_t, uint64_t> LeveledTable::ChildEpochRange(
@@ -669,7 +689,7 @@ std::pair<uint64_t, uint64_t> LeveledTable::ChildEpochRange(
   uint64_t max = 0;
   const unsigned children = 1u << levels_[0].child_bits;
   for (unsigned j = 0; j < children; ++j) {
-    const DirectoryEntry& child = levels_[1].entries[dram_index * children + j];
+    const DirectoryEntry& child = EntryAt(levels_[1], dram_index * children + j);
     const uint64_t epoch = EntryState::Decode(LoadAcquire(child.state)).epoch;
     min = std::min(min, epoch);
     max = std::max(max, epoch);
@@ -682,9 +702,10 @@ void LeveledTable::CountUnit(uint64_t dram_index) {
   uint64_t n = 0;
   for (unsigned l = 1; l < level_count(); ++l) {
     const unsigned shift = levels_[l].index_bits - dram_bits;
+    if (!HasBlock(levels_[l], dram_index << shift)) continue;
     for (uint64_t i = dram_index << shift; i < (dram_index + 1) << shift; ++i) {
       n += std::min(
-          EntryState::Decode(LoadRelaxed(levels_[l].entries[i].state)).size,
+          EntryState::Decode(LoadRelaxed(EntryAt(levels_[l], i).state)).size,
           capacity_);
     }
   }
@@ -701,8 +722,12 @@ LeveledTable::Occupancy LeveledTable::CountRecords() const {
     const unsigned unit_shift = levels_[l].index_bits - dram_bits;
     uint64_t n = 0;
     for (uint64_t i = 0; i < levels_[l].entry_count; ++i) {
+      if (l > 0 && !HasBlock(levels_[l], i)) {
+        i |= levels_[l].unit_mask;  // the unit's entries are all empty
+        continue;
+      }
       const unsigned size = std::min(
-          EntryState::Decode(LoadRelaxed(levels_[l].entries[i].state)).size,
+          EntryState::Decode(LoadRelaxed(EntryAt(levels_[l], i).state)).size,
           capacity_);
       n += size;
       o.per_unit[i >> unit_shift] += size;

@@ -39,9 +39,11 @@
 #define PLUSH_TABLE_LEVELED_TABLE_H_
 
 #include <array>
+#include <cassert>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -268,10 +270,18 @@ class LeveledTable {
   // The state word of entry `index` of `level` (0 = DRAM), for inspection.
   // REQUIRES: level < level_count(), index < entry_count(level).
   EntryState StateOf(unsigned level, uint64_t index) const {
-    return EntryState::Decode(LoadAcquire(levels_[level].entries[index].state));
+    return EntryState::Decode(LoadAcquire(EntryAt(levels_[level], index).state));
   }
   uint64_t entry_count(unsigned level) const {
     return levels_[level].entry_count;
+  }
+  // The pool offset of entry `index` of PMem level `level`, or 0 while its
+  // unit has no block there (inspection and tests).
+  uint64_t EntryOffset(unsigned level, uint64_t index) const {
+    const DirectoryEntry& e = EntryAt(levels_[level], index);
+    return &e == &kNoEntry ? 0
+                           : reinterpret_cast<uint64_t>(&e) -
+                                 reinterpret_cast<uint64_t>(media_.base());
   }
   uint64_t dram_bytes() const { return dram_level_bytes_ + dram_filter_bytes_; }
   uint64_t migrations() const { return migrations_.Read(); }
@@ -288,16 +298,24 @@ class LeveledTable {
                           uint64_t ref) const;
 
   struct Level {
-    DirectoryEntry* entries = nullptr;
+    DirectoryEntry* entries = nullptr;  // the DRAM level's
     uint64_t entry_count = 0;
     unsigned index_bits = 0;           // log2(entry_count)
     unsigned child_bits = 0;           // log2(fanout towards the next level)
-    Bucket* bucket_area = nullptr;     // preallocated buckets (DRAM: always)
+    Bucket* bucket_area = nullptr;     // the DRAM level's buckets
     uint64_t* dram_filters = nullptr;  // filters kept in DRAM, or null
     bool persistent = false;
-    // PMem levels: which 4 KiB pages of the directory are backed by
-    // storage (BackEntries); one bit per page, set once backed.
-    std::shared_ptr<std::atomic<uint64_t>[]> backed_pages;
+    // PMem levels: one block of entries per unit (DRAM entry), allocated
+    // on first use (EnsureBlock). Entry i lives in block i >> unit_shift,
+    // at i & unit_mask; blocks of preallocated levels end with the
+    // entries' buckets.
+    unsigned unit_shift = 0;
+    uint64_t unit_mask = 0;
+    uint64_t block_bytes = 0;
+    bool preallocated = false;
+    uint64_t* block_table = nullptr;  // on media: each unit's block offset
+    // The blocks as pointers, published (release) once a block exists.
+    std::shared_ptr<std::atomic<DirectoryEntry*>[]> blocks;
   };
   struct Target;  // a child entry receiving records during a migration
  public:
@@ -318,19 +336,64 @@ class LeveledTable {
   }
   // Re-balances move keys between units (an adaptive range pool).
   bool units_move() const { return filter_hash_mask_ != ~uint64_t{0}; }
-  // The filter of an entry: in DRAM for the first dram_filter_levels PMem
-  // levels, else inside the entry.
-  uint64_t* FilterOf(const Level& level, uint64_t index) const {
+  // Entry `index` of `level`: on a PMem level, in its unit's block, or an
+  // empty entry (never written) when the unit has no block there yet.
+  // Readers may call it anywhere: a block is published before a record
+  // moves into it.
+  const DirectoryEntry& EntryAt(const Level& level, uint64_t index) const {
+    if (!level.persistent) return level.entries[index];
+    const DirectoryEntry* block =
+        level.blocks[index >> level.unit_shift].load(std::memory_order_acquire);
+    return block == nullptr ? kNoEntry : block[index & level.unit_mask];
+  }
+  // The same for a writer. REQUIRES: the unit's lock, and its block on a
+  // PMem level (EnsureBlock).
+  DirectoryEntry& MutableEntryAt(const Level& level, uint64_t index) const {
+    if (!level.persistent) return level.entries[index];
+    DirectoryEntry* block =
+        level.blocks[index >> level.unit_shift].load(std::memory_order_relaxed);
+    assert(block != nullptr);
+    return block[index & level.unit_mask];
+  }
+  // Whether the unit of entry `index` has a block on `level` (PMem).
+  bool HasBlock(const Level& level, uint64_t index) const {
+    return level.blocks[index >> level.unit_shift].load(
+               std::memory_order_acquire) != nullptr;
+  }
+  static const DirectoryEntry kNoEntry;
+  // Entries of the level name their buckets (else: the DRAM level's, or a
+  // preallocated level's, are at computed places).
+  static bool HasBucketRefs(const Level& level) {
+    return level.bucket_area == nullptr && !level.preallocated;
+  }
+  // The filter of entry `e` (entry `index` of `level`): in DRAM for the
+  // first dram_filter_levels PMem levels, else inside the entry.
+  const uint64_t* FilterOf(const Level& level, uint64_t index,
+                           const DirectoryEntry& e) const {
     return level.dram_filters != nullptr
                ? level.dram_filters + index * (kFilterBytes / 8)
-               : level.entries[index].filter;
+               : e.filter;
   }
+  uint64_t* MutableFilterOf(const Level& level, uint64_t index,
+                            DirectoryEntry& e) const {
+    return level.dram_filters != nullptr
+               ? level.dram_filters + index * (kFilterBytes / 8)
+               : e.filter;
+  }
+  // The shape of PMem level `level` (its blocks not attached).
+  Level PmemLevelShape(unsigned level) const;
+  // [offset, offset + bytes) lies inside the heap handed out.
+  bool InHeap(uint64_t offset, uint64_t bytes) const;
+  // Blocks start on pages: a bucket never shares a page with one.
+  static constexpr uint64_t kBlockAlignment = 4096;
   Status EnsureLevel(unsigned level);
-  // A PMem level's directory is allocated whole but takes storage only
-  // where entries are written: backs the pages of entries [first, first +
-  // count) before a migration writes them (a store into an unbacked page
-  // of a full file system would raise SIGBUS instead of NoSpace).
-  Status BackEntries(const Level& level, uint64_t first, uint64_t count);
+  // Allocates the block of the unit of entry `index` on PMem level `level`
+  // if it has none: zeroed heap space, its offset persisted in the block
+  // table before the block is published. REQUIRES: the unit's lock.
+  Status EnsureBlock(unsigned level, uint64_t index);
+  // Blocks of every level, as heap ranges: what a bucket reference must
+  // not point into (WritableBucketRef). Sorted by offset.
+  void NoteBlock(uint64_t offset, uint64_t bytes);
   // Adds `delta` to UnitPmemRecords() of the unit entry `index` of
   // `level` belongs to. REQUIRES: the unit's lock.
   void AddUnitRecords(unsigned level, uint64_t index, int64_t delta);
@@ -395,6 +458,8 @@ class LeveledTable {
   std::array<Level, pool::kMaxPmemLevels + 1> levels_;
   std::atomic<unsigned> level_count_{1};
   Mutex level_mu_;  // serializes level creation
+  mutable std::shared_mutex blocks_mu_;
+  std::vector<std::pair<uint64_t, uint64_t>> block_ranges_;  // [begin, end)
 
   void* dram_memory_ = nullptr;  // entries + buckets of level 0
   uint64_t dram_level_bytes_ = 0;

@@ -181,5 +181,56 @@ TEST_F(LeveledTableTest, MultiLookupAnswersEachKeyAsLookupDoes) {
   EXPECT_EQ(slots[0].value, kRef);
 }
 
+// A unit whose subtree grows deep takes directory blocks on the levels it
+// reaches and no other unit does: the space of a level follows the units
+// that use it (regression: every level was allocated for every unit, and
+// one crowded unit made a pool allocate 2^(d + a + k·b) entries).
+TEST_F(LeveledTableTest, OnlyTheUnitsThatReachALevelTakeBlocksThere) {
+  const uint64_t crowded = table_->DramIndex(key_.hash) ^ 1;
+  uint64_t inserted = 0;
+  for (uint64_t w = 1; table_->level_count() < 5; ++w) {
+    const uint64_t hash = table_->hasher().InlineHash(w);
+    if (table_->DramIndex(hash) != crowded) continue;
+    SpinLockRef lock = table_->DramLock(crowded);
+    lock.lock();
+    const Status s =
+        table_->DramFull(crowded) ? table_->MigrateDram(crowded) : Status::OK();
+    if (s.ok()) table_->InsertDram(crowded, hash, {w, w, false, false}, true);
+    lock.unlock();
+    ASSERT_OK(s);
+    ++inserted;
+  }
+  for (unsigned l = 1; l < table_->level_count(); ++l) {
+    uint64_t with_block = 0;
+    for (uint64_t i = 0; i < table_->entry_count(l); ++i) {
+      if (table_->EntryOffset(l, i) == 0) continue;
+      ++with_block;
+      EXPECT_EQ(table_->UnitOfEntry(l, i), crowded) << "level " << l;
+    }
+    EXPECT_EQ(with_block, table_->entry_count(l) / table_->dram_entries())
+        << "level " << l << ": the crowded unit's block, whole";
+  }
+  // The directory blocks are the crowded unit's alone: a level of every
+  // unit would be dram_entries() times larger.
+  uint64_t blocks = 0;
+  for (unsigned l = 1; l < table_->level_count(); ++l)
+    blocks += table_->entry_count(l) / table_->dram_entries() * 512;
+  EXPECT_LT(pool_->allocator().used_bytes(),
+            pool_->heap_offset() + 2 * blocks + inserted * 64)
+      << "directory space beyond the crowded unit's";
+  std::string report;
+  EXPECT_EQ(table_->Verify(&report), 0u) << report;
+  for (uint64_t w = 1, checked = 0; checked < 200; ++w) {
+    const uint64_t hash = table_->hasher().InlineHash(w);
+    if (table_->DramIndex(hash) != crowded) continue;
+    const std::string_view bytes(reinterpret_cast<const char*>(&w), 8);
+    Slot slot;
+    ASSERT_EQ(table_->Lookup(LookupKey::For(bytes, hash), &slot), Found::kValue)
+        << w;
+    EXPECT_EQ(slot.value, w);
+    ++checked;
+  }
+}
+
 }  // namespace
 }  // namespace plush::table

@@ -152,12 +152,12 @@ Status LeveledTable::GatherShares(unsigned level, uint64_t index,
                                   Routed* routed) const {
   const Level& src = levels_[level];
   const Level& dst = levels_[level + 1];
-  const DirectoryEntry& e = src.entries[index];
+  const DirectoryEntry& e = EntryAt(src, index);
   const auto children = static_cast<unsigned>(shares.size());
   for (unsigned j = 0; j < children; ++j) {
     Target& t = shares[j];
     t.index = index << src.child_bits | j;
-    t.entry = &dst.entries[t.index];
+    t.entry = &MutableEntryAt(dst, t.index);
     // The children are consecutive entries (8 KiB at fanout 16), far from
     // the source: start loading them now so that the misses overlap the
     // gathering below.
@@ -215,7 +215,7 @@ Status LeveledTable::GatherShares(unsigned level, uint64_t index,
 
 Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   const Level& src = levels_[level];
-  DirectoryEntry& e = src.entries[index];
+  const DirectoryEntry& e = EntryAt(src, index);
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
   if (st.size > capacity_) {
     return Status::Corruption("level " + std::to_string(level) + " entry " +
@@ -223,6 +223,7 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
                               ": size exceeds capacity");
   }
   Status s = EnsureLevel(level + 1);
+  if (s.ok()) s = EnsureBlock(level + 1, index << src.child_bits);
   if (!s.ok()) return s;
 
   // 1. gather
@@ -262,8 +263,6 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   }
 
   // 4. write (the children are consecutive entries)
-  s = BackEntries(levels_[level + 1], index << src.child_bits, children);
-  if (!s.ok()) return s;
   s = AllocateBuckets(level + 1, shares);
   if (!s.ok()) return s;
   for (Target& t : shares) PrefetchTarget(level + 1, t);
@@ -306,7 +305,7 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
 Status LeveledTable::AllocateBuckets(unsigned level,
                                      std::span<Target> targets) {
   const Level& dst = levels_[level];
-  if (dst.bucket_area != nullptr) return Status::OK();
+  if (!HasBucketRefs(dst)) return Status::OK();
   uint64_t missing = 0;
   for (const Target& t : targets) {
     const unsigned needed =
@@ -365,7 +364,7 @@ void LeveledTable::WriteTarget(unsigned level, const Target& t) {
   DirectoryEntry& te = *t.entry;
   const unsigned first = t.old_size;
   const unsigned last = first + t.count - 1;
-  uint64_t* filter = FilterOf(dst, t.index);
+  uint64_t* filter = MutableFilterOf(dst, t.index, te);
   unsigned pos = first;
   // Oldest first: newer versions take the later slots.
   for (const Routed* r = t.records + t.count; r-- != t.records; ++pos) {
@@ -395,7 +394,7 @@ void LeveledTable::WriteTarget(unsigned level, const Target& t) {
   }
   if (dst.dram_filters == nullptr) media_.Flush(te.filter, sizeof(te.filter));
   media_.Flush(te.tombstone, sizeof(te.tombstone) + sizeof(te.indirect));
-  if (dst.bucket_area == nullptr) {
+  if (HasBucketRefs(dst)) {
     media_.Flush(&te.bucket[first_bucket],
                  (last_bucket - first_bucket + 1) * sizeof(uint64_t));
   }
@@ -405,8 +404,9 @@ void LeveledTable::ClearUnit(uint64_t dram_index) {
   const unsigned dram_bits = levels_[0].index_bits;
   for (unsigned l = 1; l < level_count(); ++l) {
     const unsigned shift = levels_[l].index_bits - dram_bits;
+    if (!HasBlock(levels_[l], dram_index << shift)) continue;
     for (uint64_t i = dram_index << shift; i < (dram_index + 1) << shift; ++i) {
-      if (EntryState::Decode(LoadRelaxed(levels_[l].entries[i].state)).size > 0)
+      if (EntryState::Decode(LoadRelaxed(EntryAt(levels_[l], i).state)).size > 0)
         ClearSource(l, i);
     }
   }
@@ -414,7 +414,7 @@ void LeveledTable::ClearUnit(uint64_t dram_index) {
 }
 
 void LeveledTable::ClearSource(unsigned level, uint64_t index) {
-  DirectoryEntry& e = levels_[level].entries[index];
+  DirectoryEntry& e = MutableEntryAt(levels_[level], index);
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
   // The DRAM entry moves to a new epoch: log entries carrying the old one
   // are now on PMem. A PMem entry keeps its epoch (its next refill brings a

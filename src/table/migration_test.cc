@@ -130,8 +130,10 @@ class MigrationTest : public ::testing::Test {
   // ---- Reading entries of PMem levels as they are on the media ------------
 
   uint64_t EntryOffset(unsigned level, uint64_t index) const {
-    return pool_->level(level - 1).directory_offset +
-           index * sizeof(DirectoryEntry);
+    const uint64_t offset = table_->EntryOffset(level, index);
+    EXPECT_NE(offset, 0u) << "level " << level << " entry " << index
+                          << " has no block";
+    return offset;
   }
   const DirectoryEntry& Entry(unsigned level, uint64_t index) const {
     return *pool_->media().At<DirectoryEntry>(EntryOffset(level, index));
@@ -139,7 +141,9 @@ class MigrationTest : public ::testing::Test {
   DirectoryEntry& MutableEntry(unsigned level, uint64_t index) {
     return *pool_->media().At<DirectoryEntry>(EntryOffset(level, index));
   }
+  // (An entry whose unit has no block on the level was never written.)
   EntryState State(unsigned level, uint64_t index) const {
+    if (table_->EntryOffset(level, index) == 0) return EntryState{};
     return EntryState::Decode(Entry(level, index).state);
   }
   // The entry's occupied slots, oldest first.
@@ -532,11 +536,11 @@ TEST_F(MigrationTest, ChildLargerThanItsCapacityIsCorruption) {
 }
 
 // A damaged bucket reference must not be written through: into nowhere, or
-// into a level directory (other entries' state words).
+// into a directory block (other entries' state words).
 TEST_F(MigrationTest, ChildWithADamagedBucketReferenceIsCorruption) {
   Put(Keys(kDram, 3, 1)[0], 0);
   ASSERT_OK(Migrate());
-  const uint64_t directory = pool_->level(0).directory_offset;
+  const uint64_t directory = EntryOffset(1, 6) & ~uint64_t{4095};  // its block
   for (const uint64_t bad : {uint64_t{12345}, directory}) {
     MutableEntry(1, 6).bucket[0] = bad;
     Put(Keys(kDram, 3, 1)[0], 0);

@@ -45,8 +45,9 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
       return std::min(EntryState::Decode(LoadRelaxed(e.state)).size,
                       capacity_);
     };
+    if (l > 0 && !HasBlock(level, first)) continue;  // nothing there yet
     auto prefetch = [&](uint64_t i) {
-      const DirectoryEntry& e = level.entries[i];
+      const DirectoryEntry& e = EntryAt(level, i);
       const unsigned size = size_of(e);
       for (unsigned b = 0; b * kSlotsPerBucket < size; ++b) {
         const Bucket* bucket = BucketAt(level, i, e, b);
@@ -65,7 +66,7 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
       prefetch(i);
     for (uint64_t i = first; i < end; ++i) {
       if (i + kAhead < end) prefetch(i + kAhead);
-      const DirectoryEntry& e = level.entries[i];
+      const DirectoryEntry& e = EntryAt(level, i);
       const unsigned size = size_of(e);
       for (unsigned b = (size + kSlotsPerBucket - 1) / kSlotsPerBucket; b-- > 0;) {
         const Bucket* bucket = BucketAt(level, i, e, b);

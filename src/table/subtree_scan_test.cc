@@ -248,9 +248,8 @@ TEST_F(SubtreeScanTest, DamagedBucketReferenceIsCorruptionNamingTheEntry) {
     ++entry;
   ASSERT_LT(entry, table_->entry_count(1)) << "level 1 is empty";
   const uint64_t d = table_->UnitOfEntry(1, entry);
-  auto* entries =
-      pool_->media().At<DirectoryEntry>(pool_->level(0).directory_offset);
-  uint64_t& reference = entries[entry].bucket[0];
+  uint64_t& reference =
+      pool_->media().At<DirectoryEntry>(table_->EntryOffset(1, entry))->bucket[0];
   const uint64_t saved = reference;
   ASSERT_NE(saved, 0u) << "the level's buckets are not preallocated";
   reference = saved + 1;  // not a bucket's offset

@@ -47,8 +47,28 @@ uint64_t LeveledTable::Verify(std::string* report) const {
   std::vector<uint64_t> refs;  // every bucket reference seen
   for (unsigned l = 1; l < level_count(); ++l) {
     const Level& level = levels_[l];
+    // The block table names the blocks the table uses (AttachLevels
+    // checked where they lie).
+    for (uint64_t u = 0; u < dram_entries(); ++u) {
+      const DirectoryEntry* block = level.blocks[u].load(std::memory_order_acquire);
+      const uint64_t word = LoadRelaxed(level.block_table[u]);
+      const uint64_t expected =
+          block == nullptr ? 0
+                           : reinterpret_cast<uint64_t>(block) -
+                                 reinterpret_cast<uint64_t>(media_.base());
+      if (word != expected && ++problems <= kMaxReported && report != nullptr) {
+        *report += "level " + std::to_string(l) + " unit " + std::to_string(u) +
+                   ": block table names " + std::to_string(word) +
+                   ", the block in use is at " + std::to_string(expected) +
+                   "\n";
+      }
+    }
     for (uint64_t i = 0; i < level.entry_count; ++i) {
-      const DirectoryEntry& e = level.entries[i];
+      if (!HasBlock(level, i)) {
+        i |= level.unit_mask;  // no entry of the unit was ever written
+        continue;
+      }
+      const DirectoryEntry& e = EntryAt(level, i);
       const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
       if (st.size > capacity_) {
         problem(l, i,
@@ -60,7 +80,7 @@ uint64_t LeveledTable::Verify(std::string* report) const {
           (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
       // Every reference, also beyond the size (the next refill reuses
       // those), must be writable: a bucket of the heap, not a directory.
-      for (unsigned b = 0; b < fanout_ && level.bucket_area == nullptr; ++b) {
+      for (unsigned b = 0; b < fanout_ && HasBucketRefs(level); ++b) {
         const uint64_t ref = LoadRelaxed(e.bucket[b]);
         if (ref == 0 && b >= buckets) continue;
         if (!WritableBucketRef(ref)) {
@@ -118,7 +138,7 @@ uint64_t LeveledTable::Verify(std::string* report) const {
           }
           // Filter: lookups must not be able to miss the record.
           const FilterProbe probe = ProbeOf(hash);
-          if (((FilterCandidates(FilterOf(level, i), buckets, probe) >> b) &
+          if (((FilterCandidates(FilterOf(level, i, e), buckets, probe) >> b) &
                1) == 0) {
             problem(
                 l, i,

@@ -66,6 +66,7 @@ constexpr uint64_t kInteresting[] = {
 struct Base {
   PoolImage image;
   std::vector<std::pair<uint64_t, uint64_t>> directories;  // [begin, end)
+  // (block tables and directory blocks)
   uint64_t chunks = 0;
 };
 
@@ -84,10 +85,17 @@ const Base& GetBase() {
     media::SimMedia::Remove(kBaseDevice);
     // Space past the allocation mark is unused: leave it out.
     b->image = PoolImage(full.bytes().substr(0, full.alloc_high_water()));
+    // Every level's block table and directory blocks.
+    const uint64_t units = uint64_t{1}
+                           << b->image.superblock().dram_directory_bits;
     for (unsigned l = 1; l <= b->image.level_count(); ++l) {
       const pool::LevelDescriptor& d = b->image.root().levels[l - 1];
-      b->directories.emplace_back(d.directory_offset,
-                                  d.directory_offset + d.directory_bytes);
+      b->directories.emplace_back(d.block_table_offset,
+                                  d.block_table_offset + units * 8);
+      for (uint64_t u = 0; u < units; ++u) {
+        const uint64_t block = b->image.Word(d.block_table_offset + u * 8);
+        if (block != 0) b->directories.emplace_back(block, block + d.block_bytes);
+      }
     }
     b->chunks = b->image.log_chunks();
     return b;
