@@ -220,6 +220,7 @@ Status LeveledTable::AttachLevels() {
     if (l.dram_filters != nullptr) RebuildDramFilters(level);
   }
   // Blocks that share space would overwrite each other's entries.
+  MutexLock lock(&blocks_mu_);
   for (size_t k = 1; k < block_ranges_.size(); ++k) {
     if (block_ranges_[k].first < block_ranges_[k - 1].second) {
       return Status::Corruption(
@@ -284,7 +285,7 @@ Status LeveledTable::EnsureBlock(unsigned level, uint64_t index) {
 }
 
 void LeveledTable::NoteBlock(uint64_t offset, uint64_t bytes) {
-  std::unique_lock lock(blocks_mu_);
+  MutexLock lock(&blocks_mu_);
   const std::pair<uint64_t, uint64_t> range{offset, offset + bytes};
   block_ranges_.insert(
       std::upper_bound(block_ranges_.begin(), block_ranges_.end(), range),
@@ -343,7 +344,7 @@ bool LeveledTable::WritableBucketRef(uint64_t offset) const {
   if (!ValidBucketRef(offset)) return false;
   // Blocks do not overlap (AttachLevels): only the last one that starts
   // below the bucket's end can hold part of it.
-  std::shared_lock lock(blocks_mu_);
+  MutexLock lock(&blocks_mu_);
   const auto next = std::upper_bound(
       block_ranges_.begin(), block_ranges_.end(),
       std::pair<uint64_t, uint64_t>{offset + sizeof(Bucket) - 1, ~uint64_t{0}});

@@ -12,6 +12,12 @@
 // b hash bits. Every entry, DRAM included, holds up to f buckets of 16
 // slots (table_format.h), filled in order.
 //
+// A PMem level's directory is cut into one block per unit (DRAM entry):
+// the unit's entries on the level, which are consecutive, allocated when a
+// migration of the unit first writes to the level (EnsureBlock) and named
+// by the level's block table (docs/format.md §3.2). A unit whose subtree
+// grows deep takes directory space on its own levels only.
+//
 // Writes go to the DRAM level only. When a DRAM entry is full, its records
 // migrate to its children on level 1 (rehashed by the next bits; newest
 // version of each key wins; tombstones cancel what they shadow), recursively
@@ -39,11 +45,10 @@
 #define PLUSH_TABLE_LEVELED_TABLE_H_
 
 #include <array>
-#include <cassert>
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <memory>
-#include <shared_mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -283,7 +288,11 @@ class LeveledTable {
                            : reinterpret_cast<uint64_t>(&e) -
                                  reinterpret_cast<uint64_t>(media_.base());
   }
-  uint64_t dram_bytes() const { return dram_level_bytes_ + dram_filter_bytes_; }
+  // The DRAM level, the filters kept in DRAM and the block pointers.
+  uint64_t dram_bytes() const {
+    return dram_level_bytes_ + dram_filter_bytes_ +
+           (level_count() - 1) * dram_entries() * sizeof(DirectoryEntry*);
+  }
   uint64_t migrations() const { return migrations_.Read(); }
 
   // Walks every PMem level and checks its invariants (see table_verify.cc);
@@ -391,9 +400,9 @@ class LeveledTable {
   // if it has none: zeroed heap space, its offset persisted in the block
   // table before the block is published. REQUIRES: the unit's lock.
   Status EnsureBlock(unsigned level, uint64_t index);
-  // Blocks of every level, as heap ranges: what a bucket reference must
-  // not point into (WritableBucketRef). Sorted by offset.
-  void NoteBlock(uint64_t offset, uint64_t bytes);
+  // Records a block (or block table) as heap space that no bucket
+  // reference may point into (WritableBucketRef).
+  void NoteBlock(uint64_t offset, uint64_t bytes) EXCLUDES(blocks_mu_);
   // Adds `delta` to UnitPmemRecords() of the unit entry `index` of
   // `level` belongs to. REQUIRES: the unit's lock.
   void AddUnitRecords(unsigned level, uint64_t index, int64_t delta);
@@ -458,8 +467,10 @@ class LeveledTable {
   std::array<Level, pool::kMaxPmemLevels + 1> levels_;
   std::atomic<unsigned> level_count_{1};
   Mutex level_mu_;  // serializes level creation
-  mutable std::shared_mutex blocks_mu_;
-  std::vector<std::pair<uint64_t, uint64_t>> block_ranges_;  // [begin, end)
+  mutable Mutex blocks_mu_;
+  // Every block and block table, [begin, end), sorted by begin.
+  std::vector<std::pair<uint64_t, uint64_t>> block_ranges_
+      GUARDED_BY(blocks_mu_);
 
   void* dram_memory_ = nullptr;  // entries + buckets of level 0
   uint64_t dram_level_bytes_ = 0;

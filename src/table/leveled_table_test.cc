@@ -2,7 +2,8 @@
 //
 // LeveledTable on its own: lookups of indirect slots against a scripted
 // PayloadResolver, so that races with payload compaction (a reference that
-// dangles while a lookup reads it) can be replayed deterministically.
+// dangles while a lookup reads it) can be replayed deterministically; and
+// directory blocks taken only by the units whose subtrees reach a level.
 
 #include "table/leveled_table.h"
 
