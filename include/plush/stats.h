@@ -114,9 +114,11 @@ struct PLUSH_EXPORT Stats {
   // PMem levels, the part of the table that receives a key range in a
   // range pool (or a slice of the hashes in a hash pool), and that an
   // ordered scan reads at once. Stored versions per unit, smallest,
-  // median and largest (of a range map's units, those its positions name). When the largest is far above the median, one
-  // unit takes most records and makes the pool grow levels for all of them
-  // (docs/operations.md, "Range partitioning").
+  // median and largest (of a range map's units, those its positions
+  // name). When the largest is far above the median, one unit takes most
+  // records: its subtree grows deeper, its keys' lookups search more
+  // levels and its scans read more records (docs/operations.md, "Range
+  // partitioning").
   uint64_t unit_records_min = 0;
   uint64_t unit_records_median = 0;
   uint64_t unit_records_max = 0;
