@@ -614,6 +614,7 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
                                 bool skip_dangling, bool skip_unlogged,
                                 Slot* slot) const {
   const DirectoryEntry& e = EntryAt(level, index);
+  if (&e == &kNoEntry) return Found::kAbsent;  // no block: never written
   for (;;) {
     const uint64_t before = LoadAcquire(e.state);
     const EntryState st = EntryState::Decode(before);
