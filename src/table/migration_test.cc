@@ -524,6 +524,38 @@ TEST_F(MigrationTest, MigrationWithoutSpaceMovesNothing) {
   for (const uint64_t k : keys) ASSERT_EQ(Get(k), Found::kValue) << k;
 }
 
+// The first migration of a unit into a level allocates the unit's
+// directory block there: without room for it, NoSpace says so and nothing
+// moves.
+TEST_F(MigrationTest, UnitWithoutRoomForItsBlockMigratesNothing) {
+  TearDown();
+  Options o = Options::SmallProfile();
+  o.max_pool_size = 4 << 20;
+  Open(o);
+  Put(Keys(kDram, 3, 1)[0], 0);
+  ASSERT_OK(Migrate());  // level 1, and unit 3's block on it
+  uint64_t offset = 0;
+  for (const uint64_t size : {64 << 10, 256}) {
+    while (pool_->allocator().Allocate(size, 256, &offset).ok()) {
+    }
+  }
+  const uint64_t other = 1;  // a unit without a block on level 1
+  ASSERT_EQ(table_->EntryOffset(1, other << 1), 0u);
+  const std::vector<uint64_t> keys = Keys(other, 2, 5);
+  for (const uint64_t k : keys) Put(k, 9);
+  const EntryState dram = table_->DramState(other);
+  const Status s = Migrate(other);
+  ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
+  EXPECT_EQ(s.message().substr(0, 80),
+            "allocating the directory block of unit 1 on level 1 (4096 bytes): "
+            "pool is full: ")
+      << s.ToString();
+  EXPECT_EQ(table_->DramState(other).size, dram.size);
+  EXPECT_EQ(table_->DramState(other).epoch, dram.epoch);
+  EXPECT_EQ(table_->EntryOffset(1, other << 1), 0u);
+  for (const uint64_t k : keys) ASSERT_EQ(Get(k), Found::kValue) << k;
+}
+
 TEST_F(MigrationTest, ChildLargerThanItsCapacityIsCorruption) {
   Put(Keys(kDram, 3, 1)[0], 0);
   ASSERT_OK(Migrate());
