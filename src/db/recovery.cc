@@ -8,7 +8,8 @@
 //   2. place  group the kept records by DRAM entry, order each group by
 //             (epoch, position) — the order in which the records entered
 //             their DRAM entry, whichever log they were written to (a write
-//             batch puts all its records in one log) — and append them.
+//             batch puts all its records in one log) — check that every
+//             group fits its entry, then append them.
 //
 // An entry's kept records fit it, except after a crash in a write batch
 // that filled the entry more than once (write_path.cc): its records
@@ -42,8 +43,11 @@ struct Kept {
 
 // Appends the kept records of DRAM entry `d`, ordered by (epoch, position),
 // and sets its epoch. `max_child`: the largest epoch of its children.
+// Without `apply`, only checks that they can be placed (Corruption
+// otherwise), writing nothing: recovery checks every entry before it
+// writes to any, so that logs it rejects leave the pool as it was.
 Status PlaceEntry(table::LeveledTable* table, uint64_t d, uint64_t max_child,
-                  std::span<const Kept* const> records) {
+                  std::span<const Kept* const> records, bool apply) {
   const unsigned capacity = table->capacity();
   uint64_t placed_epoch = 0;  // of the records placed last
   unsigned size = 0;
@@ -68,27 +72,30 @@ Status PlaceEntry(table::LeveledTable* table, uint64_t d, uint64_t max_child,
             std::to_string(d) + " than it holds, in epoch " +
             std::to_string(epoch) + " of a migrated entry");
       }
-      table->SetDramEpoch(d, migration_epoch);
-      SpinLockRef lock = table->DramLock(d);
-      lock.lock();
-      Status s = table->MigrateDram(d);
-      lock.unlock();
-      if (!s.ok()) {
-        return s.WithContext("recovering DRAM entry " + std::to_string(d));
+      if (apply) {
+        table->SetDramEpoch(d, migration_epoch);
+        SpinLockRef lock = table->DramLock(d);
+        lock.lock();
+        Status s = table->MigrateDram(d);
+        lock.unlock();
+        if (!s.ok()) {
+          return s.WithContext("recovering DRAM entry " + std::to_string(d));
+        }
       }
       max_child = migration_epoch;
       size = 0;
     }
-    for (; run != run_end; ++run) {
+    for (; apply && run != run_end; ++run) {
       table->RecoverIntoDram(d, (*run)->hash, (*run)->slot);
     }
+    run = run_end;
     size += static_cast<unsigned>(count);
     placed_epoch = epoch;
   }
   // A DRAM entry resumes above every epoch its children or its replayed
   // records carry: later log entries must not look migrated, and the next
   // migration must cover the replayed records.
-  table->SetDramEpoch(d, std::max(max_child + 1, placed_epoch));
+  if (apply) table->SetDramEpoch(d, std::max(max_child + 1, placed_epoch));
   return Status::OK();
 }
 
@@ -145,17 +152,30 @@ Status RecoverDramLevel(table::LeveledTable* table, log::RecoveryLogs* logs,
       for (const Kept& k : records) order[next[k.dram_index]++] = &k;
     }
   }
-  auto place = [&](uint64_t begin, uint64_t end) -> Status {
+  auto group = [&](uint64_t d) {
+    return std::span(order.begin() + static_cast<ptrdiff_t>(first[d]),
+                     order.begin() + static_cast<ptrdiff_t>(first[d + 1]));
+  };
+  auto check = [&](uint64_t begin, uint64_t end) -> Status {
     for (uint64_t d = begin; d < end; ++d) {
-      const auto group_begin = order.begin() + static_cast<ptrdiff_t>(first[d]);
-      const auto group_end = order.begin() + static_cast<ptrdiff_t>(first[d + 1]);
-      std::stable_sort(group_begin, group_end,
+      const auto records = group(d);
+      std::stable_sort(records.begin(), records.end(),
                        [](const Kept* a, const Kept* b) {
                          return a->epoch != b->epoch ? a->epoch < b->epoch
                                                      : a->position < b->position;
                        });
-      Status placed = PlaceEntry(table, d, child_epochs[d].second,
-                                 std::span(group_begin, group_end));
+      Status checked = PlaceEntry(table, d, child_epochs[d].second, records,
+                                  /*apply=*/false);
+      if (!checked.ok()) return checked;
+    }
+    return Status::OK();
+  };
+  s = ForEachRange(entries, threads, check);
+  if (!s.ok()) return s;
+  auto place = [&](uint64_t begin, uint64_t end) -> Status {
+    for (uint64_t d = begin; d < end; ++d) {
+      Status placed = PlaceEntry(table, d, child_epochs[d].second, group(d),
+                                 /*apply=*/true);
       if (!placed.ok()) return placed;
     }
     return Status::OK();
