@@ -137,9 +137,8 @@ Status RecoverDramLevel(table::LeveledTable* table, log::RecoveryLogs* logs,
   Status s = logs->Recover(threads, keep, replayed);
   if (!s.ok()) return s;
 
-  // Phase 2: a counting sort by DRAM entry keeps each log's order, which
-  // breaks ties (format version 1 wrote no positions, and one log only per
-  // entry).
+  // Phase 2: a counting sort by DRAM entry keeps each log's order (the
+  // stable sort by epoch and position below keeps it among equals).
   std::vector<uint64_t> first(entries + 1, 0);
   for (const auto& records : kept) {
     for (const Kept& k : records) ++first[k.dram_index + 1];

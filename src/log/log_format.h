@@ -56,10 +56,6 @@
 // three check values, and recovery zeroing every invalid slot of the chunks
 // in use, a slot never mixes the current generation with the one two
 // before it, which a single flag bit could not tell apart.
-//
-// Format version 1 wrote no positions or types (those bits were zero, and
-// the epoch had 48 bits): its entries read as type-0 records at position 0,
-// which recovery orders by their place in their (single) log.
 
 #ifndef PLUSH_LOG_LOG_FORMAT_H_
 #define PLUSH_LOG_LOG_FORMAT_H_
