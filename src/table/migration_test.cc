@@ -110,6 +110,14 @@ class MigrationTest : public ::testing::Test {
     Insert({key, value, false, false}, HashOf(key));
   }
   void Delete(uint64_t key) { Insert({key, 0, true, false}, HashOf(key)); }
+  // Hands out every byte the pool (max_pool_size) has left.
+  void FillThePool() {
+    uint64_t offset = 0;
+    for (const uint64_t size : {64 << 10, 256}) {
+      while (pool_->allocator().Allocate(size, 256, &offset).ok()) {
+      }
+    }
+  }
   Status Migrate(uint64_t d = kDram) {
     SpinLockRef lock = table_->DramLock(d);
     lock.lock();
@@ -504,11 +512,7 @@ TEST_F(MigrationTest, MigrationWithoutSpaceMovesNothing) {
   Open(o);
   Put(Keys(kDram, 3, 1)[0], 0);
   ASSERT_OK(Migrate());  // level 1 and one bucket of child 6
-  uint64_t offset = 0;
-  for (const uint64_t size : {64 << 10, 256}) {
-    while (pool_->allocator().Allocate(size, 256, &offset).ok()) {
-    }
-  }
+  FillThePool();
   const std::vector<uint64_t> keys = Keys(kDram, 2, kCapacity);
   for (const uint64_t k : keys) Put(k, 9);
   const EntryState dram = table_->DramState(kDram);
@@ -534,11 +538,7 @@ TEST_F(MigrationTest, UnitWithoutRoomForItsBlockMigratesNothing) {
   Open(o);
   Put(Keys(kDram, 3, 1)[0], 0);
   ASSERT_OK(Migrate());  // level 1, and unit 3's block on it
-  uint64_t offset = 0;
-  for (const uint64_t size : {64 << 10, 256}) {
-    while (pool_->allocator().Allocate(size, 256, &offset).ok()) {
-    }
-  }
+  FillThePool();
   const uint64_t other = 1;  // a unit without a block on level 1
   ASSERT_EQ(table_->EntryOffset(1, other << 1), 0u);
   const std::vector<uint64_t> keys = Keys(other, 2, 5);
