@@ -645,6 +645,24 @@ TEST_F(BadInputTest, DamagedBlockTableIsCorruption) {
   }
 }
 
+// Only level 1's block table may hold an epoch in place of a block (a
+// unit that an empty migration raised, pool_format.h): elsewhere, the word
+// is damage.
+TEST_F(BadInputTest, EpochInADeeperBlockTableIsCorruption) {
+  ASSERT_GE(image_.root().level_count, 2u);
+  const LevelDescriptor d = image_.root().levels[1];
+  PoolImage damaged = image_;
+  damaged.SetWord(d.block_table_offset + 3 * 8, pool::EpochFloorWord(7));
+  ASSERT_TRUE(damaged.Save(file_.path()));
+  std::unique_ptr<DB> db;
+  const Status s = DB::Open(DamageOptions(), file_.path(), &db);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("level 2 unit 3: the block table holds an "
+                             "epoch, which only level 1's may"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST_F(BadInputTest, RandomHeapFlipsKeepTheContract) {
   SweepRandomFlips("heap", image_.heap_offset(), image_.alloc_high_water(),
                    Samples(500), 14);

@@ -86,7 +86,7 @@ std::optional<uint64_t> PoolImage::EntryOffset(unsigned level,
   const auto d = Read<pool::LevelDescriptor>(DescriptorOffset(level));
   if (index >= d.entry_count) return std::nullopt;
   // The entry lives in its unit's block (docs/format.md, "Directory
-  // blocks"), if the unit has one on the level.
+  // blocks"), if the unit has one on the level (not an epoch floor).
   const unsigned dram_bits = superblock().dram_directory_bits;
   const unsigned unit_shift =
       static_cast<unsigned>(std::countr_zero(d.entry_count)) - dram_bits;
@@ -96,7 +96,7 @@ std::optional<uint64_t> PoolImage::EntryOffset(unsigned level,
   const uint64_t block = Word(table_word);
   const uint64_t local = index & ((uint64_t{1} << unit_shift) - 1);
   const uint64_t offset = block + local * sizeof(table::DirectoryEntry);
-  if (block == 0 || offset < block ||
+  if (block == 0 || pool::IsEpochFloor(block) || offset < block ||
       offset + sizeof(table::DirectoryEntry) > size()) {
     return std::nullopt;
   }

@@ -126,8 +126,10 @@ void BackgroundWork::MigrateIfAboveHighWater(uint64_t dram_index) {
   SpinLockRef lock = table_.DramLock(dram_index);
   lock.lock();
   // A writer may have migrated the entry meanwhile (it filled before this
-  // thread got to it): then there is nothing to do until it refills.
+  // thread got to it): then there is nothing to do until it refills. A
+  // unit a split retired is written no more (RangeRebalancer::Retired).
   if (table_.DramState(dram_index).size >= high_water_ &&
+      !(rebalancer_ != nullptr && rebalancer_->Retired(dram_index)) &&
       table_.MigrateDram(dram_index).ok()) {
     migrations_.Add(1);
   }

@@ -69,16 +69,17 @@ class TwoEntryLock {
 RangeRebalancer::RangeRebalancer(pool::Pool* pool, table::LeveledTable* table,
                                  payload::PayloadLogs* payload,
                                  UnitTails* tails,
-                                 const std::atomic<bool>* closed)
+                                 const std::atomic<bool>* closed, bool empty)
     : pool_(*pool),
       table_(*table),
       payload_(*payload),
       tails_(tails),
       closed_(*closed),
-      map_(pool->params().adaptive_range() ? pool->range_map() : nullptr) {}
+      map_(pool->params().adaptive_range() ? pool->range_map() : nullptr),
+      counted_(empty) {}
 
 void RangeRebalancer::CountUnits() {
-  if (!enabled()) return;
+  if (!enabled() || counted_.load(std::memory_order_acquire)) return;
   for (uint64_t d = 0; d < table_.dram_entries(); ++d) {
     if (closed_.load(std::memory_order_relaxed)) return;
     SpinLockRef lock = table_.DramLock(d);
@@ -327,7 +328,10 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
   if (!s.ok()) return s;
   // Keys that keep growing: the recent writes (the DRAM entry's, and the
   // key just written, which may have migrated already) lie above every
-  // older key. No sort: one pass.
+  // older key. No sort: one pass. (Not so in a unit a split of growing keys
+  // retired: its DRAM entry holds its last keys, and nothing was written
+  // since.)
+  if (tails_->ClosedSinceWritten(unit)) recent = 0;
   std::string_view lowest_recent = written;
   for (size_t i = 0; i < recent; ++i) {
     if (lowest_recent.empty() || keys[i] < lowest_recent)
@@ -398,13 +402,12 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
     return Status::OK();
   no_empty_run_at_.reset();
   // The first run of neighbouring positions whose units hold nothing, by
-  // their PMem counts (one array); their DRAM entries are checked under
-  // their locks.
+  // their counts (read without their locks: checked again under them).
   const std::vector<uint32_t> units = map_->Units();
   size_t first = 0;
   size_t n = 0;
   for (size_t p = 0; p < units.size() && n < RangeMap::kMaxMerged; ++p) {
-    if (units[p] != heavy && table_.UnitPmemRecords(units[p]) == 0) {
+    if (units[p] != heavy && table_.UnitRecords(units[p]) == 0) {
       if (n == 0) first = p;
       ++n;
     } else if (n >= 2) {
@@ -668,7 +671,7 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
     to_lower = to_range->lower;
   }
   // 1. Nothing of either unit is left only in a log.
-  Status s = MigrateIfNotEmpty(from);
+  Status s = above_all ? Status::OK() : MigrateIfNotEmpty(from);
   if (s.ok()) s = MigrateIfNotEmpty(to);
   // 2. Copies of `from`'s keys in the range; what `to` holds there already
   // is shadowed: by a copy, or by a tombstone where `from` has no live

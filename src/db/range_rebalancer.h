@@ -72,10 +72,11 @@ namespace plush {
 class RangeRebalancer {
  public:
   // `tails`: the pool's, when it has an adaptive map (the write path
-  // notes them).
+  // notes them). `empty`: the pool holds nothing yet (it was just
+  // created): every unit's count is known, 0, without CountUnits().
   RangeRebalancer(pool::Pool* pool, table::LeveledTable* table,
                   payload::PayloadLogs* payload, UnitTails* tails,
-                  const std::atomic<bool>* closed);
+                  const std::atomic<bool>* closed, bool empty);
 
   // The pool re-balances (a range pool with an adaptive map).
   bool enabled() const { return map_ != nullptr; }
@@ -103,6 +104,14 @@ class RangeRebalancer {
   // again a DRAM entry's worth of writes later, not at every write.
   // Lock-free.
   bool WriterSplits(uint64_t unit, bool at_high_water);
+  // Whether `unit` has taken its last growing key: a free unit took the
+  // keys above its largest, and no write came into it since. Migrating it
+  // ahead of need would gain nothing (it is written no more) and cost its
+  // records' space on PMem: it keeps them in DRAM, as a hash pool's entries
+  // keep theirs, until a write fills it. REQUIRES: the unit's lock.
+  bool Retired(uint64_t unit) const {
+    return enabled() && tails_->ClosedSinceWritten(unit);
+  }
 
   // Splits `unit` if it is due (SplitDue()), freeing units by merges
   // first.

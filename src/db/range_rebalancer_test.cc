@@ -57,7 +57,7 @@ class RangeRebalancerTest : public ::testing::Test {
     ASSERT_OK(layers_.Open(options));
     rebalancer_ = std::make_unique<RangeRebalancer>(
         &layers_.pool(), &layers_.table(), &layers_.payload(),
-        layers_.tails(), layers_.closed());
+        layers_.tails(), layers_.closed(), /*empty=*/false);
   }
   void TearDown() override { rebalancer_.reset(); }
 
@@ -243,6 +243,8 @@ TEST_F(RangeRebalancerTest, UnitOfGrowingKeysKeepsThemAndNothingIsCopied) {
   ASSERT_TRUE(layers_.tails()->Growing(0));
   EXPECT_TRUE(rebalancer_->SplitDue(0));
   const uint64_t records = layers_.table().UnitRecords(0);
+  const uint64_t dram = layers_.table().DramState(0).size;
+  ASSERT_GT(dram, 0u);
   uint64_t moves = 0;
   ASSERT_OK(rebalancer_->Rebalance(0, KeyIn(0x02, 1299), &moves));
   EXPECT_EQ(moves, 2u) << "the merge of the empty units, and the split";
@@ -254,6 +256,42 @@ TEST_F(RangeRebalancerTest, UnitOfGrowingKeysKeepsThemAndNothingIsCopied) {
       << "right above the largest key";
   EXPECT_EQ(layers_.UnitOf(KeyIn(0x02, 1300)), 2u) << "the next key";
   ExpectAllRecords("after");
+  // Unit 0 keeps its records where they were (its DRAM entry's too: it is
+  // written no more, and migrating it would only take space), and unit 2,
+  // which holds nothing yet, takes no directory block.
+  EXPECT_EQ(layers_.table().DramState(0).size, dram)
+      << "the split migrated the unit it retired";
+  EXPECT_TRUE(rebalancer_->Retired(0));
+  EXPECT_FALSE(rebalancer_->Retired(2));
+  const uint64_t children = uint64_t{1} << EightUnits().first_level_fanout_bits;
+  EXPECT_EQ(layers_.table().EntryOffset(1, 2 * children), 0u)
+      << "unit 2 took a block for holding nothing";
+  // A write below its largest key brings it back into use.
+  Put(KeyIn(0x02, 1000), test::Word(7));
+  EXPECT_FALSE(rebalancer_->Retired(0));
+  ExpectAllRecords("after a write into the retired unit");
+}
+
+// A unit retired by a split of growing keys is split at its median, like
+// any other, once it is heavy: its DRAM entry, which still holds its last
+// keys, does not make it look like a unit of growing keys again (splits
+// above its largest key would move nothing, for ever).
+TEST_F(RangeRebalancerTest, RetiredUnitThatIsHeavyIsSplitAtItsMedian) {
+  Open(EightUnits());
+  for (uint64_t i = 0; i < 1200; ++i) {
+    Put(KeyIn(0x02, 1000 + i), test::Word(i));
+    if (HasFatalFailure()) return;
+  }
+  rebalancer_->CountUnits();
+  uint64_t moves = 0;
+  ASSERT_OK(rebalancer_->Rebalance(0, KeyIn(0x02, 2199), &moves));
+  ASSERT_TRUE(rebalancer_->Retired(0));
+  ASSERT_GT(layers_.table().DramState(0).size, 0u);
+  ASSERT_OK(rebalancer_->RebalanceAll(&moves));
+  EXPECT_GT(rebalancer_->records_copied(), 0u) << "no median split";
+  std::vector<uint64_t> stored = Stored();
+  EXPECT_LT(*std::max_element(stored.begin(), stored.end()), 1200u);
+  ExpectAllRecords("after");
 }
 
 TEST_F(RangeRebalancerTest, WhatCannotBeRebalancedSaysWhy) {
@@ -262,7 +300,7 @@ TEST_F(RangeRebalancerTest, WhatCannotBeRebalancedSaysWhy) {
     test::EngineLayers hash("sim:range_rebalancer_test_hash");
     ASSERT_OK(hash.Open(Options::SmallProfile()));
     RangeRebalancer r(&hash.pool(), &hash.table(), &hash.payload(),
-                      hash.tails(), hash.closed());
+                      hash.tails(), hash.closed(), /*empty=*/true);
     EXPECT_FALSE(r.enabled());
     uint64_t moves = 7;
     const Status s = r.RebalanceAll(&moves);

@@ -187,5 +187,84 @@ TEST_F(RecoveryTest, AnyNumberOfThreadsRecoversTheSame) {
   }
 }
 
+// A re-balance raises the epoch of a unit it names above every epoch a
+// log may hold, through an empty migration; a unit without a block on
+// level 1 keeps that epoch in level 1's block table (no block). Recovery
+// resumes the unit above it (else records written after the crash would
+// sort below older ones of other units that the logs still hold), and the
+// block the unit takes later starts its entries there: a crash at any
+// persist point of the unit's first migration into a block leaves no
+// child below the epoch.
+TEST_F(RecoveryTest, AnEmptyMigrationsEpochSurvivesWithoutABlock) {
+  Options o = Options::SmallProfile();
+  o.dram_directory_bits = 4;
+  const uint64_t children = uint64_t{1} << o.first_level_fanout_bits;
+  constexpr uint64_t kUnit = 5;
+  constexpr uint64_t kRaised = 1000;
+  auto migrate = [](test::EngineLayers& layers, uint64_t d) {
+    return layers.write_path().WithEntryLocked(
+        d, [&](uint64_t) { return layers.table().MigrateDram(d); });
+  };
+  auto key_of = [](test::EngineLayers& layers, uint64_t unit) {
+    std::string key = test::Word(0);
+    for (uint64_t i = 1; layers.UnitOf(key) != unit; ++i) key = test::Word(i);
+    return key;
+  };
+  {
+    auto layers = std::make_unique<test::EngineLayers>(kDevice,
+                                                       /*keep_device=*/true);
+    ASSERT_OK(layers->Open(o));
+    ASSERT_OK(layers->Put(key_of(*layers, 0), "level 1"));
+    ASSERT_OK(layers->Migrate(0));
+    table::LeveledTable& table = layers->table();
+    ASSERT_EQ(table.level_count(), 2u);
+    table.SetDramEpoch(kUnit, kRaised);
+    ASSERT_OK(migrate(*layers, kUnit));
+    EXPECT_EQ(table.EntryOffset(1, kUnit * children), 0u)
+        << "the empty migration took a block";
+    EXPECT_EQ(table.ChildEpochRange(kUnit),
+              (std::pair<uint64_t, uint64_t>{kRaised, kRaised}));
+    std::string report;
+    EXPECT_EQ(table.Verify(&report), 0u) << report;
+    media::SimMedia::Find(kDevice)->CrashNow();
+    image_ = media::SimMedia::Find(kDevice)->DurableImage();
+  }
+  const std::vector<uint64_t> raised = image_;
+  bool crashed = true;
+  for (uint64_t k = 1; crashed; ++k) {
+    SCOPED_TRACE("crash at persist point " + std::to_string(k) +
+                 " of the unit's first migration into a block");
+    image_ = raised;
+    std::unique_ptr<test::EngineLayers> layers;
+    uint64_t replayed = 0;
+    ASSERT_NO_FATAL_FAILURE(Recover(o, 1, &layers, &replayed));
+    EXPECT_EQ(layers->table().ChildEpochRange(kUnit),
+              (std::pair<uint64_t, uint64_t>{kRaised, kRaised}));
+    EXPECT_GT(layers->table().DramState(kUnit).epoch, kRaised);
+    std::shared_ptr<media::SimMedia> device = media::SimMedia::Find(kDevice);
+    device->ArmCrash(k);
+    const std::string key = key_of(*layers, kUnit);
+    ASSERT_OK(layers->Put(key, "value"));
+    ASSERT_OK(layers->Migrate(kUnit));
+    crashed = device->crashed();
+    if (!crashed) device->CrashNow();
+    image_ = device->DurableImage();
+    layers.reset();
+    ASSERT_NO_FATAL_FAILURE(Recover(o, 1, &layers, &replayed));
+    table::LeveledTable& table = layers->table();
+    EXPECT_GE(table.ChildEpochRange(kUnit).first, kRaised);
+    EXPECT_GT(table.DramState(kUnit).epoch, kRaised);
+    std::string value;
+    const Status s = layers->Get(key, &value);
+    if (s.ok()) {
+      EXPECT_EQ(value, "value");
+    } else {
+      EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+    }
+    std::string report;
+    EXPECT_EQ(table.Verify(&report), 0u) << report;
+  }
+}
+
 }  // namespace
 }  // namespace plush

@@ -52,6 +52,7 @@ class UnitTails {
   // A write of `key` into `unit`.
   void Note(uint64_t unit, std::string_view key) {
     Tail& t = tails_[unit];
+    t.closed = false;
     if (!t.known || !t.growing) return;
     if (key.size() > kMaxKey) {
       Forget(unit);
@@ -89,13 +90,19 @@ class UnitTails {
     t.growing = true;
     t.has_max = false;
     t.size = 0;
+    t.closed = false;
     t.writes.store(0, std::memory_order_relaxed);
   }
   // The unit's range now ends above its largest key: its past writes no
   // longer say that it receives growing keys.
   void Closed(uint64_t unit) {
     tails_[unit].writes.store(0, std::memory_order_relaxed);
+    tails_[unit].closed = true;
   }
+  // Whether the unit was Closed() and no write came into it since: its
+  // writes went to the unit that took the keys above, and a write into it
+  // now would be one below its largest key.
+  bool ClosedSinceWritten(uint64_t unit) const { return tails_[unit].closed; }
 
   // The unit's largest key, if known.
   std::optional<std::string> Largest(uint64_t unit) const {
@@ -114,9 +121,10 @@ class UnitTails {
 
  private:
   struct Tail {
-    bool known = false;
-    bool growing = true;  // (once not, the largest key is not followed)
-    bool has_max = false;
+    bool known : 1 = false;
+    bool growing : 1 = true;  // (once not, the largest key is not followed)
+    bool has_max : 1 = false;
+    bool closed : 1 = false;  // (ClosedSinceWritten)
     uint8_t size = 0;
     // Writes since the tail was set, while they grow (0 otherwise).
     std::atomic<uint32_t> writes{0};

@@ -181,7 +181,24 @@ struct RangeLogState {
 // directory is cut into one block per unit (DRAM entry): the entries of
 // the unit's subtree on the level, allocated when a migration first writes
 // one of them (table/leveled_table.h). The block table names each unit's
-// block: one word per unit, 0 until then, written once.
+// block: one word per unit, 0 until then, then the block's offset, written
+// once. On level 1, a unit without a block may instead hold the epoch its
+// children would have, written by an empty migration, which raises the
+// unit's epoch without taking a block: kEpochFloorTag | epoch << 1. The
+// tag's bits (the top byte and bit 0) are never all set in a block's
+// offset, nor one bit flip away from it.
+inline constexpr uint64_t kEpochFloorTag = uint64_t{0xE5} << 56 | 1;
+inline constexpr uint64_t kEpochFloorMask = uint64_t{0xFF} << 56 | 1;
+inline constexpr bool IsEpochFloor(uint64_t word) {
+  return (word & kEpochFloorMask) == kEpochFloorTag;
+}
+inline constexpr uint64_t EpochFloorWord(uint64_t epoch) {
+  return kEpochFloorTag | epoch << 1;
+}
+inline constexpr uint64_t EpochOfFloor(uint64_t word) {
+  return (word & ~kEpochFloorMask) >> 1;
+}
+
 struct LevelDescriptor {
   uint64_t block_table_offset;  // 2^dram_directory_bits words (8-aligned)
   uint64_t block_bytes;         // a block: its entries, then (preallocated

@@ -206,6 +206,12 @@ Status LeveledTable::AttachLevels() {
     for (uint64_t u = 0; u < units; ++u) {
       const uint64_t offset = LoadRelaxed(l.block_table[u]);
       if (offset == 0) continue;
+      if (pool::IsEpochFloor(offset)) {
+        if (level == 1) continue;
+        return Status::Corruption(
+            where + " unit " + std::to_string(u) +
+            ": the block table holds an epoch, which only level 1's may");
+      }
       if (offset % kBlockAlignment != 0 || !InHeap(offset, l.block_bytes)) {
         return Status::Corruption(where + " unit " + std::to_string(u) +
                                   ": directory block at " +
@@ -274,8 +280,18 @@ Status LeveledTable::EnsureBlock(unsigned level, uint64_t index) {
                          std::to_string(l.block_bytes) + " bytes)");
   }
   // Fresh heap space is zero: every entry of the block is empty, at epoch
-  // 0. The block is durably named before any record moves into it.
+  // 0, or on level 1 at the unit's epoch floor, which the block table word
+  // held until now (recovery reads a unit's epoch from its children). The
+  // block is durably named before any record moves into it.
   if (l.preallocated) media_.Prefault(offset, l.block_bytes);
+  if (const uint64_t floor = level == 1 ? EpochFloor(unit) : 0; floor != 0) {
+    auto* entries = media_.At<DirectoryEntry>(offset);
+    for (uint64_t i = 0; i <= l.unit_mask; ++i) {
+      StoreRelaxed(entries[i].state, EntryState{floor, 0}.Encode());
+      media_.Flush(&entries[i].state, sizeof(uint64_t));
+    }
+    media_.Drain();
+  }
   StoreRelaxed(l.block_table[unit], offset);
   media_.Persist(&l.block_table[unit], sizeof(uint64_t));
   NoteBlock(offset, l.block_bytes);
@@ -680,13 +696,24 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
 uint64_t LeveledTable::FirstLevelEpoch(uint64_t hash) const {
   if (level_count() < 2) return 0;
   const uint64_t index = ChildIndex(0, DramIndex(hash), hash);
+  if (!HasBlock(levels_[1], index)) return EpochFloor(DramIndex(hash));
   return EntryState::Decode(LoadAcquire(EntryAt(levels_[1], index).state))
       .epoch;
+}
+
+uint64_t LeveledTable::EpochFloor(uint64_t dram_index) const {
+  if (level_count() < 2) return 0;
+  const uint64_t word = LoadRelaxed(levels_[1].block_table[dram_index]);
+  return pool::IsEpochFloor(word) ? pool::EpochOfFloor(word) : 0;
 }
 
 std::pair<uint64_t, uint64_t> LeveledTable::ChildEpochRange(
     uint64_t dram_index) const {
   if (level_count() < 2) return {0, 0};
+  if (!HasBlock(levels_[1], dram_index << levels_[0].child_bits)) {
+    const uint64_t floor = EpochFloor(dram_index);
+    return {floor, floor};
+  }
   uint64_t min = ~uint64_t{0};
   uint64_t max = 0;
   const unsigned children = 1u << levels_[0].child_bits;

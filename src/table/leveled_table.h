@@ -397,9 +397,14 @@ class LeveledTable {
   static constexpr uint64_t kBlockAlignment = 4096;
   Status EnsureLevel(unsigned level);
   // Allocates the block of the unit of entry `index` on PMem level `level`
-  // if it has none: zeroed heap space, its offset persisted in the block
-  // table before the block is published. REQUIRES: the unit's lock.
+  // if it has none: zeroed heap space (on level 1, its entries at the
+  // unit's epoch floor), its offset persisted in the block table before
+  // the block is published. REQUIRES: the unit's lock.
   Status EnsureBlock(unsigned level, uint64_t index);
+  // The epoch that level 1's block table holds for a unit without a block
+  // there (pool_format.h, kEpochFloorTag): the epoch its children would
+  // have; 0 if none.
+  uint64_t EpochFloor(uint64_t dram_index) const;
   // Records a block (or block table) as heap space that no bucket
   // reference may point into (WritableBucketRef).
   void NoteBlock(uint64_t offset, uint64_t bytes) EXCLUDES(blocks_mu_);

@@ -223,7 +223,21 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
                               ": size exceeds capacity");
   }
   Status s = EnsureLevel(level + 1);
-  if (s.ok()) s = EnsureBlock(level + 1, index << src.child_bits);
+  if (!s.ok()) return s;
+  // An empty DRAM entry of a unit without a block on level 1 (a
+  // re-balance raising the epoch of a unit it names) takes none: the block
+  // table keeps the epoch its children would take (EpochFloor), one
+  // persisted word where a block would be 8 KiB or more.
+  if (level == 0 && st.size == 0 &&
+      !HasBlock(levels_[1], index << src.child_bits)) {
+    uint64_t& word = levels_[1].block_table[index];
+    StoreRelaxed(word, pool::EpochFloorWord(st.epoch));
+    media_.Persist(&word, sizeof(uint64_t));
+    ClearSource(level, index);
+    migrations_.Add(1);
+    return Status::OK();
+  }
+  s = EnsureBlock(level + 1, index << src.child_bits);
   if (!s.ok()) return s;
 
   // 1. gather

@@ -52,8 +52,11 @@ uint64_t LeveledTable::Verify(std::string* report) const {
     for (uint64_t u = 0; u < dram_entries(); ++u) {
       const DirectoryEntry* block = level.blocks[u].load(std::memory_order_acquire);
       const uint64_t word = LoadRelaxed(level.block_table[u]);
+      // (Level 1 may hold an epoch where a unit has no block.)
+      const bool floor =
+          l == 1 && block == nullptr && pool::IsEpochFloor(word);
       const uint64_t expected =
-          block == nullptr ? 0
+          block == nullptr ? (floor ? word : 0)
                            : reinterpret_cast<uint64_t>(block) -
                                  reinterpret_cast<uint64_t>(media_.base());
       if (word != expected && ++problems <= kMaxReported && report != nullptr) {

@@ -94,7 +94,8 @@ const Base& GetBase() {
                                   d.block_table_offset + units * 8);
       for (uint64_t u = 0; u < units; ++u) {
         const uint64_t block = b->image.Word(d.block_table_offset + u * 8);
-        if (block != 0) b->directories.emplace_back(block, block + d.block_bytes);
+        if (block != 0 && !pool::IsEpochFloor(block))
+          b->directories.emplace_back(block, block + d.block_bytes);
       }
     }
     b->chunks = b->image.log_chunks();
