@@ -207,12 +207,13 @@ Status DBImpl::WriteInline(const WriteOptions& options, uint64_t key_word,
   bool moved = true;
   Status s;
   Placement placement;
+  unsigned entry_size = 0;
   while (s.ok() && moved) {
     const uint64_t version = table_->hasher().version();
     placement = {table_->hasher().InlineHash(key_word), version, key};
-    s = write_path_->WriteSlot(options, placement, slot, &moved);
+    s = write_path_->WriteSlot(options, placement, slot, &moved, &entry_size);
   }
-  if (s.ok()) SplitIfDue(placement.hash, key);
+  if (s.ok()) SplitIfDue(placement.hash, key, 1, entry_size);
   return s;
 }
 
@@ -223,15 +224,45 @@ Status DBImpl::WriteInline(const WriteOptions& options, uint64_t key_word,
 // the unit before it writes more. Its own write is done by then, and
 // stands whatever the split meets: a split that fails (NoSpace for its
 // copies) leaves the map as it was, and the next one, or DB::Rebalance,
-// meets the error again and reports it.
-void DBImpl::SplitIfDue(uint64_t hash, std::string_view key) {
+// meets the error again and reports it. A write that brought the unit
+// `written` records, leaving its DRAM entry with `entry_size`, looks when
+// it took the entry to its high-water mark (each size is reached by one
+// write: one writer looks, however many write the unit), or when the
+// entry would not take another write of as many (a write batch may bring
+// a unit more than the room above the mark: split then, the unit keeps
+// its records in DRAM instead of migrating them during the next batch).
+void DBImpl::SplitIfDue(uint64_t hash, std::string_view key,
+                        uint64_t written, uint64_t entry_size) {
   if (!auto_rebalance_) return;
   const uint64_t unit = table_->DramIndex(hash);
   const bool at_high_water =
-      table_->DramState(unit).size == background_->high_water();
+      entry_size == background_->high_water() ||
+      (entry_size != 0 && entry_size + written > table_->capacity());
   if (!rebalancer_->WriterSplits(unit, at_high_water)) return;
   uint64_t moves = 0;
   (void)rebalancer_->Rebalance(unit, key, &moves);
+}
+
+void DBImpl::SplitUnitsIfDue(const std::vector<WritePath::Record>& records) {
+  if (!auto_rebalance_) return;
+  // Each unit once: with the batch's last record of it, and how many
+  // records the batch brought it.
+  std::vector<std::pair<uint64_t, uint32_t>> by_unit;  // (unit, record)
+  by_unit.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    by_unit.emplace_back(table_->DramIndex(records[i].hash),
+                         static_cast<uint32_t>(i));
+  }
+  std::sort(by_unit.begin(), by_unit.end());
+  for (size_t i = 0; i < by_unit.size();) {
+    size_t end = i + 1;
+    while (end < by_unit.size() && by_unit[end].first == by_unit[i].first)
+      ++end;
+    const WritePath::Record& last = records[by_unit[end - 1].second];
+    SplitIfDue(last.hash, last.key, end - i,
+               table_->DramState(by_unit[i].first).size);
+    i = end;
+  }
 }
 
 Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
@@ -247,14 +278,15 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
     // another thread cannot persist this thread's flushes: fence here.
     if (!options.log) pool_->media().Drain();
     bool moved = false;
+    unsigned entry_size = 0;
     s = write_path_->WriteSlot(
         options, placement, {placement.indirect_word, ref, tombstone, true},
-        &moved);
+        &moved, &entry_size);
     if (!s.ok()) return s;
     // A key that moved to another unit needs an entry checked against its
     // new table hash; the one written is left to compaction.
     if (!moved) {
-      SplitIfDue(placement.hash, key);
+      SplitIfDue(placement.hash, key, 1, entry_size);
       return s;
     }
   }
@@ -363,10 +395,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
     if (!options.log && payloads) pool_->media().Drain();
     s = write_path_->WriteRecords(options, records, version, &moved);
     if (!s.ok()) return s;
-    if (!moved) {
-      for (size_t i = 0; i < records.size(); ++i)
-        SplitIfDue(records[i].hash, collect.ops[i].key);
-    }
+    if (!moved) SplitUnitsIfDue(records);
   }
   user_bytes_.Add(bytes);
   return Status::OK();

@@ -89,7 +89,10 @@ class DBImpl final : public DB {
                      const table::Slot& slot);
   // Splits the unit of `hash` if its writer is to
   // (RangeRebalancer::WriterSplits), after a write of `key` to it.
-  void SplitIfDue(uint64_t hash, std::string_view key);
+  void SplitIfDue(uint64_t hash, std::string_view key, uint64_t written,
+                  uint64_t entry_size);
+  // SplitIfDue for each unit a write batch's records went to.
+  void SplitUnitsIfDue(const std::vector<WritePath::Record>& records);
   // A record stored in the payload logs: key and value out of place, or a
   // tombstone for a key that is not 8 bytes long.
   Status WritePayload(const WriteOptions& options, std::string_view key,

@@ -328,10 +328,11 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
   if (!s.ok()) return s;
   // Keys that keep growing: the recent writes (the DRAM entry's, and the
   // key just written, which may have migrated already) lie above every
-  // older key. No sort: one pass. (Not so in a unit a split of growing keys
-  // retired: its DRAM entry holds its last keys, and nothing was written
-  // since.)
-  if (tails_->ClosedSinceWritten(unit)) recent = 0;
+  // older key but a few (writers of one stream on several threads do not
+  // arrive quite in order). No sort: one pass. (Not so in a unit a split
+  // of growing keys retired: its DRAM entry holds its last keys, not its
+  // recent writes.)
+  if (tails_->Retired(unit)) recent = 0;
   std::string_view lowest_recent = written;
   for (size_t i = 0; i < recent; ++i) {
     if (lowest_recent.empty() || keys[i] < lowest_recent)
@@ -339,12 +340,16 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
   }
   if (!lowest_recent.empty()) {
     bool older_below = false;
-    bool older_above = false;
+    size_t older_above = 0;
     for (size_t i = recent; i < keys.size(); ++i) {
       if (keys[i] == written) continue;
-      (keys[i] < lowest_recent ? older_below : older_above) = true;
+      if (keys[i] < lowest_recent) {
+        older_below = true;
+      } else {
+        ++older_above;
+      }
     }
-    *appending = older_below && !older_above;
+    *appending = older_below && older_above <= 4 + recent / 8;
     if (*appending) return Status::OK();  // Move() takes the separator
   }
   // (Its DRAM entry's records may all lie outside its range.)

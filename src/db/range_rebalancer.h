@@ -105,12 +105,13 @@ class RangeRebalancer {
   // Lock-free.
   bool WriterSplits(uint64_t unit, bool at_high_water);
   // Whether `unit` has taken its last growing key: a free unit took the
-  // keys above its largest, and no write came into it since. Migrating it
-  // ahead of need would gain nothing (it is written no more) and cost its
-  // records' space on PMem: it keeps them in DRAM, as a hash pool's entries
-  // keep theirs, until a write fills it. REQUIRES: the unit's lock.
+  // keys above its largest (UnitTails::Closed). Migrating it ahead of need
+  // would gain nothing (its writes go elsewhere) and cost its records'
+  // space on PMem: it keeps them in DRAM, as a hash pool's entries keep
+  // theirs, until writes fill it (a writer then migrates it). REQUIRES:
+  // the unit's lock.
   bool Retired(uint64_t unit) const {
-    return enabled() && tails_->ClosedSinceWritten(unit);
+    return enabled() && tails_->Retired(unit);
   }
 
   // Splits `unit` if it is due (SplitDue()), freeing units by merges

@@ -35,6 +35,13 @@ class UnitTails {
  public:
   // Keys up to this long are kept (a tail fills half a cache line).
   static constexpr size_t kMaxKey = 24;
+  // Keys keep growing while at least one write in four (after a few)
+  // goes above the largest key: writers of one stream on a few threads
+  // arrive nearly in order, each a little below another's newest key at
+  // times; keys in no order seldom pass the largest of a unit.
+  static constexpr uint64_t BelowAllowed(uint64_t writes) {
+    return 4 + 3 * writes;
+  }
 
   // `empty`: the units hold nothing yet (a new pool).
   UnitTails(uint64_t units, bool empty)
@@ -52,13 +59,16 @@ class UnitTails {
   // A write of `key` into `unit`.
   void Note(uint64_t unit, std::string_view key) {
     Tail& t = tails_[unit];
-    t.closed = false;
     if (!t.known || !t.growing) return;
     if (key.size() > kMaxKey) {
       Forget(unit);
       return;
     }
     if (t.has_max && key <= t.max_key()) {
+      // Writes below the largest key leave the keys growing while the
+      // writes above it are not too few (BelowAllowed).
+      const uint32_t writes = t.writes.load(std::memory_order_relaxed);
+      if (t.below < UINT16_MAX && ++t.below <= BelowAllowed(writes)) return;
       t.growing = false;
       t.writes.store(0, std::memory_order_relaxed);
       return;
@@ -90,19 +100,22 @@ class UnitTails {
     t.growing = true;
     t.has_max = false;
     t.size = 0;
-    t.closed = false;
+    t.retired = false;
+    t.below = 0;
     t.writes.store(0, std::memory_order_relaxed);
   }
   // The unit's range now ends above its largest key: its past writes no
   // longer say that it receives growing keys.
+  // It is retired: its writes went to the unit that took the keys above,
+  // and what it still takes (writes below its largest key: a writer's key
+  // that raced the split, an update) is not what it was split for.
   void Closed(uint64_t unit) {
     tails_[unit].writes.store(0, std::memory_order_relaxed);
-    tails_[unit].closed = true;
+    tails_[unit].below = 0;
+    tails_[unit].retired = true;
   }
-  // Whether the unit was Closed() and no write came into it since: its
-  // writes went to the unit that took the keys above, and a write into it
-  // now would be one below its largest key.
-  bool ClosedSinceWritten(uint64_t unit) const { return tails_[unit].closed; }
+  // Whether the unit was Closed() since it was last Set() or Forget()-ten.
+  bool Retired(uint64_t unit) const { return tails_[unit].retired; }
 
   // The unit's largest key, if known.
   std::optional<std::string> Largest(uint64_t unit) const {
@@ -111,7 +124,8 @@ class UnitTails {
     return std::string(t.max_key());
   }
   // Whether the unit's keys keep growing: its largest key is known, and
-  // its last writes (more than one) each went above every key it held.
+  // its last writes (more than one) went above every key it held, all but
+  // a few (BelowAllowed).
   bool Growing(uint64_t unit) const {
     return tails_[unit].writes.load(std::memory_order_relaxed) >= 2;
   }
@@ -124,8 +138,9 @@ class UnitTails {
     bool known : 1 = false;
     bool growing : 1 = true;  // (once not, the largest key is not followed)
     bool has_max : 1 = false;
-    bool closed : 1 = false;  // (ClosedSinceWritten)
+    bool retired : 1 = false;  // (Retired)
     uint8_t size = 0;
+    uint16_t below = 0;  // writes at or below the largest key since `writes`
     // Writes since the tail was set, while they grow (0 otherwise).
     std::atomic<uint32_t> writes{0};
     char max[kMaxKey] = {};

@@ -35,21 +35,35 @@ TEST(UnitTailsTest, GrowingWritesIntoANewPoolsUnit) {
   EXPECT_FALSE(tails.Growing(3)) << "units are apart";
 }
 
-TEST(UnitTailsTest, AWriteAtOrBelowTheLargestKeyEndsGrowth) {
-  UnitTails tails(2, /*empty=*/true);
-  tails.Note(0, "k1");
-  tails.Note(0, "k3");
-  tails.Note(0, "k2");
-  EXPECT_FALSE(tails.Growing(0));
-  EXPECT_FALSE(tails.Largest(0).has_value())
-      << "not followed once writes stop growing";
-  tails.Note(0, "k9");
-  EXPECT_FALSE(tails.Growing(0)) << "until the re-balancer sets it again";
+// Writes at or below the largest key end growth once they outnumber the
+// writes above it three to one (after a few): writers of one stream on a
+// few threads arrive nearly in order; keys in no order seldom pass the
+// largest of a unit.
+TEST(UnitTailsTest, WritesBelowTheLargestKeyEndGrowthWhenTheyPrevail) {
+  UnitTails tails(3, /*empty=*/true);
+  tails.Note(0, "k01");
+  tails.Note(0, "k03");
+  tails.Note(0, "k02");  // two threads' keys, a little out of order
+  tails.Note(0, "k05");
+  tails.Note(0, "k04");
+  EXPECT_TRUE(tails.Growing(0));
+  EXPECT_EQ(tails.Largest(0), "k05");
 
-  tails.Note(1, "k1");
-  tails.Note(1, "k2");
-  tails.Note(1, "k2");  // an overwrite of the largest key
+  for (const char* key : {"k1", "k3", "k2", "k0", "k1", "k0", "k2", "k1",
+                          "k0", "k1", "k2", "k0", "k1"}) {
+    tails.Note(1, key);  // keys in no order
+  }
   EXPECT_FALSE(tails.Growing(1));
+  EXPECT_FALSE(tails.Largest(1).has_value())
+      << "not followed once writes stop growing";
+  tails.Note(1, "k9");
+  tails.Note(1, "ka");
+  EXPECT_FALSE(tails.Growing(1)) << "until the re-balancer sets it again";
+
+  tails.Note(2, "k1");
+  tails.Note(2, "k2");
+  for (int i = 0; i < 12; ++i) tails.Note(2, "k2");  // overwrites of it
+  EXPECT_FALSE(tails.Growing(2));
 }
 
 TEST(UnitTailsTest, CopiesSetTheLargestKey) {
@@ -71,11 +85,19 @@ TEST(UnitTailsTest, ClosedAndForgottenUnits) {
   UnitTails tails(2, /*empty=*/true);
   tails.Note(0, "a");
   tails.Note(0, "b");
+  EXPECT_FALSE(tails.Retired(0));
   tails.Closed(0);  // a split above "b": its range ends there
   EXPECT_FALSE(tails.Growing(0));
+  EXPECT_TRUE(tails.Retired(0));
   EXPECT_EQ(tails.Largest(0), "b") << "still its largest key";
+  tails.Note(0, "a");
+  EXPECT_TRUE(tails.Retired(0)) << "a write below its largest key";
   tails.Forget(0);
   EXPECT_FALSE(tails.Largest(0).has_value());
+  EXPECT_FALSE(tails.Retired(0)) << "a move changed what it holds";
+  tails.Closed(1);
+  tails.Set(1, std::string_view("c"));
+  EXPECT_FALSE(tails.Retired(1)) << "copies moved into it";
 }
 
 TEST(UnitTailsTest, LongKeysAreNotFollowed) {

@@ -83,21 +83,25 @@ class WritePath {
   // runs under the DRAM entry's lock, before the record is logged: it
   // fills in the slot, or sets skip to write nothing; its error ends the
   // write. *moved: the range map changed since the placement; nothing was
-  // written (and prepare did not run).
+  // written (and prepare did not run). *entry_size (if given): the DRAM
+  // entry's size right after this write put its record there (each size is
+  // reached by one write: what tells the writer that took the entry to a
+  // mark), else 0.
   template <typename Prepare>
   Status Write(const WriteOptions& options, Placement placement,
-               Prepare prepare, bool* moved);
+               Prepare prepare, bool* moved, unsigned* entry_size = nullptr);
 
   // Write() of a slot known in advance.
   Status WriteSlot(const WriteOptions& options, Placement placement,
-                   const table::Slot& slot, bool* moved) {
+                   const table::Slot& slot, bool* moved,
+                   unsigned* entry_size = nullptr) {
     return Write(
         options, placement,
         [&](uint64_t, table::Slot* out, bool*) {
           *out = slot;
           return Status::OK();
         },
-        moved);
+        moved, entry_size);
   }
 
   // A record of a write batch: its slot, the table hash of its key, and
@@ -176,10 +180,12 @@ class WritePath {
 
 template <typename Prepare>
 Status WritePath::Write(const WriteOptions& options, Placement placement,
-                        Prepare prepare, bool* moved) {
+                        Prepare prepare, bool* moved,
+                        unsigned* entry_size) {
   const uint64_t hash = placement.hash;
   const uint64_t d = table_.DramIndex(hash);
   *moved = false;
+  if (entry_size != nullptr) *entry_size = 0;
   const unsigned log = logs_.LogOf(d);
   table_.PrefetchDram(hash);
   if (tails_ != nullptr && placement.key) tails_->Prefetch(d);
@@ -225,6 +231,7 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
     const unsigned size = table_.InsertDram(d, hash, slot, options.log);
     if (tails_ != nullptr && placement.key) tails_->Note(d, *placement.key);
     lock.unlock();
+    if (entry_size != nullptr) *entry_size = size;
     if (size == background_.high_water()) background_.ScheduleMigration(d);
     return Status::OK();
   }
