@@ -841,7 +841,10 @@ TEST(ScanTest, SkewedKeysFillThePoolLikeAHashPool) {
 // taking the keys from one counter (regression: their writes, a little out
 // of order, made a unit look like one of keys in no order).
 TEST(ScanTest, GrowingKeysTakeAboutAHashPoolsSpace) {
-  constexpr uint64_t kRecords = 100000;
+  // (In 4096 units, below a mean of 96 records: a unit of growing keys is
+  // then split at its DRAM entry's high-water mark, RangeRebalancer::
+  // GrowingAbove.)
+  constexpr uint64_t kRecords = 200000;
   std::string (*const orders[])(uint64_t) = {
       [](uint64_t i) { return Word(__builtin_bswap64(1700000000000 + i)); },
       [](uint64_t i) {
@@ -860,7 +863,7 @@ TEST(ScanTest, GrowingKeysTakeAboutAHashPoolsSpace) {
       for (const Partitioning p : {Partitioning::kHash, Partitioning::kRange}) {
         ScratchPool file(p == Partitioning::kHash ? "grow_hash" : "grow_range");
         Options o;
-        o.dram_directory_bits = 10;
+        o.dram_directory_bits = 12;
         o.partitioning = p;
         std::unique_ptr<DB> db;
         ASSERT_OK(DB::Open(o, file.path(), &db));
@@ -895,8 +898,9 @@ TEST(ScanTest, GrowingKeysTakeAboutAHashPoolsSpace) {
         ASSERT_OK(db->Close());
       }
       EXPECT_GT(stats[1].range_rebalances, kRecords / 256);
+      // (Plus the range map's regions and a step of the heap's growth.)
       EXPECT_LT(stats[1].pool_allocated_bytes,
-                stats[0].pool_allocated_bytes * 3 / 2)
+                stats[0].pool_allocated_bytes * 3 / 2 + (8 << 20))
           << "hash pool " << stats[0].pool_allocated_bytes;
     }
   }

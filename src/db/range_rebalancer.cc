@@ -95,7 +95,8 @@ void RangeRebalancer::CountUnits() {
 // only, a merge of many empty ranges into one would raise the mean, and a
 // crowded pool whose empty ranges were merged would look balanced.)
 uint64_t RangeRebalancer::MeanRecords() {
-  return table_.TotalUnitPmemRecords() / table_.dram_entries();
+  return (table_.TotalUnitPmemRecords() + table_.DramRecords()) /
+         table_.dram_entries();
 }
 
 uint64_t RangeRebalancer::HeavyAbove() const {
@@ -104,6 +105,11 @@ uint64_t RangeRebalancer::HeavyAbove() const {
 
 // Below HeavyAbove() whatever the mean: the unit a split of growing keys
 // leaves behind is never heavy, and never needs a split (a copy) itself.
+// (While the mean is below the high-water mark less half an entry, the
+// writer that takes a unit of growing keys to its high-water mark splits
+// it, and its records stay in DRAM; in a pool that holds more, units of
+// growing keys grow with the mean, which keeps the merges that free units
+// for them few.)
 uint64_t RangeRebalancer::GrowingAbove() const {
   return mean_.load(std::memory_order_relaxed) + table_.capacity() / 2;
 }

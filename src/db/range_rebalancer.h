@@ -161,7 +161,8 @@ class RangeRebalancer {
   // Whether `records` is above `factor` times that threshold, by a fresh
   // mean if the last one says so.
   bool Above(uint64_t records, uint64_t factor);
-  // The mean of the units' records on PMem, over all 2^d units.
+  // The mean of the units' records (DRAM entries' too), over all 2^d
+  // units.
   uint64_t MeanRecords();
   // Where to split `unit` (of `range`): *appending if its keys keep
   // growing (its recent writes, `written` and its DRAM entry's, lie above

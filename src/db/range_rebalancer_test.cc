@@ -296,6 +296,29 @@ TEST_F(RangeRebalancerTest, RetiredUnitThatIsHeavyIsSplitAtItsMedian) {
   ExpectAllRecords("after");
 }
 
+// A unit is heavy against the mean of every unit's records, the ones in
+// DRAM entries too: units whose records all lie in DRAM (keys that keep
+// growing leave them there) count as much as units whose records migrated.
+TEST_F(RangeRebalancerTest, RecordsInDramCountTowardsTheMean) {
+  Open(EightUnits());
+  const uint64_t capacity = layers_.table().capacity();
+  for (unsigned unit = 1; unit < 8; ++unit) {
+    Fill(unit, static_cast<int>(capacity / 2), unit);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(layers_.table().UnitPmemRecords(unit), 0u);
+  }
+  Fill(0, static_cast<int>(2 * capacity), 0);
+  if (HasFatalFailure()) return;
+  rebalancer_->CountUnits();
+  // Over all eight: (2 + 7 / 2) / 8 of an entry each, which makes a unit
+  // heavy above 2 * 0.69 + 1 entries: not unit 0's 2. (By its PMem records
+  // alone, the mean is below a quarter of an entry, and unit 0 is heavy.)
+  EXPECT_FALSE(rebalancer_->Heavy(0));
+  Fill(0, static_cast<int>(4 * capacity), 0);  // 2 more entries' worth
+  if (HasFatalFailure()) return;
+  EXPECT_TRUE(rebalancer_->Heavy(0));
+}
+
 TEST_F(RangeRebalancerTest, WhatCannotBeRebalancedSaysWhy) {
   // A hash pool has no units to move.
   {

@@ -393,6 +393,7 @@ unsigned LeveledTable::AppendDram(uint64_t dram_index, uint64_t hash,
   if (i == 0) FilterResetBucket(e.filter, b, fanout_);
   FilterAdd(e.filter, b, ProbeOf(hash));
   StoreRelease(e.state, EntryState{st.epoch, pos + 1}.Encode());
+  dram_inserted_.Add(1);
   return pos + 1;
 }
 

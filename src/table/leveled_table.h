@@ -251,6 +251,11 @@ class LeveledTable {
   uint64_t UnitRecords(uint64_t dram_index) const {
     return UnitPmemRecords(dram_index) + DramState(dram_index).size;
   }
+  // The records in the DRAM level (its entries' sizes summed, kept as they
+  // change: no walk). Lock-free; may miss changes racing with it.
+  uint64_t DramRecords() const {
+    return dram_inserted_.Read() - dram_cleared_.Read();
+  }
   // The largest epoch of any DRAM entry (epochs only grow): no log record
   // carries a larger one.
   uint64_t MaxDramEpoch() const {
@@ -483,6 +488,8 @@ class LeveledTable {
       nullptr;  // filters of levels 1..dram_filter_levels
   uint64_t dram_filter_bytes_ = 0;
   ShardedCounter migrations_;
+  ShardedCounter dram_inserted_;  // records put into DRAM entries
+  ShardedCounter dram_cleared_;   // records DRAM entries dropped (cleared)
   std::unique_ptr<std::atomic<uint64_t>[]> unit_records_;  // by DRAM entry
   std::atomic<uint64_t> total_unit_records_{0};  // their sum
   std::atomic<uint64_t> max_dram_epoch_{0};

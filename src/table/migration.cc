@@ -436,7 +436,10 @@ void LeveledTable::ClearSource(unsigned level, uint64_t index) {
   // is left as it is; refilling a bucket resets its partition (filter.h).
   const uint64_t epoch = level == 0 ? st.epoch + 1 : st.epoch;
   StoreRelease(e.state, EntryState{epoch, 0}.Encode());
-  if (level == 0) RaiseMaxDramEpoch(epoch);
+  if (level == 0) {
+    RaiseMaxDramEpoch(epoch);
+    dram_cleared_.Add(st.size);
+  }
   if (level == 0) {
     for (uint64_t& w : e.unlogged) StoreRelaxed(w, 0);
   }
