@@ -23,14 +23,17 @@
 // A move of a key range R from unit A to unit B, under both units' locks
 // (writers of either wait; lookups go on, on A, until the switch):
 //   1. migrate A and B: every logged or unlogged record of either is on
-//      PMem, so no log record of theirs is needed any more;
+//      PMem, so no log record of theirs is needed any more (not A when R
+//      lies above all its keys: it keeps them, log records included,
+//      and is retired, Retired());
 //   2. copy A's newest version of every key in R into B, and a tombstone
 //      for every key B holds in R that A does not (a crashed earlier move,
 //      or B's own past in R): unlogged inserts with B's table hash and new
 //      payload entries (the entries' checks are seeded with it), migrated
 //      until all are on PMem;
 //   3. raise B's epochs above every epoch any log may hold (the largest
-//      DRAM epoch, through an empty migration): recovery, which places a
+//      DRAM epoch, through an empty migration, which takes no block for
+//      it: LeveledTable::EpochFloor): recovery, which places a
 //      log record by the map it finds, then takes every older record of a
 //      key in R for one already on PMem;
 //   4. switch the map: one change, persisted in one atomic store
