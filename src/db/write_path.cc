@@ -36,6 +36,9 @@ struct WritePath::BatchEntry {
 };
 
 Status WritePath::Halted() const {
+  // Every write asks: no lock unless a batch halted the writes (Halt()
+  // sets the cause before the flag).
+  if (!halted_.load(std::memory_order_acquire)) return Status::OK();
   MutexLock lock(&halt_mu_);
   return halt_cause_;
 }
