@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "media/sim_media.h"
@@ -46,6 +48,19 @@ inline ::testing::AssertionResult StatusIsOk(const char* expr,
 namespace plush::test {
 
 // An 8-byte string holding `v` (little-endian).
+// Waits (up to 10 s, polling every millisecond) until `done()` holds;
+// false if it never did. For a state another thread reaches by itself.
+template <typename Done>
+bool Eventually(Done done) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
 inline std::string Word(uint64_t v) {
   return std::string(reinterpret_cast<const char*>(&v), 8);
 }

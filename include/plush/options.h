@@ -184,6 +184,16 @@ struct WriteOptions {
   // at the next successful Checkpoint() or Close(); a crash before that may
   // lose it — and only it. Logged and unlogged writes may be mixed freely.
   bool log = true;
+  // true: the write also survives power failure when the call returns, on
+  // every back end. On `file` the pool is synced (msync) after the write;
+  // concurrent sync writers share syncs, so that a sync costs each of N
+  // writers about 1/N of one (group commit). On `pmem` the logged write is
+  // already durable, and sync adds nothing. Needs log = true (an unlogged
+  // write is durable only from the next Checkpoint()): Put, Delete, Write,
+  // Update and Increment return InvalidArgument otherwise; and NotSupported
+  // for a pool on a file system in memory (tmpfs, ramfs), which nothing
+  // makes survive power loss.
+  bool sync = false;
 };
 
 }  // namespace plush

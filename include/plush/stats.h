@@ -168,9 +168,12 @@ struct PLUSH_EXPORT Stats {
   double recovery_seconds = 0;
   uint64_t recovered_log_entries = 0;
 
-  // Counts added after the fields above, by name (none in this version):
-  // visited as Count(name, value) after the fields, each also the property
-  // "plush.<name>".
+  // Counts added after the fields above, by name: visited as
+  // Count(name, value) after the fields, each also the property
+  // "plush.<name>". This version reports:
+  //   syncs  syncs of the pool made since Open (msyncs on the file back
+  //          end; DB::Sync, Checkpoint and WriteOptions::sync writes
+  //          share them: media.h)
   std::vector<std::pair<std::string, uint64_t>> more_counts;
 
   // Calls the visitor once per field above, in declaration order, with the

@@ -195,6 +195,27 @@ Status DBImpl::CheckWritable() const {
   return m.failed() ? m.sticky_error() : write_path_->Halted();
 }
 
+Status DBImpl::CheckWrite(const WriteOptions& options) const {
+  if (options.sync && !options.log) {
+    return Status::InvalidArgument(
+        "WriteOptions::sync needs WriteOptions::log: an unlogged write is "
+        "durable only from the next Checkpoint()");
+  }
+  if (options.sync && pool_->media().InMemory()) {
+    return Status::NotSupported(
+        "WriteOptions::sync: the pool is on a file system in memory (tmpfs "
+        "or ramfs), whose contents do not survive power loss; put the pool "
+        "on a disk");
+  }
+  return CheckWritable();
+}
+
+Status DBImpl::Acknowledge(const WriteOptions& options,
+                           const Status& written) {
+  if (!written.ok() || !options.sync) return written;
+  return pool_->media().Sync();
+}
+
 Placement DBImpl::Place(std::string_view key) const {
   const uint64_t version = table_->hasher().version();
   const KeyHasher::Placed placed = table_->hasher().PlaceKey(key);
@@ -294,7 +315,7 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key,
                    std::string_view value) {
-  Status s = CheckWritable();
+  Status s = CheckWrite(options);
   if (!s.ok()) return s;
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   if (value.size() > kMaxValueSize) return ValueTooLarge(value);
@@ -303,11 +324,11 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
                         {Word(key), Word(value), false, false})
           : WritePayload(options, key, value, /*tombstone=*/false);
   if (s.ok()) user_bytes_.Add(key.size() + value.size());
-  return s;
+  return Acknowledge(options, s);
 }
 
 Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
-  Status s = CheckWritable();
+  Status s = CheckWrite(options);
   if (!s.ok()) return s;
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   // An 8-byte key's tombstone is inline; it hides the key's older
@@ -316,11 +337,11 @@ Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
           ? WriteInline(options, Word(key), {Word(key), 0, true, false})
           : WritePayload(options, key, {}, /*tombstone=*/true);
   if (s.ok()) user_bytes_.Add(key.size());
-  return s;
+  return Acknowledge(options, s);
 }
 
 Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
-  Status s = CheckWritable();
+  Status s = CheckWrite(options);
   if (!s.ok()) return s;
   if (batch == nullptr) return Status::InvalidArgument("no batch (null)");
   if (batch->Count() > kMaxBatchRecords) {
@@ -398,7 +419,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
     if (!moved) SplitUnitsIfDue(records);
   }
   user_bytes_.Add(bytes);
-  return Status::OK();
+  return Acknowledge(options, Status::OK());
 }
 
 Status DBImpl::ReadCurrent(const table::LookupKey& lookup, std::string* value,
@@ -422,7 +443,7 @@ Status DBImpl::ReadCurrent(const table::LookupKey& lookup, std::string* value,
 // otherwise the decision is taken again.
 Status DBImpl::ReadModifyWrite(const WriteOptions& options,
                                std::string_view key, const Decide& decide) {
-  Status s = CheckWritable();
+  Status s = CheckWrite(options);
   if (!s.ok()) return s;
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   const bool inline_key = key.size() == 8;
@@ -497,13 +518,13 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
 
 Status DBImpl::Update(const WriteOptions& options, std::string_view key,
                       const UpdateFunction& fn) {
-  return ReadModifyWrite(
-      options, key,
-      [&](const std::string* current, std::string* next,
-          UpdateAction* action) {
-        *action = fn(current, next);
-        return Status::OK();
-      });
+  return Acknowledge(
+      options, ReadModifyWrite(options, key,
+                               [&](const std::string* current,
+                                   std::string* next, UpdateAction* action) {
+                                 *action = fn(current, next);
+                                 return Status::OK();
+                               }));
 }
 
 Status DBImpl::Increment(const WriteOptions& options, std::string_view key,
@@ -531,7 +552,7 @@ Status DBImpl::Increment(const WriteOptions& options, std::string_view key,
         return Status::OK();
       });
   if (s.ok() && result != nullptr) *result = sum;
-  return s;
+  return Acknowledge(options, s);
 }
 
 // A lookup places its key on the range map, then searches the unit it
@@ -766,6 +787,7 @@ Status DBImpl::GetStats(Stats* stats) {
   }
   stats->recovery_seconds = recovery_seconds_;
   stats->recovered_log_entries = recovered_entries_;
+  stats->more_counts = {{"syncs", m.syncs()}};
   return Status::OK();
 }
 

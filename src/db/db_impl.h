@@ -113,6 +113,12 @@ class DBImpl final : public DB {
   // until the pool is opened again; media.h), or a write batch that could
   // not be applied whole (WritePath::Halted).
   Status CheckWritable() const;
+  // CheckWritable, and whether `options` can be honoured.
+  Status CheckWrite(const WriteOptions& options) const;
+  // What a write that ended with `written` returns: with
+  // WriteOptions::sync, once a sync that began after the write covered it
+  // (shared with the other writers waiting for one: Media::Sync).
+  Status Acknowledge(const WriteOptions& options, const Status& written);
 
   const Options options_;
   std::unique_ptr<pool::Pool> pool_;

@@ -389,11 +389,14 @@ TEST(DBTest, PropertiesAreTheStatsFields) {
             std::string::npos)
       << value;
   EXPECT_NE(value.find("recovered_log_entries: "), std::string::npos);
-  // One line per field, each a property of its own.
+  // One line per field and per entry of more_counts, each a property of its
+  // own.
   size_t lines = 0;
   for (size_t at = 0; (at = value.find('\n', at)) != std::string::npos; ++at)
     ++lines;
-  EXPECT_EQ(lines, 46u);
+  EXPECT_EQ(lines, 46u + stats.more_counts.size());
+  ASSERT_OK(db->GetProperty("plush.syncs", &value));
+  EXPECT_EQ(value, std::to_string(stats.more_counts.at(0).second));
   for (const char* bad : {"plush.nonsense", "rocksdb.stats", "", "plush."}) {
     const Status s = db->GetProperty(bad, &value);
     EXPECT_TRUE(s.IsNotFound()) << bad;

@@ -70,7 +70,7 @@ TEST(StatsTest, EveryFieldHasItsOwnName) {
   EXPECT_EQ(unique.size(), c.names.size());
   EXPECT_EQ(c.names.front(), "backend");
   EXPECT_EQ(c.names.back(), "recovered_log_entries")
-      << "this version reports no more_counts";
+      << "a default Stats has no more_counts";
 }
 
 }  // namespace

@@ -13,6 +13,12 @@ namespace plush::media::testing {
 // fail with errno `err` (as a writeback error reported by msync would).
 void FailNextSyncs(int count, int err);
 
+// hold true: msyncs of file-back-end pools in this process wait before
+// they begin, until HoldSyncs(false) (a slow device, made deterministic).
+void HoldSyncs(bool hold);
+// msyncs waiting for HoldSyncs(false).
+int HeldSyncs();
+
 // Makes the next `count` Back() calls of file-back-end pools in this
 // process fail with errno `err` (as posix_fallocate on a full file system).
 void FailNextBacks(int count, int err);

@@ -23,6 +23,8 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -43,6 +45,19 @@ std::atomic<int> syncs_to_fail{0};
 std::atomic<int> sync_failure_errno{EIO};
 std::atomic<int> backs_to_fail{0};
 std::atomic<int> back_failure_errno{ENOSPC};
+
+// testing::HoldSyncs: msyncs wait while held.
+Mutex held_syncs_mu;
+CondVar syncs_released;
+bool syncs_held GUARDED_BY(held_syncs_mu) = false;
+int syncs_waiting GUARDED_BY(held_syncs_mu) = 0;
+
+void WaitWhileSyncsHeld() {
+  MutexLock lock(&held_syncs_mu);
+  ++syncs_waiting;
+  syncs_released.Wait(&held_syncs_mu, [] { return !syncs_held; });
+  --syncs_waiting;
+}
 
 // The pool files this process holds open, by device and inode, with the
 // process that opened them (a forked child inherits the table, not the
@@ -173,11 +188,20 @@ void Pmem2Drain(void* context) noexcept {
   static_cast<const Pmem2Functions*>(context)->drain();
 }
 
+bool OnFileSystemInMemory(int fd) {
+  struct statfs fs {};
+  return fstatfs(fd, &fs) == 0 &&
+         (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+
 class MappedFileMedia final : public Media {
  public:
   MappedFileMedia(MediaKind kind, Granularity granularity, bool test_override,
                   int fd, std::pair<dev_t, ino_t> file_id)
-      : Media(kind, granularity, test_override), fd_(fd), file_id_(file_id) {}
+      : Media(kind, granularity, test_override),
+        fd_(fd),
+        file_id_(file_id),
+        in_memory_(OnFileSystemInMemory(fd)) {}
 
   ~MappedFileMedia() override {
     if (base_ != nullptr) munmap(base_, max_size_);
@@ -281,6 +305,7 @@ class MappedFileMedia final : public Media {
     return fstat(fd_, &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512
                                 : 0;
   }
+  bool InMemory() const override { return in_memory_; }
 
   // Chooses the persistence primitives: libpmem2's for PMem (none at all
   // with byte granularity: eADR), libpmem's CPU flushes when a file
@@ -301,6 +326,7 @@ class MappedFileMedia final : public Media {
   Status SyncMedia() override {
     if (kind() != MediaKind::kFile) return Status::OK();
     if (fd_ < 0) return Status::InvalidArgument("the pool is closed");
+    WaitWhileSyncsHeld();
     if (syncs_to_fail.load() > 0 && syncs_to_fail.fetch_sub(1) > 0)
       return ErrnoStatus("msync of the pool file", sync_failure_errno.load());
     if (msync(base_, size(), MS_SYNC) != 0)
@@ -308,9 +334,11 @@ class MappedFileMedia final : public Media {
     return Status::OK();
   }
 
+
  private:
   int fd_;
   const std::pair<dev_t, ino_t> file_id_;
+  const bool in_memory_;
   uint64_t max_size_ = 0;
   Pmem2Functions pmem2_;
 };
@@ -353,6 +381,17 @@ void testing::FailNextBacks(int count, int err) {
 void testing::FailNextSyncs(int count, int err) {
   sync_failure_errno.store(err);
   syncs_to_fail.store(count);
+}
+
+void testing::HoldSyncs(bool hold) {
+  MutexLock lock(&held_syncs_mu);
+  syncs_held = hold;
+  if (!hold) syncs_released.NotifyAll();
+}
+
+int testing::HeldSyncs() {
+  MutexLock lock(&held_syncs_mu);
+  return syncs_waiting;
 }
 
 Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,

@@ -18,6 +18,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "media/fault_injection.h"
 #include "media/media.h"
@@ -81,6 +83,7 @@ class FileMediaTest : public ::testing::Test {
   void TearDown() override {
     testing::FailNextSyncs(0, EIO);
     testing::FailNextBacks(0, ENOSPC);
+    testing::HoldSyncs(false);
   }
 
   ScratchPool file_{"file_media"};
@@ -338,6 +341,62 @@ TEST_F(FileMediaTest, FailedSyncIsSticky) {
             "NoSpace: a sync of the pool failed; writes and syncs are refused "
             "until the pool is opened again: msync of the pool file: No space "
             "left on device");
+}
+
+// Group commit of syncs: calls made while a sync runs wait for it and
+// are then covered by one more sync, which began after all of them; none
+// returns on the sync that was running when it was called (it may have
+// begun before the caller's writes).
+TEST_F(FileMediaTest, ConcurrentSyncsShareOneThatBeganAfterThem) {
+  std::unique_ptr<Media> m;
+  ASSERT_OK(OpenFileMedia(file_.path(), Create(2 * kMiB), &m));
+  testing::HoldSyncs(true);
+  std::vector<std::thread> threads;
+  std::vector<uint64_t> syncs_seen(9, 0);
+  std::vector<Status> results(9);
+  auto sync = [&](int i) {
+    results[i] = m->Sync();
+    syncs_seen[i] = m->syncs();
+  };
+  threads.emplace_back(sync, 0);
+  ASSERT_TRUE(test::Eventually([] { return testing::HeldSyncs() == 1; }));
+  for (int i = 1; i < 9; ++i) threads.emplace_back(sync, i);
+  ASSERT_TRUE(test::Eventually([&] { return m->sync_calls() == 9; }));
+  EXPECT_EQ(m->syncs(), 0u);
+  testing::HoldSyncs(false);
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 9; ++i) {
+    EXPECT_OK(results[i]) << i;
+    EXPECT_GE(syncs_seen[i], i == 0 ? 1u : 2u)
+        << "call " << i << " returned on a sync that began before it";
+  }
+  EXPECT_EQ(m->syncs(), 2u) << "the eight waiters share one sync";
+}
+
+// A failed sync is every waiter's answer, and nobody syncs after it.
+TEST_F(FileMediaTest, FailedSharedSyncReachesEveryWaiter) {
+  std::unique_ptr<Media> m;
+  ASSERT_OK(OpenFileMedia(file_.path(), Create(2 * kMiB), &m));
+  testing::HoldSyncs(true);
+  testing::FailNextSyncs(1, EIO);
+  std::vector<std::thread> threads;
+  std::vector<Status> results(5);
+  threads.emplace_back([&] { results[0] = m->Sync(); });
+  ASSERT_TRUE(test::Eventually([] { return testing::HeldSyncs() == 1; }));
+  for (int i = 1; i < 5; ++i)
+    threads.emplace_back([&, i] { results[i] = m->Sync(); });
+  ASSERT_TRUE(test::Eventually([&] { return m->sync_calls() == 5; }));
+  testing::HoldSyncs(false);
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(results[i].ToString(),
+              "IOError: a sync of the pool failed; writes and syncs are "
+              "refused until the pool is opened again: msync of the pool "
+              "file: Input/output error")
+        << i;
+  }
+  EXPECT_EQ(m->syncs(), 1u);
+  EXPECT_TRUE(m->failed());
 }
 
 TEST_F(FileMediaTest, CopyToWritesANewFileAndNeverOverwrites) {

@@ -133,16 +133,30 @@ class Media {
   }
   // Bytes of storage the media holds (a file's allocated blocks).
   virtual uint64_t BackedBytes() const { return size(); }
-  // Makes everything written so far durable on this back end's terms
-  // (msync for files; nothing for pmem and sim).
+  // The pool is a file on a file system in memory (tmpfs, ramfs: /dev/shm):
+  // it survives process crashes, and nothing of it survives power loss,
+  // whatever is synced.
+  virtual bool InMemory() const { return false; }
+  // Makes everything written before the call durable on this back end's
+  // terms (msync for files; nothing for pmem and sim).
+  //
+  // Concurrent callers share syncs (group commit, as LevelDB's writers
+  // share a log sync): a call returns once a sync that began after it was
+  // made has ended. A caller that finds a sync running waits (blocked, not
+  // spinning) for it to end; then one of the waiters syncs for all of them.
   //
   // A failed sync is sticky (like LevelDB's bg_error_): Linux reports a
   // writeback error once, and the pages it concerned may be gone, so a
   // later sync that returned OK would claim durability that was lost.
-  // After the first failure every Sync() returns that failure, and
-  // sticky_error() tells the engine to refuse writes, until the pool is
-  // opened again.
+  // Every caller the failed sync was to cover gets the failure, so does
+  // every later Sync(), and sticky_error() tells the engine to refuse
+  // writes, until the pool is opened again.
   Status Sync() EXCLUDES(sync_mu_);
+  // Syncs of the back end made (each covering every Sync() call waiting
+  // when it began).
+  uint64_t syncs() const { return syncs_.load(std::memory_order_relaxed); }
+  // Sync() calls made so far (tests: how many are waiting).
+  uint64_t sync_calls() const EXCLUDES(sync_mu_);
   // OK, or the first failed Sync()'s error (see Sync()).
   Status sticky_error() const EXCLUDES(sync_mu_);
   bool failed() const { return failed_.load(std::memory_order_acquire); }
@@ -199,8 +213,15 @@ class Media {
   ShardedCounter persist_calls_;
   ShardedCounter flushed_lines_;
   std::atomic<bool> failed_{false};
+  std::atomic<uint64_t> syncs_{0};
   mutable Mutex sync_mu_;
+  CondVar sync_ended_;
   Status sync_error_ GUARDED_BY(sync_mu_);
+  // Sync() calls numbered from 1; the calls up to synced_through_ are
+  // covered by an ended sync; a sync runs (outside the mutex).
+  uint64_t sync_calls_ GUARDED_BY(sync_mu_) = 0;
+  uint64_t synced_through_ GUARDED_BY(sync_mu_) = 0;
+  bool syncing_ GUARDED_BY(sync_mu_) = false;
 };
 
 // How a pool file should be opened.

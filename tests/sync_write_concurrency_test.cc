@@ -1,0 +1,292 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// WriteOptions::sync on the file back end: every kind of write returns
+// only once a sync that began after it ended; concurrent sync writers
+// share syncs; a failed sync is the error of every writer waiting for it,
+// and of every write after it; sync needs a logged write. Syncs are held
+// with media::testing::HoldSyncs, which makes a slow device deterministic.
+
+#include <gtest/gtest.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "db/db_impl.h"
+#include "media/fault_injection.h"
+#include "plush/db.h"
+#include "plush/write_batch.h"
+#include "testutil.h"
+
+namespace plush {
+namespace {
+
+using test::Eventually;
+using test::ScratchPool;
+using test::Word;
+
+WriteOptions Synced() {
+  WriteOptions o;
+  o.sync = true;
+  return o;
+}
+
+bool InMemory(const std::string& dir) {
+  struct statfs fs {};
+  return statfs(dir.c_str(), &fs) == 0 &&
+         (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+
+// A directory on a disk (sync writes are refused in memory): the test's
+// working directory (the build tree), else /var/tmp; empty if neither is.
+std::string DiskDirectory() {
+  for (std::string dir : {std::filesystem::current_path().string(),
+                          std::string("/var/tmp")}) {
+    if (access(dir.c_str(), W_OK) == 0 && !InMemory(dir)) return dir;
+  }
+  return "";
+}
+
+media::Media& MediaOf(DB* db) {
+  return static_cast<DBImpl*>(db)->pool().media();
+}
+
+// Each way to write, with sync; `i` makes its key.
+struct SyncedWrite {
+  const char* name;
+  std::function<Status(DB*, uint64_t)> write;
+};
+
+std::vector<SyncedWrite> SyncedWrites() {
+  return {
+      {"Put", [](DB* db, uint64_t i) { return db->Put(Synced(), Word(i), "v"); }},
+      {"Put inline",
+       [](DB* db, uint64_t i) { return db->Put(Synced(), Word(i), Word(i)); }},
+      {"Delete", [](DB* db, uint64_t i) { return db->Delete(Synced(), Word(i)); }},
+      {"Write",
+       [](DB* db, uint64_t i) {
+         WriteBatch batch;
+         batch.Put(Word(i), "a");
+         batch.Put("key " + std::to_string(i), "b");
+         return db->Write(Synced(), &batch);
+       }},
+      {"Update",
+       [](DB* db, uint64_t i) {
+         return db->Update(Synced(), Word(i),
+                           [](const std::string*, std::string* next) {
+                             *next = "updated";
+                             return DB::UpdateAction::kPut;
+                           });
+       }},
+      {"Increment",
+       [](DB* db, uint64_t i) {
+         int64_t result = 0;
+         return db->Increment(Synced(), "counter " + std::to_string(i), 1,
+                              &result);
+       }},
+      {"PutIfAbsent",
+       [](DB* db, uint64_t i) {
+         bool stored = false;
+         return db->PutIfAbsent(Synced(), "new " + std::to_string(i), "v",
+                                &stored);
+       }},
+  };
+}
+
+class SyncWriteTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string dir = DiskDirectory();
+    if (dir.empty()) GTEST_SKIP() << "no writable directory on a disk";
+    path_ = dir + "/plush_sync_write_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    unlink(path_.c_str());
+    Options o = Options::SmallProfile();
+    o.backend = Backend::kFile;
+    ASSERT_OK(DB::Open(o, path_, &db_));
+  }
+  void TearDown() override {
+    media::testing::HoldSyncs(false);
+    media::testing::FailNextSyncs(0, EIO);
+    db_.reset();
+    if (!path_.empty()) unlink(path_.c_str());
+  }
+
+  std::string path_;
+  std::unique_ptr<DB> db_;
+};
+
+TEST_F(SyncWriteTest, EveryWriteWaitsForASyncThatBeganAfterIt) {
+  uint64_t key = 0;
+  for (const SyncedWrite& w : SyncedWrites()) {
+    SCOPED_TRACE(w.name);
+    const uint64_t syncs_before = MediaOf(db_.get()).syncs();
+    media::testing::HoldSyncs(true);
+    std::atomic<bool> returned{false};
+    Status status;
+    std::thread writer([&] {
+      status = w.write(db_.get(), ++key);
+      returned = true;
+    });
+    EXPECT_TRUE(Eventually([&] {
+      return media::testing::HeldSyncs() == 1 || returned;
+    })) << "neither a sync began nor the write returned";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(returned) << "acknowledged before a sync ended";
+    media::testing::HoldSyncs(false);
+    writer.join();
+    EXPECT_OK(status);
+    EXPECT_EQ(MediaOf(db_.get()).syncs(), syncs_before + 1);
+  }
+}
+
+TEST_F(SyncWriteTest, WritesWithoutSyncDoNotSync) {
+  const uint64_t syncs_before = MediaOf(db_.get()).syncs();
+  ASSERT_OK(db_->Put({}, Word(1), "v"));
+  ASSERT_OK(db_->Delete({}, Word(1)));
+  EXPECT_EQ(MediaOf(db_.get()).syncs(), syncs_before);
+}
+
+// Writers that arrive while a sync runs wait for it, then share the next
+// one: eight writers, two syncs.
+TEST_F(SyncWriteTest, ConcurrentSyncWritersShareASync) {
+  media::Media& m = MediaOf(db_.get());
+  const uint64_t syncs_before = m.syncs();
+  const uint64_t calls_before = m.sync_calls();
+  media::testing::HoldSyncs(true);
+  std::vector<std::thread> writers;
+  std::vector<Status> statuses(8);
+  writers.emplace_back([&] { statuses[0] = db_->Put(Synced(), Word(0), "v"); });
+  EXPECT_TRUE(Eventually([] { return media::testing::HeldSyncs() == 1; }));
+  for (uint64_t i = 1; i < 8; ++i) {
+    writers.emplace_back(
+        [&, i] { statuses[i] = db_->Put(Synced(), Word(i), "v"); });
+  }
+  EXPECT_TRUE(Eventually([&] { return m.sync_calls() == calls_before + 8; }));
+  media::testing::HoldSyncs(false);
+  for (std::thread& t : writers) t.join();
+  for (const Status& s : statuses) EXPECT_OK(s);
+  EXPECT_EQ(m.syncs(), syncs_before + 2);
+  Stats stats;
+  ASSERT_OK(db_->GetStats(&stats));
+  ASSERT_FALSE(stats.more_counts.empty());
+  EXPECT_EQ(stats.more_counts[0].first, "syncs");
+  EXPECT_EQ(stats.more_counts[0].second, m.syncs());
+}
+
+// Many sync writers at once, unheld: every write is acknowledged and
+// readable, and they took fewer syncs than writes (each sync covers the
+// writers that queued while the one before it ran).
+TEST_F(SyncWriteTest, ManySyncWritersAreAllAcknowledged) {
+  constexpr int kThreads = 8;
+  constexpr int kWrites = 200;
+  const uint64_t syncs_before = MediaOf(db_.get()).syncs();
+  std::vector<std::thread> writers;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < kWrites; ++i) {
+        const uint64_t key = static_cast<uint64_t>(t) << 32 | i;
+        if (!db_->Put(Synced(), Word(key), Word(i)).ok()) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_LE(MediaOf(db_.get()).syncs() - syncs_before,
+            uint64_t{kThreads} * kWrites);
+  std::string value;
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kWrites; ++i) {
+      ASSERT_OK(db_->Get({}, Word(static_cast<uint64_t>(t) << 32 | i), &value));
+    }
+  }
+}
+
+// The sync the writers wait for fails: each of them gets the error, so do
+// the writes after it (sync or not), and reads go on.
+TEST_F(SyncWriteTest, FailedSyncIsEveryWaitersErrorAndSticky) {
+  media::testing::HoldSyncs(true);
+  media::testing::FailNextSyncs(1, EIO);
+  const std::vector<SyncedWrite> writes = SyncedWrites();
+  std::vector<Status> statuses(writes.size());
+  std::vector<std::thread> writers;
+  const uint64_t calls_before = MediaOf(db_.get()).sync_calls();
+  for (size_t i = 0; i < writes.size(); ++i) {
+    writers.emplace_back(
+        [&, i] { statuses[i] = writes[i].write(db_.get(), 100 + i); });
+  }
+  EXPECT_TRUE(Eventually([&] {
+    return MediaOf(db_.get()).sync_calls() == calls_before + writes.size();
+  }));
+  media::testing::HoldSyncs(false);
+  for (std::thread& t : writers) t.join();
+  const std::string expected =
+      "IOError: a sync of the pool failed; writes and syncs are refused until "
+      "the pool is opened again: msync of the pool file: Input/output error";
+  for (size_t i = 0; i < writes.size(); ++i)
+    EXPECT_EQ(statuses[i].ToString(), expected) << writes[i].name;
+  EXPECT_EQ(db_->Put({}, Word(1), "later").ToString(), expected);
+  EXPECT_EQ(db_->Put(Synced(), Word(1), "later").ToString(), expected);
+  // The writes were made (readers see them), but are not known durable.
+  std::string value;
+  ASSERT_OK(db_->Get({}, Word(100), &value));
+  EXPECT_EQ(value, "v");
+}
+
+TEST_F(SyncWriteTest, SyncNeedsALoggedWrite) {
+  WriteOptions o = Synced();
+  o.log = false;
+  const std::string expected =
+      "InvalidArgument: WriteOptions::sync needs WriteOptions::log: an "
+      "unlogged write is durable only from the next Checkpoint()";
+  EXPECT_EQ(db_->Put(o, Word(1), "v").ToString(), expected);
+  EXPECT_EQ(db_->Delete(o, Word(1)).ToString(), expected);
+  WriteBatch batch;
+  batch.Put(Word(1), "v");
+  EXPECT_EQ(db_->Write(o, &batch).ToString(), expected);
+  int64_t result = 0;
+  EXPECT_EQ(db_->Increment(o, "n", 1, &result).ToString(), expected);
+  EXPECT_EQ(db_->Update(o, Word(1),
+                        [](const std::string*, std::string*) {
+                          return DB::UpdateAction::kDelete;
+                        })
+                .ToString(),
+            expected);
+  std::string value;
+  EXPECT_TRUE(db_->Get({}, Word(1), &value).IsNotFound()) << "nothing written";
+}
+
+// Nothing makes a pool in memory survive power loss: sync is refused
+// there, before anything is written, rather than promised falsely.
+TEST(SyncWriteInMemoryTest, IsNotSupported) {
+  if (!InMemory("/dev/shm")) GTEST_SKIP() << "/dev/shm is not in memory here";
+  ScratchPool file("sync_in_memory");
+  ASSERT_EQ(file.path().rfind("/dev/shm/", 0), 0u);
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(Options::SmallProfile(), file.path(), &db));
+  const std::string expected =
+      "NotSupported: WriteOptions::sync: the pool is on a file system in "
+      "memory (tmpfs or ramfs), whose contents do not survive power loss; put "
+      "the pool on a disk";
+  for (const SyncedWrite& w : SyncedWrites())
+    EXPECT_EQ(w.write(db.get(), 1).ToString(), expected) << w.name;
+  std::string value;
+  EXPECT_TRUE(db->Get({}, Word(1), &value).IsNotFound());
+  ASSERT_OK(db->Put({}, Word(1), "v")) << "writes without sync go on";
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  EXPECT_EQ(stats.guarantee,
+            "acknowledged writes survive process crashes; nothing survives "
+            "power failure (a file system in memory)");
+}
+
+}  // namespace
+}  // namespace plush
