@@ -241,6 +241,24 @@ TEST_F(SyncWriteTest, FailedSyncIsEveryWaitersErrorAndSticky) {
   EXPECT_EQ(value, "v");
 }
 
+// A sync write announces its sync before it writes (Media::AnnounceSync);
+// one that fails withdraws it, or every later sync would wait for it.
+TEST_F(SyncWriteTest, FailedSyncWriteWithdrawsItsAnnouncement) {
+  media::Media& m = MediaOf(db_.get());
+  const std::string too_long(kMaxKeySize + 1, 'k');
+  EXPECT_TRUE(db_->Put(Synced(), too_long, "v").IsInvalidArgument());
+  EXPECT_TRUE(db_->Delete(Synced(), too_long).IsInvalidArgument());
+  int64_t result = 0;
+  ASSERT_OK(db_->Put({}, "text", "not a number"));
+  EXPECT_TRUE(db_->Increment(Synced(), "text", 1, &result).IsInvalidArgument());
+  WriteBatch batch;
+  batch.Put(too_long, "v");
+  EXPECT_TRUE(db_->Write(Synced(), &batch).IsInvalidArgument());
+  EXPECT_EQ(m.announced_syncs(), 0u);
+  ASSERT_OK(db_->Put(Synced(), Word(1), "v"));
+  EXPECT_EQ(m.announced_syncs(), 0u);
+}
+
 TEST_F(SyncWriteTest, SyncNeedsALoggedWrite) {
   WriteOptions o = Synced();
   o.log = false;

@@ -195,13 +195,13 @@ Status DBImpl::CheckWritable() const {
   return m.failed() ? m.sticky_error() : write_path_->Halted();
 }
 
-Status DBImpl::CheckWrite(const WriteOptions& options) const {
-  if (options.sync && !options.log) {
+Status DBImpl::CheckSyncWrite(const WriteOptions& options) const {
+  if (!options.log) {
     return Status::InvalidArgument(
         "WriteOptions::sync needs WriteOptions::log: an unlogged write is "
         "durable only from the next Checkpoint()");
   }
-  if (options.sync && pool_->media().InMemory()) {
+  if (pool_->media().InMemory()) {
     return Status::NotSupported(
         "WriteOptions::sync: the pool is on a file system in memory (tmpfs "
         "or ramfs), whose contents do not survive power loss; put the pool "
@@ -210,10 +210,22 @@ Status DBImpl::CheckWrite(const WriteOptions& options) const {
   return CheckWritable();
 }
 
-Status DBImpl::Acknowledge(const WriteOptions& options,
-                           const Status& written) {
-  if (!written.ok() || !options.sync) return written;
-  return pool_->media().Sync();
+template <typename Apply>
+Status DBImpl::Acknowledged(const WriteOptions& options, Apply apply) {
+  if (!options.sync) {
+    Status s = CheckWritable();
+    return s.ok() ? apply() : s;
+  }
+  Status s = CheckSyncWrite(options);
+  if (!s.ok()) return s;
+  media::Media& media = pool_->media();
+  media.AnnounceSync();
+  s = apply();
+  if (!s.ok()) {
+    media.WithdrawSync();
+    return s;
+  }
+  return media.SyncAnnounced();
 }
 
 Placement DBImpl::Place(std::string_view key) const {
@@ -315,34 +327,37 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key,
                    std::string_view value) {
-  Status s = CheckWrite(options);
-  if (!s.ok()) return s;
-  if (key.size() > kMaxKeySize) return KeyTooLarge(key);
-  if (value.size() > kMaxValueSize) return ValueTooLarge(value);
-  s = key.size() == 8 && value.size() == 8
-          ? WriteInline(options, Word(key),
-                        {Word(key), Word(value), false, false})
-          : WritePayload(options, key, value, /*tombstone=*/false);
-  if (s.ok()) user_bytes_.Add(key.size() + value.size());
-  return Acknowledge(options, s);
+  return Acknowledged(options, [&] {
+    if (key.size() > kMaxKeySize) return KeyTooLarge(key);
+    if (value.size() > kMaxValueSize) return ValueTooLarge(value);
+    Status s = key.size() == 8 && value.size() == 8
+                   ? WriteInline(options, Word(key),
+                                 {Word(key), Word(value), false, false})
+                   : WritePayload(options, key, value, /*tombstone=*/false);
+    if (s.ok()) user_bytes_.Add(key.size() + value.size());
+    return s;
+  });
 }
 
 Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
-  Status s = CheckWrite(options);
-  if (!s.ok()) return s;
-  if (key.size() > kMaxKeySize) return KeyTooLarge(key);
-  // An 8-byte key's tombstone is inline; it hides the key's older
-  // versions whether they are inline or in the payload logs.
-  s = key.size() == 8
-          ? WriteInline(options, Word(key), {Word(key), 0, true, false})
-          : WritePayload(options, key, {}, /*tombstone=*/true);
-  if (s.ok()) user_bytes_.Add(key.size());
-  return Acknowledge(options, s);
+  return Acknowledged(options, [&] {
+    if (key.size() > kMaxKeySize) return KeyTooLarge(key);
+    // An 8-byte key's tombstone is inline; it hides the key's older
+    // versions whether they are inline or in the payload logs.
+    Status s = key.size() == 8
+                   ? WriteInline(options, Word(key), {Word(key), 0, true, false})
+                   : WritePayload(options, key, {}, /*tombstone=*/true);
+    if (s.ok()) user_bytes_.Add(key.size());
+    return s;
+  });
 }
 
 Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
-  Status s = CheckWrite(options);
-  if (!s.ok()) return s;
+  return Acknowledged(options, [&] { return WriteBatchNow(options, batch); });
+}
+
+Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
+  Status s;
   if (batch == nullptr) return Status::InvalidArgument("no batch (null)");
   if (batch->Count() > kMaxBatchRecords) {
     return Status::InvalidArgument(
@@ -419,7 +434,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
     if (!moved) SplitUnitsIfDue(records);
   }
   user_bytes_.Add(bytes);
-  return Acknowledge(options, Status::OK());
+  return Status::OK();
 }
 
 Status DBImpl::ReadCurrent(const table::LookupKey& lookup, std::string* value,
@@ -443,9 +458,8 @@ Status DBImpl::ReadCurrent(const table::LookupKey& lookup, std::string* value,
 // otherwise the decision is taken again.
 Status DBImpl::ReadModifyWrite(const WriteOptions& options,
                                std::string_view key, const Decide& decide) {
-  Status s = CheckWrite(options);
-  if (!s.ok()) return s;
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
+  Status s;
   const bool inline_key = key.size() == 8;
   // A key that a re-balance moved (`moved`) is placed again, and the
   // decision taken again on its current value.
@@ -518,22 +532,21 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
 
 Status DBImpl::Update(const WriteOptions& options, std::string_view key,
                       const UpdateFunction& fn) {
-  return Acknowledge(
-      options, ReadModifyWrite(options, key,
-                               [&](const std::string* current,
-                                   std::string* next, UpdateAction* action) {
-                                 *action = fn(current, next);
-                                 return Status::OK();
-                               }));
+  return Acknowledged(options, [&] {
+    return ReadModifyWrite(options, key,
+                           [&](const std::string* current, std::string* next,
+                               UpdateAction* action) {
+                             *action = fn(current, next);
+                             return Status::OK();
+                           });
+  });
 }
 
 Status DBImpl::Increment(const WriteOptions& options, std::string_view key,
                          int64_t delta, int64_t* result) {
   int64_t sum = 0;
-  Status s = ReadModifyWrite(
-      options, key,
-      [&](const std::string* current, std::string* next,
-          UpdateAction* action) -> Status {
+  const Decide add = [&](const std::string* current, std::string* next,
+                         UpdateAction* action) -> Status {
         int64_t value = 0;
         if (current != nullptr) {
           if (current->size() != sizeof(value)) {
@@ -550,9 +563,11 @@ Status DBImpl::Increment(const WriteOptions& options, std::string_view key,
         next->assign(reinterpret_cast<const char*>(&sum), sizeof(sum));
         *action = UpdateAction::kPut;
         return Status::OK();
-      });
+  };
+  Status s = Acknowledged(
+      options, [&] { return ReadModifyWrite(options, key, add); });
   if (s.ok() && result != nullptr) *result = sum;
-  return Acknowledge(options, s);
+  return s;
 }
 
 // A lookup places its key on the range map, then searches the unit it

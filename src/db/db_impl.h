@@ -113,12 +113,17 @@ class DBImpl final : public DB {
   // until the pool is opened again; media.h), or a write batch that could
   // not be applied whole (WritePath::Halted).
   Status CheckWritable() const;
-  // CheckWritable, and whether `options` can be honoured.
-  Status CheckWrite(const WriteOptions& options) const;
-  // What a write that ended with `written` returns: with
-  // WriteOptions::sync, once a sync that began after the write covered it
-  // (shared with the other writers waiting for one: Media::Sync).
-  Status Acknowledge(const WriteOptions& options, const Status& written);
+  // CheckWritable, and whether a write with WriteOptions::sync can be
+  // made as `options` say.
+  Status CheckSyncWrite(const WriteOptions& options) const;
+  // Every write (Put, Delete, Write, Update, Increment): checks it may be
+  // made, makes it (`apply`), and returns; with WriteOptions::sync, once
+  // a sync that began after the write covered it (shared with the other
+  // sync writers: Media::SyncAnnounced).
+  template <typename Apply>
+  Status Acknowledged(const WriteOptions& options, Apply apply);
+  // Write()'s batch, checked and applied.
+  Status WriteBatchNow(const WriteOptions& options, WriteBatch* batch);
 
   const Options options_;
   std::unique_ptr<pool::Pool> pool_;

@@ -2,6 +2,9 @@
 
 #include "media/media.h"
 
+#include <chrono>
+#include <thread>
+
 namespace plush::media {
 
 const char* Media::KindName() const {
@@ -28,41 +31,61 @@ const char* Media::GranularityName() const {
   return "unknown";
 }
 
-Status Media::Sync() {
-  sync_mu_.Lock();
-  const uint64_t call = ++sync_calls_;
-  while (synced_through_ < call && sync_error_.ok()) {
-    if (syncing_) {
-      // It began before this call (or may have): wait for it to end.
-      sync_ended_.Wait(&sync_mu_, [&] { return !syncing_; });
+void Media::AwaitJoiningWrites() const {
+  if (last_sync_calls_.load(std::memory_order_relaxed) <= 1) return;
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::nanoseconds(last_sync_ns_.load(std::memory_order_relaxed) / 2);
+  uint64_t seen = sync_calls_.load(std::memory_order_acquire);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+    const uint64_t calls = sync_calls_.load(std::memory_order_acquire);
+    if (calls == seen && announced_.load(std::memory_order_acquire) == 0)
+      return;
+    seen = calls;
+  }
+}
+
+Status Media::SyncCall(bool announced) {
+  const uint64_t call = sync_calls_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  if (announced) announced_.fetch_sub(1, std::memory_order_acq_rel);
+  for (;;) {
+    const uint64_t synced = synced_through_.load(std::memory_order_acquire);
+    if (synced >= call || failed()) break;
+    bool idle = false;
+    if (!syncing_.compare_exchange_strong(idle, true,
+                                          std::memory_order_acq_rel)) {
+      // A sync runs; it may have begun before this call: wait for it to
+      // end (the waiters of a sync wake on its end without a lock to take
+      // in turn, so that they come back to write at once).
+      synced_through_.wait(synced, std::memory_order_acquire);
       continue;
     }
-    // Sync for every call made so far, outside the mutex so that later
-    // calls can queue meanwhile.
-    syncing_ = true;
-    const uint64_t covers = sync_calls_;
-    sync_mu_.Unlock();
+    // Sync for every call made so far; calls made meanwhile wait for the
+    // next sync.
+    AwaitJoiningWrites();
+    const uint64_t covers = sync_calls_.load(std::memory_order_acquire);
+    last_sync_calls_.store(covers - synced, std::memory_order_relaxed);
+    const auto began = std::chrono::steady_clock::now();
     const Status s = SyncMedia();
+    last_sync_ns_.store(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now() - began)
+            .count(),
+        std::memory_order_relaxed);
     syncs_.fetch_add(1, std::memory_order_relaxed);
-    sync_mu_.Lock();
-    syncing_ = false;
-    synced_through_ = covers;
     if (!s.ok()) {
+      MutexLock lock(&sync_mu_);
       sync_error_ = s.WithContext(
           "a sync of the pool failed; writes and syncs are refused until "
           "the pool is opened again");
       failed_.store(true, std::memory_order_release);
     }
-    sync_ended_.NotifyAll();
+    synced_through_.store(covers, std::memory_order_release);
+    syncing_.store(false, std::memory_order_release);
+    synced_through_.notify_all();
   }
-  Status s = sync_error_;
-  sync_mu_.Unlock();
-  return s;
-}
-
-uint64_t Media::sync_calls() const {
-  MutexLock lock(&sync_mu_);
-  return sync_calls_;
+  return sticky_error();
 }
 
 Status Media::sticky_error() const {

@@ -151,12 +151,30 @@ class Media {
   // Every caller the failed sync was to cover gets the failure, so does
   // every later Sync(), and sticky_error() tells the engine to refuse
   // writes, until the pool is opened again.
-  Status Sync() EXCLUDES(sync_mu_);
+  Status Sync() EXCLUDES(sync_mu_) { return SyncCall(false); }
+  // A writer that will call Sync() once its write is applied announces it
+  // first, then calls SyncAnnounced() (or, if the write fails,
+  // WithdrawSync()). Unless the previous sync covered a single call (a
+  // lone writer never waits), a sync about to begin lets announced writes
+  // and new calls join it while they keep coming, for at most half as long
+  // as the previous sync took: a write takes microseconds, a sync far
+  // longer, and without the wait the writers that a sync's end released
+  // would miss the next one (each sync would cover about half of the
+  // writers instead of all of them).
+  void AnnounceSync() { announced_.fetch_add(1, std::memory_order_acq_rel); }
+  void WithdrawSync() { announced_.fetch_sub(1, std::memory_order_acq_rel); }
+  Status SyncAnnounced() EXCLUDES(sync_mu_) { return SyncCall(true); }
+  // Writes announced and not yet synced or withdrawn (tests).
+  uint64_t announced_syncs() const {
+    return announced_.load(std::memory_order_acquire);
+  }
   // Syncs of the back end made (each covering every Sync() call waiting
   // when it began).
   uint64_t syncs() const { return syncs_.load(std::memory_order_relaxed); }
   // Sync() calls made so far (tests: how many are waiting).
-  uint64_t sync_calls() const EXCLUDES(sync_mu_);
+  uint64_t sync_calls() const {
+    return sync_calls_.load(std::memory_order_acquire);
+  }
   // OK, or the first failed Sync()'s error (see Sync()).
   Status sticky_error() const EXCLUDES(sync_mu_);
   bool failed() const { return failed_.load(std::memory_order_acquire); }
@@ -202,6 +220,12 @@ class Media {
   // The back end's own sync (Sync() adds the sticky error).
   virtual Status SyncMedia() = 0;
 
+ private:
+  Status SyncCall(bool announced) EXCLUDES(sync_mu_);
+  // The leader of a sync: lets joining writes call (AnnounceSync).
+  void AwaitJoiningWrites() const;
+
+ protected:
   char* base_ = nullptr;
   std::atomic<uint64_t> size_{0};
 
@@ -214,14 +238,17 @@ class Media {
   ShardedCounter flushed_lines_;
   std::atomic<bool> failed_{false};
   std::atomic<uint64_t> syncs_{0};
+  // Sync() calls are numbered from 1; those up to synced_through_ are
+  // covered by an ended sync; syncing_: one runs. Its waiters wait for
+  // synced_through_ to change (no lock: errors only take sync_mu_).
+  std::atomic<uint64_t> sync_calls_{0};
+  std::atomic<uint64_t> synced_through_{0};
+  std::atomic<bool> syncing_{false};
+  std::atomic<uint64_t> announced_{0};
+  std::atomic<uint64_t> last_sync_ns_{0};
+  std::atomic<uint64_t> last_sync_calls_{0};
   mutable Mutex sync_mu_;
-  CondVar sync_ended_;
   Status sync_error_ GUARDED_BY(sync_mu_);
-  // Sync() calls numbered from 1; the calls up to synced_through_ are
-  // covered by an ended sync; a sync runs (outside the mutex).
-  uint64_t sync_calls_ GUARDED_BY(sync_mu_) = 0;
-  uint64_t synced_through_ GUARDED_BY(sync_mu_) = 0;
-  bool syncing_ GUARDED_BY(sync_mu_) = false;
 };
 
 // How a pool file should be opened.
