@@ -17,9 +17,11 @@ fi
 
 tmp=$(mktemp -d)
 holder=
+disk=     # a scratch directory on a disk, if $tmp is in memory
+in_shm=   # a scratch directory in /dev/shm
 cleanup() {
   [[ -n $holder ]] && kill "$holder" 2>/dev/null
-  rm -rf "$tmp"
+  rm -rf "$tmp" ${disk:+"$disk"} ${in_shm:+"$in_shm"}
 }
 trap cleanup EXIT
 
@@ -137,6 +139,59 @@ expect 2 "$plush" put "$tmp/missing.pool" key00001 value001
 expect 0 "$plush" put "$hash" "short" "a longer value"
 expect 0 "$plush" get "$hash" short
 expect_out "a longer value"
+
+# ---- put --sync, delete --sync ----------------------------------------------
+# A sync write must survive power failure when the command returns, which a
+# file system in memory cannot give: such a pool is refused (NotSupported,
+# 7) before anything is written. So the writes that succeed need a pool on
+# a disk: in $tmp, or else in /var/tmp.
+in_memory() {
+  local type
+  type=$(stat -f -c %T "$1")
+  [[ $type == tmpfs || $type == ramfs ]]
+}
+if ! in_memory "$tmp"; then
+  synced=$tmp/synced.pool
+elif [[ -w /var/tmp ]] && ! in_memory /var/tmp; then
+  disk=$(mktemp -d /var/tmp/plush-test-cli.XXXXXX)
+  synced=$disk/synced.pool
+else
+  synced=
+  echo "test_cli: skipped put/delete --sync on a disk: $tmp and /var/tmp are in memory" >&2
+fi
+if [[ -n $synced ]]; then
+  expect 0 "$plush" create --small "$synced"
+  expect 0 "$plush" put --sync "$synced" key00001 value001
+  expect_err '^$'
+  expect 0 "$plush" put "$synced" --sync "short" "a longer value"
+  expect 0 "$plush" get "$synced" key00001
+  expect_out value001
+  expect 0 "$plush" delete --sync "$synced" key00001
+  expect 1 "$plush" get "$synced" key00001
+  expect 0 "$plush" del --sync "$synced" short
+  expect 1 "$plush" get "$synced" short
+fi
+sync_in_memory='^plush: NotSupported: WriteOptions::sync: the pool is on a file system in memory \(tmpfs or ramfs\), whose contents do not survive power loss; put the pool on a disk$'
+if [[ -d /dev/shm ]] && in_memory /dev/shm; then
+  in_shm=$(mktemp -d /dev/shm/plush-test-cli.XXXXXX)
+  expect 0 "$plush" create --small "$in_shm/kv.pool"
+  expect 7 "$plush" put --sync "$in_shm/kv.pool" key00001 value001
+  expect_err "$sync_in_memory"
+  expect 1 "$plush" get "$in_shm/kv.pool" key00001
+  expect 0 "$plush" put "$in_shm/kv.pool" key00001 value001
+  expect 7 "$plush" delete --sync "$in_shm/kv.pool" key00001
+  expect_err "$sync_in_memory"
+  expect 7 "$plush" del --sync "$in_shm/kv.pool" key00001
+  expect_err "$sync_in_memory"
+  expect 0 "$plush" get "$in_shm/kv.pool" key00001
+  expect_out value001
+else
+  echo "test_cli: skipped put/delete --sync in memory: /dev/shm is no tmpfs or ramfs" >&2
+fi
+expect 0 "$plush" put --help
+grep -q -- '--sync .*Return only once the write survives power failure' <<<"$out" && ok || fail "put --help: $out"
+expect 2 "$plush" get --sync "$hash" key00001
+expect_err 'The following argument was not expected: --sync'
 
 # ---- hex and base64 -------------------------------------------------------
 expect 0 "$plush" put --hex "$hash" 00ff00ff00ff00ff 0102030405060708

@@ -44,11 +44,13 @@ std::string Bytes(uint64_t word, uint32_t size, uint64_t domain) {
 }
 
 Status Apply(DB* db, const Op& op) {
+  WriteOptions write;
+  write.sync = op.sync;
   switch (op.kind) {
     case Op::Kind::kPut:
-      return db->Put({}, KeyBytes(op), ValueBytes(op.value, op.value_size));
+      return db->Put(write, KeyBytes(op), ValueBytes(op.value, op.value_size));
     case Op::Kind::kDelete:
-      return db->Delete({}, KeyBytes(op));
+      return db->Delete(write, KeyBytes(op));
     case Op::Kind::kCheckpoint:
       return db->Checkpoint(1);
     case Op::Kind::kRebalance:
@@ -68,6 +70,16 @@ std::string ValueBytes(uint64_t value, uint32_t size) {
 }
 
 std::string KeyBytes(const Op& op) { return KeyBytes(op.key, op.key_size); }
+
+std::vector<Op> WithEveryOtherWriteSynced(std::vector<Op> ops) {
+  bool sync = false;
+  for (Op& op : ops) {
+    if (!WritesKey(op)) continue;
+    op.sync = sync;
+    sync = !sync;
+  }
+  return ops;
+}
 
 std::vector<Op> RandomWorkload(uint64_t n, uint64_t key_space, uint64_t seed) {
   std::mt19937_64 rng(seed);

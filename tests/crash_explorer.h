@@ -50,6 +50,7 @@ struct Op {
   uint64_t value;           // for kPut
   uint32_t key_size = 8;    // bytes of KeyBytes(key, key_size)
   uint32_t value_size = 8;  // for kPut: bytes of ValueBytes(value, value_size)
+  bool sync = false;        // kPut, kDelete: with WriteOptions::sync
 };
 
 // Whether `op` writes its key (a put or a delete), as opposed to work that
@@ -67,6 +68,8 @@ std::string KeyBytes(const Op& op);
 
 // `n` random operations on keys in [0, key_space): 75% puts, 25% deletes.
 std::vector<Op> RandomWorkload(uint64_t n, uint64_t key_space, uint64_t seed);
+// `ops` with every other put and delete made a sync write.
+std::vector<Op> WithEveryOtherWriteSynced(std::vector<Op> ops);
 
 // The smallest payload_chunk_size that DB::Open accepts with `options`
 // (powers of two from 4 KiB; 0 if none up to 4 MiB), found by creating

@@ -90,6 +90,29 @@ TEST(CrashTest, SampledPersistPointsWithBackgroundWork) {
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 }
 
+// Sync writes of every DRAM entry share one log (RecoveryLogs::kSyncLog),
+// interleaved with writes to each entry's own log: recovery orders an
+// entry's records from both, and recycling the shared log's chunks
+// migrates the entries of its foreign records first.
+TEST(CrashTest, EveryPersistPointOfSyncWritesSharingALog) {
+  Options o = TinyCrashPool();
+  o.log_count = 2;
+  CrashExplorer explorer(
+      o, WithEveryOtherWriteSynced(RandomWorkload(Soak() ? 1500 : 500, 60, 31)));
+  Stats run;
+  explorer.CountPersistPoints(&run);
+  EXPECT_GT(run.log_compactions, 0u) << "the shared log's chunks recycle";
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("exhaustive, sync writes sharing a log", stats);
+  EXPECT_GT(stats.persist_points, 500u);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+
+  explorer.set_claim_in_flight_acked(true);
+  const ExplorerStats wrong = explorer.Exhaustive();
+  Report("sync writes sharing a log, deliberately wrong oracle", wrong);
+  EXPECT_GT(wrong.failures, 0u);
+}
+
 // The explorer must be able to fail: with an oracle that counts the
 // operation in flight at the crash as acknowledged, crashes that hit before
 // that operation's log entry is durable must be reported.

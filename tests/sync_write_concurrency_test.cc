@@ -44,11 +44,11 @@ bool InMemory(const std::string& dir) {
          (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
 }
 
-// A directory on a disk (sync writes are refused in memory): the test's
-// working directory (the build tree), else /var/tmp; empty if neither is.
+// A directory on a disk (sync writes are refused in memory): /var/tmp,
+// else the test's working directory (the build tree); empty if neither is.
 std::string DiskDirectory() {
-  for (std::string dir : {std::filesystem::current_path().string(),
-                          std::string("/var/tmp")}) {
+  for (std::string dir : {std::string("/var/tmp"),
+                          std::filesystem::current_path().string()}) {
     if (access(dir.c_str(), W_OK) == 0 && !InMemory(dir)) return dir;
   }
   return "";

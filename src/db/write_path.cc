@@ -73,8 +73,11 @@ Status WritePath::WriteRecords(const WriteOptions& options,
     entry_of[pair & UINT32_MAX] = static_cast<uint32_t>(entries.size() - 1);
   }
   // The log of the first entry: the batch holds that entry's lock, which is
-  // what a log waits for before it recycles a chunk (LogHost).
-  const unsigned log = logs_.LogOf(entries[0].dram_index);
+  // what a log waits for before it recycles a chunk (LogHost); sync
+  // batches share the sync log (RecoveryLogs::kSyncLog), as single sync
+  // writes do.
+  const unsigned own_log = logs_.LogOf(entries[0].dram_index);
+  const unsigned log = options.sync ? log::RecoveryLogs::kSyncLog : own_log;
   // A logged batch that a log chunk cannot hold keeps its members in the
   // spill area: it holds the area from before it locks its entries
   // (freeing the area may migrate entries) until it has inserted them.
@@ -140,7 +143,7 @@ Status WritePath::WriteRecords(const WriteOptions& options,
     if (options.log) {
       uint32_t chunk_seen = 0;
       if (!logs_.TryAppendBatch(log, logged.data(), logged.size(), spill,
-                                &chunk_seen)) {
+                                log != own_log, &chunk_seen)) {
         // Rotating may migrate DRAM entries and free the spill area: never
         // while holding a lock or the area.
         unlock_all();

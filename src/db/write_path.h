@@ -186,7 +186,9 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
   const uint64_t d = table_.DramIndex(hash);
   *moved = false;
   if (entry_size != nullptr) *entry_size = 0;
-  const unsigned log = logs_.LogOf(d);
+  // Sync writes share a log: their syncs write back one page of it.
+  const unsigned own_log = logs_.LogOf(d);
+  const unsigned log = options.sync ? log::RecoveryLogs::kSyncLog : own_log;
   table_.PrefetchDram(hash);
   if (tails_ != nullptr && placement.key) tails_->Prefetch(d);
   for (;;) {
@@ -220,7 +222,7 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
                                   st.epoch,       slot.tombstone,
                                   slot.indirect,  static_cast<uint8_t>(st.size)};
       uint32_t chunk_seen = 0;
-      if (!logs_.TryAppend(log, record, &chunk_seen)) {
+      if (!logs_.TryAppend(log, record, log != own_log, &chunk_seen)) {
         // Rotating may migrate DRAM entries: never while holding a lock.
         lock.unlock();
         s = logs_.Rotate(log, chunk_seen);

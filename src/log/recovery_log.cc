@@ -123,7 +123,16 @@ void RecoveryLogs::RaiseMaxEpoch(LogChunk& c, uint64_t epoch) {
 }
 
 bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record,
-                             uint32_t* chunk_seen) {
+                             bool foreign, uint32_t* chunk_seen) {
+  if (!foreign) return AppendOne(log, record, record.epoch, chunk_seen);
+  // The record's epoch is its own entry's, not comparable with those of
+  // the log's entries (RecycleOldest).
+  MutexLock lock(&logs_[log]->foreign_append_mu);
+  return AppendOne(log, record, kForeign, chunk_seen);
+}
+
+bool RecoveryLogs::AppendOne(unsigned log, const LogRecord& record,
+                             uint64_t chunk_epoch, uint32_t* chunk_seen) {
   LogChunk* c = nullptr;
   uint64_t slot = 0;
   if (!Reserve(log, 1, &c, &slot, chunk_seen)) return false;
@@ -131,13 +140,21 @@ bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record,
   EncodeEntry(record, c->header.check, words);
   media_.StreamWords(c->entries + slot * kEntryWords, words, kEntryWords);
   media_.Drain();
-  RaiseMaxEpoch(*c, record.epoch);
+  RaiseMaxEpoch(*c, chunk_epoch);
   return true;
 }
 
 bool RecoveryLogs::TryAppendBatch(unsigned log, const LogRecord* records,
                                   size_t n, const BatchSpill::Lease& spill,
-                                  uint32_t* chunk_seen) {
+                                  bool foreign, uint32_t* chunk_seen) {
+  if (!foreign) return AppendBatch(log, records, n, spill, chunk_seen);
+  MutexLock lock(&logs_[log]->foreign_append_mu);
+  return AppendBatch(log, records, n, spill, chunk_seen);
+}
+
+bool RecoveryLogs::AppendBatch(unsigned log, const LogRecord* records,
+                               size_t n, const BatchSpill::Lease& spill,
+                               uint32_t* chunk_seen) {
   const bool spilled = !FitsOneChunk(n);
   LogChunk* c = nullptr;
   uint64_t slot = 0;
@@ -290,6 +307,7 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg) {
   // A writer that reserved a slot of this chunk long ago may still be
   // writing it: let every append in progress finish first.
   host_->WaitForAppends(log);
+  { MutexLock foreign_appends(&lg.foreign_append_mu); }
   if (oldest->max_epoch.load(std::memory_order_relaxed) >=
       host_->MinDramEpoch(log)) {
     Status s = ScanChunk(
@@ -396,7 +414,8 @@ Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
     };
     Status s = ScanChunk(*chunk, on_record, on_spilled, on_invalid);
     if (!s.ok()) return s;
-    chunk->max_epoch.store(max_epoch);
+    // The sync log may hold any entry's records (kSyncLog).
+    chunk->max_epoch.store(log == kSyncLog ? kForeign : max_epoch);
   }
   lg.cursor.store(uint64_t{kNoChunk} << 32);
   return Status::OK();

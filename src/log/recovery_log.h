@@ -72,10 +72,21 @@ class RecoveryLogs {
     return static_cast<unsigned>(dram_index & (logs_.size() - 1));
   }
 
+  // The log of the records of sync writes (WriteOptions::sync), whatever
+  // their DRAM entries. A sync writes back every page written since the
+  // last one: the writers that share a sync then share this log's current
+  // page, where with the log of each one's entry they would dirty a page
+  // per log.
+  static constexpr unsigned kSyncLog = 0;
+
   // Appends `record` to `log` with one persistence barrier. Returns false if
   // the log has no room: the caller must drop its DRAM lock, call Rotate()
-  // with the returned `chunk_seen`, and try again.
-  bool TryAppend(unsigned log, const LogRecord& record, uint32_t* chunk_seen);
+  // with the returned `chunk_seen`, and try again. `foreign`: the record's
+  // DRAM entry is not one of `log`'s (LogOf); the caller holds that
+  // entry's lock, which the log's recycling does not wait for, so the
+  // append takes the log's foreign-append lock, which it does.
+  bool TryAppend(unsigned log, const LogRecord& record, bool foreign,
+                 uint32_t* chunk_seen);
   // Appends a write batch: `n` records (typed kMember here) and their
   // commit entry, with one persistence barrier; a crash leaves all of them
   // replayable or none (log_format.h). A batch that fits one chunk
@@ -83,9 +94,10 @@ class RecoveryLogs {
   // the spill area, which `spill` must hold (spill().Acquire for n), and
   // its commit to the log. Returns false like TryAppend. REQUIRES: the
   // caller holds the lock of a DRAM entry of `log` (WaitForAppends relies
-  // on it).
+  // on it), or `foreign` (as for TryAppend).
   bool TryAppendBatch(unsigned log, const LogRecord* records, size_t n,
-                      const BatchSpill::Lease& spill, uint32_t* chunk_seen);
+                      const BatchSpill::Lease& spill, bool foreign,
+                      uint32_t* chunk_seen);
   // Whether a batch of `n` records and its commit fit one chunk.
   bool FitsOneChunk(uint64_t n) const { return n < entries_per_chunk_; }
   // Where batches that do not fit one chunk keep their members.
@@ -154,6 +166,9 @@ class RecoveryLogs {
     // (chunk index << 32) | next slot; chunk kNoChunk means "none yet".
     alignas(64) std::atomic<uint64_t> cursor{uint64_t{kNoChunk} << 32};
     alignas(64) Mutex rotate_mu;
+    // Held by foreign appends (TryAppend) while they write: recycling
+    // passes through it to wait for them.
+    Mutex foreign_append_mu;
     std::unique_ptr<LogChunk[]> chunks;
     uint64_t next_seq GUARDED_BY(rotate_mu) = 1;
     // The most slots an append found unbacked asked for: Rotate() backs
@@ -166,6 +181,12 @@ class RecoveryLogs {
   Status RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* replayed)
       NO_THREAD_SAFETY_ANALYSIS;
   Status RecycleOldest(unsigned log, Log& lg) REQUIRES(lg.rotate_mu);
+  // TryAppend and TryAppendBatch once the caller's locks allow the append;
+  // `chunk_epoch`: what the record raises its chunk's max_epoch to.
+  bool AppendOne(unsigned log, const LogRecord& record, uint64_t chunk_epoch,
+                 uint32_t* chunk_seen);
+  bool AppendBatch(unsigned log, const LogRecord* records, size_t n,
+                   const BatchSpill::Lease& spill, uint32_t* chunk_seen);
   // Backs the chunk's storage up to slot `slots` (at most the chunk), in
   // steps that double; pre-faults what it backs (paper §4.3).
   Status Provision(Log& lg, LogChunk& chunk, uint64_t slots)

@@ -100,7 +100,7 @@ class RecoveryLogTest : public ::testing::Test {
   void Append(unsigned log, const LogRecord& r) {
     for (int tries = 0; tries < 3; ++tries) {
       uint32_t seen = 0;
-      if (logs_->TryAppend(log, r, &seen)) return;
+      if (logs_->TryAppend(log, r, false, &seen)) return;
       ASSERT_OK(logs_->Rotate(log, seen));
     }
     FAIL() << "no room after rotating";
@@ -115,7 +115,7 @@ class RecoveryLogTest : public ::testing::Test {
       }
       uint32_t seen = 0;
       if (logs_->TryAppendBatch(log, records.data(), records.size(), spill,
-                                &seen)) {
+                                /*foreign=*/false, &seen)) {
         return;
       }
       spill.Release();
@@ -225,7 +225,7 @@ TEST_F(RecoveryLogTest, NewLogsAreFreeChunksOfCheckOne) {
 
 TEST_F(RecoveryLogTest, FirstAppendAsksForARotationThatActivatesAChunk) {
   uint32_t seen = 0;
-  EXPECT_FALSE(logs_->TryAppend(1, Rec(1), &seen));
+  EXPECT_FALSE(logs_->TryAppend(1, Rec(1), false, &seen));
   EXPECT_EQ(seen, kNoChunk);
   ASSERT_OK(logs_->Rotate(1, seen));
   const LogChunkState s = State(1, 0);
@@ -243,7 +243,7 @@ TEST_F(RecoveryLogTest, AppendIsOneBarrierAndLeavesTheEncodedEntry) {
   const LogRecord r = Rec(2, 5);
   const uint64_t points = device_->persist_points();
   uint32_t seen = 0;
-  ASSERT_TRUE(logs_->TryAppend(0, r, &seen));
+  ASSERT_TRUE(logs_->TryAppend(0, r, false, &seen));
   EXPECT_EQ(device_->persist_points(), points + 1);
   uint64_t expected[3];
   EncodeEntry(r, 1, expected);
@@ -280,7 +280,7 @@ TEST_F(RecoveryLogTest, RecordsAreReplayedInAppendOrderPerLog) {
 TEST_F(RecoveryLogTest, RecordsGoOnInTheNextChunkAtTheEndOfAChunk) {
   AppendKeys(0, 0, kEntries);
   uint32_t seen = 0;
-  EXPECT_FALSE(logs_->TryAppend(0, Rec(kEntries), &seen));
+  EXPECT_FALSE(logs_->TryAppend(0, Rec(kEntries), false, &seen));
   EXPECT_EQ(seen, 0u) << "chunk 0 is current and full";
   ASSERT_OK(logs_->Rotate(0, seen));
   EXPECT_EQ(State(0, 1).log_seq, 2u);
@@ -293,11 +293,11 @@ TEST_F(RecoveryLogTest, RecordsGoOnInTheNextChunkAtTheEndOfAChunk) {
 TEST_F(RecoveryLogTest, RotationBySomeoneElseMakesMineANoOp) {
   AppendKeys(0, 0, kEntries);
   uint32_t seen = 0;
-  ASSERT_FALSE(logs_->TryAppend(0, Rec(kEntries), &seen));
+  ASSERT_FALSE(logs_->TryAppend(0, Rec(kEntries), false, &seen));
   ASSERT_OK(logs_->Rotate(0, seen));
   ASSERT_OK(logs_->Rotate(0, seen));
   EXPECT_FALSE(State(0, 2).in_use) << "a second chunk was activated";
-  ASSERT_TRUE(logs_->TryAppend(0, Rec(kEntries), &seen));
+  ASSERT_TRUE(logs_->TryAppend(0, Rec(kEntries), false, &seen));
   EXPECT_EQ(seen, 1u);
   // Nor does a rotation of a current chunk that is not full.
   ASSERT_OK(logs_->Rotate(0, 1));
@@ -498,7 +498,7 @@ TEST_F(RecoveryLogTest, BatchThatDoesNotFitGoesWholeToTheNextChunk) {
   AppendKeys(0, 0, kEntries - 2);
   uint32_t seen = 0;
   const std::vector<LogRecord> batch = {Rec(600), Rec(601)};
-  EXPECT_FALSE(logs_->TryAppendBatch(0, batch.data(), 2, {}, &seen))
+  EXPECT_FALSE(logs_->TryAppendBatch(0, batch.data(), 2, {}, false, &seen))
       << "two members and a commit need three slots; two are left";
   EXPECT_EQ(seen, 0u);
   AppendBatch(0, batch);
@@ -796,12 +796,53 @@ TEST_F(RecoveryLogTest, ChunkWithABatchIsReadWhenRecycled) {
   EXPECT_TRUE(host_.migrated.empty()) << "all were on PMem (epoch < 100)";
 }
 
+// So may a sync write's record (RecoveryLogs::kSyncLog): its chunk is read
+// when recycled, whatever the log's own entries' epochs say.
+TEST_F(RecoveryLogTest, ChunkWithAForeignRecordIsReadWhenRecycled) {
+  host_.min_dram_epoch = 100;
+  host_.epoch_of = [](const LogRecord&) -> uint64_t { return 100; };
+  uint32_t seen = 0;
+  ASSERT_FALSE(logs_->TryAppend(0, Rec(1, 7), /*foreign=*/true, &seen));
+  ASSERT_OK(logs_->Rotate(0, seen));
+  ASSERT_TRUE(logs_->TryAppend(0, Rec(1, 7), /*foreign=*/true, &seen));
+  // The log's own records are older than its entries: alone, they would
+  // let the chunk go unread.
+  AppendKeys(0, 10, 3 * kEntries, 1);  // wraps around to chunk 0
+  EXPECT_EQ(logs_->compactions(), 1u);
+  EXPECT_GT(host_.epoch_queries, 0) << "the chunk was read";
+}
+
+// After a restart the sync log's chunks may hold foreign records, which
+// nothing marks: recovery takes each of its chunks for one that does.
+TEST_F(RecoveryLogTest, SyncLogChunksAreReadWhenRecycledAfterARestart) {
+  static_assert(RecoveryLogs::kSyncLog == 0);
+  uint32_t seen = 0;
+  ASSERT_FALSE(logs_->TryAppend(0, Rec(1, 7), /*foreign=*/true, &seen));
+  ASSERT_OK(logs_->Rotate(0, seen));
+  ASSERT_TRUE(logs_->TryAppend(0, Rec(1, 7), /*foreign=*/true, &seen));
+  AppendKeys(1, 10, 5, 7);
+  Recover();
+  host_.min_dram_epoch = 100;
+  host_.epoch_of = [](const LogRecord& r) -> uint64_t {
+    return r.key == 1 ? 7 : 100;  // key 1 is still in DRAM only
+  };
+  AppendKeys(0, 10, 3 * kEntries - 1, 100);  // wraps around to chunk 0
+  EXPECT_EQ(logs_->compactions(), 1u);
+  EXPECT_EQ(Keys(host_.migrated), std::vector<uint64_t>{1})
+      << "the foreign record's entry is migrated before its chunk is reused";
+  // Another log's chunks are decided by their epochs alone.
+  host_.epoch_queries = 0;
+  AppendKeys(1, 1000, 3 * kEntries, 100);
+  EXPECT_EQ(logs_->compactions(), 2u);
+  EXPECT_EQ(host_.epoch_queries, 0);
+}
+
 TEST_F(RecoveryLogTest, FailedRecyclingIsReportedAndKeepsTheChunk) {
   AppendKeys(0, 0, kChunks * kEntries);
   host_.epoch_of = [](const LogRecord&) -> uint64_t { return 1; };
   host_.migrate_status = Status::NoSpace("pool is full");
   uint32_t seen = 0;
-  ASSERT_FALSE(logs_->TryAppend(0, Rec(9999), &seen));
+  ASSERT_FALSE(logs_->TryAppend(0, Rec(9999), false, &seen));
   const Status s = logs_->Rotate(0, seen);
   ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
   EXPECT_EQ(s.message(), "recycling a recovery-log chunk: pool is full");
@@ -862,13 +903,13 @@ TEST_F(RecoveryLogTest, RotationAfterRecoveryTakesTheNextSequenceNumber) {
   AppendKeys(1, 0, kEntries + 3);  // chunks 0 (seq 1) and 1 (seq 2)
   Recover();
   uint32_t seen = 0;
-  EXPECT_FALSE(logs_->TryAppend(1, Rec(500), &seen))
+  EXPECT_FALSE(logs_->TryAppend(1, Rec(500), false, &seen))
       << "after recovery no chunk is current: the newest counts as full";
   EXPECT_EQ(seen, kNoChunk);
   ASSERT_OK(logs_->Rotate(1, seen));
   EXPECT_TRUE(State(1, 2).in_use);
   EXPECT_EQ(State(1, 2).log_seq, 3u);
-  ASSERT_TRUE(logs_->TryAppend(1, Rec(500), &seen));
+  ASSERT_TRUE(logs_->TryAppend(1, Rec(500), false, &seen));
   std::vector<uint64_t> expected = Range(0, kEntries + 3);
   expected.push_back(500);
   EXPECT_EQ(Keys(Recover()[1]), expected);
@@ -939,7 +980,7 @@ class ChunkProvisioningTest : public ::testing::Test {
   void Append(const LogRecord& r) {
     for (int tries = 0; tries < 100; ++tries) {
       uint32_t seen = 0;
-      if (logs_->TryAppend(0, r, &seen)) return;
+      if (logs_->TryAppend(0, r, false, &seen)) return;
       ASSERT_OK(logs_->Rotate(0, seen));
     }
     FAIL() << "no room after backing more";
@@ -1006,7 +1047,8 @@ TEST_F(ChunkProvisioningTest, ABatchLargerThanAStepIsBackedAtOnce) {
   bool appended = false;
   for (int tries = 0; tries < 3 && !appended; ++tries) {
     uint32_t seen = 0;
-    appended = logs_->TryAppendBatch(0, batch.data(), batch.size(), {}, &seen);
+    appended = logs_->TryAppendBatch(0, batch.data(), batch.size(), {},
+                                      /*foreign=*/false, &seen);
     if (!appended) {
       ASSERT_OK(logs_->Rotate(0, seen));
     }

@@ -1,8 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// plush put POOL KEY VALUE
+// plush put POOL KEY VALUE [--sync]
 // plush get POOL KEY
-// plush delete POOL KEY   (or del, as redis-cli users type it)
+// plush delete POOL KEY [--sync]   (or del, as redis-cli users type it)
 
 #include <iostream>
 
@@ -16,18 +16,19 @@ struct KvArgs {
   Encoding encoding = Encoding::kText;
   std::string key;
   std::string value;  // put only
+  WriteOptions write;  // put and delete: --sync
 };
 
 // What a key command does with the open DB and its decoded arguments.
-using KvAction =
-    std::function<Status(DB* db, Encoding encoding, const std::string& key,
-                         const std::string& value)>;
+using KvAction = std::function<Status(
+    DB* db, Encoding encoding, const WriteOptions& write,
+    const std::string& key, const std::string& value)>;
 
-// Registers a subcommand taking POOL KEY [VALUE] and the shared flags, and
-// returns it. The arguments are decoded before the pool is opened, so that a
-// typo costs no recovery.
+// Registers a subcommand taking POOL KEY [VALUE] and the shared flags (and
+// --sync if it `writes`), and returns it. The arguments are decoded before
+// the pool is opened, so that a typo costs no recovery.
 CLI::App* AddKvCommand(CLI::App* app, const char* name,
-                       const char* description, bool takes_value,
+                       const char* description, bool takes_value, bool writes,
                        KvAction action, int* exit_code) {
   auto args = std::make_shared<KvArgs>();
   CLI::App* cmd = app->add_subcommand(name, description);
@@ -37,6 +38,14 @@ CLI::App* AddKvCommand(CLI::App* app, const char* name,
     cmd->add_option("VALUE", args->value, "The value")->required();
   }
   AddEncodingFlags(cmd, &args->encoding);
+  if (writes) {
+    // Close() syncs the pool anyway, so that a write that exited 0 is
+    // durable without --sync too; what --sync adds is the engine's refusal
+    // of a pool that no sync makes durable (tmpfs, ramfs).
+    cmd->add_flag("--sync", args->write.sync,
+                  "Return only once the write survives power failure (file "
+                  "back end: msync); refused for a pool on tmpfs or ramfs");
+  }
   cmd->callback([args, action, exit_code] {
     std::string key;
     std::string value;
@@ -47,7 +56,9 @@ CLI::App* AddKvCommand(CLI::App* app, const char* name,
     if (s.ok()) {
       s = WithPool(
           ExistingPoolOptions(args->pool), args->pool.path,
-          [&](DB* db) { return action(db, args->encoding, key, value); });
+          [&](DB* db) {
+            return action(db, args->encoding, args->write, key, value);
+          });
     }
     *exit_code = ExitWith(s);
   });
@@ -59,19 +70,18 @@ CLI::App* AddKvCommand(CLI::App* app, const char* name,
 void AddPutCommand(CLI::App* app, int* exit_code) {
   AddKvCommand(
       app, "put", "Insert or replace the value of a key (a logged write)",
-      /*takes_value=*/true,
-      [](DB* db, Encoding, const std::string& key, const std::string& value) {
-        return db->Put(WriteOptions(), key, value);
-      },
+      /*takes_value=*/true, /*writes=*/true,
+      [](DB* db, Encoding, const WriteOptions& write, const std::string& key,
+         const std::string& value) { return db->Put(write, key, value); },
       exit_code);
 }
 
 void AddGetCommand(CLI::App* app, int* exit_code) {
   AddKvCommand(
       app, "get", "Print the value of a key; exit 1 if the key is missing",
-      /*takes_value=*/false,
-      [](DB* db, Encoding encoding, const std::string& key,
-         const std::string&) {
+      /*takes_value=*/false, /*writes=*/false,
+      [](DB* db, Encoding encoding, const WriteOptions&,
+         const std::string& key, const std::string&) {
         std::string value;
         Status s = db->Get(ReadOptions(), key, &value);
         if (s.ok()) std::cout << Encode(encoding, value) << '\n';
@@ -90,10 +100,9 @@ void AddDeleteCommand(CLI::App* app, int* exit_code) {
   AddKvCommand(
       app, "delete",
       "Remove a key (a logged write; removing a missing key is no error)",
-      /*takes_value=*/false,
-      [](DB* db, Encoding, const std::string& key, const std::string&) {
-        return db->Delete(WriteOptions(), key);
-      },
+      /*takes_value=*/false, /*writes=*/true,
+      [](DB* db, Encoding, const WriteOptions& write, const std::string& key,
+         const std::string&) { return db->Delete(write, key); },
       exit_code)
       ->alias("del");
 }

@@ -20,8 +20,8 @@ namespace plush::python {
 class Batch {
  public:
   // `owner` is the Python DB object: the batch keeps it alive.
-  Batch(pybind11::object owner, Database* db, bool log)
-      : owner_(std::move(owner)), db_(db), log_(log) {}
+  Batch(pybind11::object owner, Database* db, const WriteOptions& options)
+      : owner_(std::move(owner)), db_(db), options_(options) {}
 
   void Put(std::string_view key, std::string_view value) {
     batch_.Put(key, value);
@@ -31,7 +31,7 @@ class Batch {
   // Writes the collected operations and empties the batch; on an error
   // nothing was written and the batch keeps them.
   void Commit() {
-    db_->Write(&batch_, log_);
+    db_->Write(&batch_, options_);
     batch_.Clear();
   }
   void Discard() { batch_.Clear(); }
@@ -39,7 +39,7 @@ class Batch {
  private:
   pybind11::object owner_;
   Database* const db_;
-  const bool log_;
+  const WriteOptions options_;
   WriteBatch batch_;
 };
 

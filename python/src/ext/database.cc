@@ -81,9 +81,8 @@ void Database::Forget(Scan* scan) {
   scans_.erase(scan);
 }
 
-void Database::Put(std::string_view key, std::string_view value, bool log) {
-  WriteOptions options;
-  options.log = log;
+void Database::Put(std::string_view key, std::string_view value,
+                   const WriteOptions& options) {
   ThrowIfError(Call([&](DB* db) { return db->Put(options, key, value); }));
 }
 
@@ -115,22 +114,19 @@ py::list Database::GetMany(const std::vector<std::string>& keys) {
   return out;
 }
 
-void Database::Delete(std::string_view key, bool log) {
-  WriteOptions options;
-  options.log = log;
+void Database::Delete(std::string_view key, const WriteOptions& options) {
   ThrowIfError(Call([&](DB* db) { return db->Delete(options, key); }));
 }
 
-void Database::Write(WriteBatch* batch, bool log) {
-  WriteOptions options;
-  options.log = log;
+void Database::Write(WriteBatch* batch, const WriteOptions& options) {
   ThrowIfError(Call([&](DB* db) { return db->Write(options, batch); }));
 }
 
-py::bytes Database::SetDefault(std::string_view key, std::string_view value) {
+py::bytes Database::SetDefault(std::string_view key, std::string_view value,
+                               const WriteOptions& options) {
   std::string result;
   ThrowIfError(Call([&](DB* db) {
-    return db->Update(WriteOptions(), key,
+    return db->Update(options, key,
                       [&](const std::string* current, std::string* next) {
                         if (current != nullptr) {
                           result = *current;
@@ -144,10 +140,11 @@ py::bytes Database::SetDefault(std::string_view key, std::string_view value) {
   return py::bytes(result);
 }
 
-int64_t Database::Increment(std::string_view key, int64_t delta) {
+int64_t Database::Increment(std::string_view key, int64_t delta,
+                            const WriteOptions& options) {
   int64_t result = 0;
   ThrowIfError(Call(
-      [&](DB* db) { return db->Increment(WriteOptions(), key, delta, &result); }));
+      [&](DB* db) { return db->Increment(options, key, delta, &result); }));
   return result;
 }
 

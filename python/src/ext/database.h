@@ -37,16 +37,19 @@ class Database {
   Database(const std::string& path, const Options& options);
   ~Database();
 
-  void Put(std::string_view key, std::string_view value, bool log);
+  void Put(std::string_view key, std::string_view value,
+           const WriteOptions& options);
   // The value of `key`, or nullopt if it does not exist.
   std::optional<pybind11::bytes> Get(std::string_view key);
   // Get of every key: a list with a bytes value or None per key.
   pybind11::list GetMany(const std::vector<std::string>& keys);
-  void Delete(std::string_view key, bool log);
-  void Write(WriteBatch* batch, bool log);
+  void Delete(std::string_view key, const WriteOptions& options);
+  void Write(WriteBatch* batch, const WriteOptions& options);
   // The key's value; if it had none, stores `value` first (atomically).
-  pybind11::bytes SetDefault(std::string_view key, std::string_view value);
-  int64_t Increment(std::string_view key, int64_t delta);
+  pybind11::bytes SetDefault(std::string_view key, std::string_view value,
+                             const WriteOptions& options);
+  int64_t Increment(std::string_view key, int64_t delta,
+                    const WriteOptions& options);
   void Checkpoint(unsigned threads);
   void Sync();
   uint64_t Rebalance();

@@ -37,6 +37,19 @@ namespace {
 
 Database& Self(py::handle self) { return self.cast<Database&>(); }
 
+// The WriteOptions of a write method's keyword arguments `log` and `sync`.
+WriteOptions WriteArgs(const char* where, py::handle log, py::handle sync) {
+  WriteOptions options;
+  options.log = BoolArg(log, where, "log");
+  options.sync = BoolArg(sync, where, "sync");
+  return options;
+}
+
+// The same for the methods that take no `log`: they always log.
+WriteOptions WriteArgs(const char* where, py::handle sync) {
+  return WriteArgs(where, py::bool_(true), sync);
+}
+
 std::unique_ptr<Scan> MakeScan(py::object self, std::optional<std::string> start,
                                std::optional<std::string> end,
                                std::optional<uint64_t> limit,
@@ -109,16 +122,17 @@ void DefineDB(py::module_& m) {
   py::class_<Database>(m, "DB")
       .def(
           "put",
-          [](Database& db, py::object key, py::object value, py::object log) {
+          [](Database& db, py::object key, py::object value, py::object log,
+             py::object sync) {
             db.Put(BytesArg(key, "put", "key"), BytesArg(value, "put", "value"),
-                   BoolArg(log, "put", "log"));
+                   WriteArgs("put", log, sync));
           },
           py::arg("key"), py::arg("value"), py::kw_only(),
-          py::arg("log") = true)
+          py::arg("log") = true, py::arg("sync") = false)
       .def("__setitem__",
            [](Database& db, py::object key, py::object value) {
              db.Put(BytesArg(key, "__setitem__", "key"),
-                    BytesArg(value, "__setitem__", "value"), /*log=*/true);
+                    BytesArg(value, "__setitem__", "value"), WriteOptions());
            })
       .def(
           "get",
@@ -149,51 +163,60 @@ void DefineDB(py::module_& m) {
            })
       .def(
           "delete",
-          [](Database& db, py::object key, py::object log) {
+          [](Database& db, py::object key, py::object log, py::object sync) {
             db.Delete(BytesArg(key, "delete", "key"),
-                      BoolArg(log, "delete", "log"));
+                      WriteArgs("delete", log, sync));
           },
-          py::arg("key"), py::kw_only(), py::arg("log") = true)
+          py::arg("key"), py::kw_only(), py::arg("log") = true,
+          py::arg("sync") = false)
       .def("__delitem__",
            [](Database& db, py::object key) {
              const std::string k = BytesArg(key, "__delitem__", "key");
              // The engine deletes missing keys silently; the mapping
              // protocol wants KeyError. Not atomic with the delete.
              if (!db.Get(k)) ThrowKeyError(k);
-             db.Delete(k, /*log=*/true);
+             db.Delete(k, WriteOptions());
            })
       .def(
           "write_batch",
-          [](py::object self, py::object log) {
+          [](py::object self, py::object log, py::object sync) {
             Database* db = &Self(self);
-            return std::make_unique<Batch>(std::move(self), db,
-                                           BoolArg(log, "write_batch", "log"));
+            return std::make_unique<Batch>(
+                std::move(self), db, WriteArgs("write_batch", log, sync));
           },
-          py::kw_only(), py::arg("log") = true)
+          py::kw_only(), py::arg("log") = true, py::arg("sync") = false)
       .def(
           "update",
-          [](Database& db, py::object other, py::object log) {
+          [](Database& db, py::object other, py::object log, py::object sync) {
+            // Checked before `other`, which may be an iterator, is used up.
+            const WriteOptions options = WriteArgs("update", log, sync);
             WriteBatch batch;
             for (const auto& [key, value] : Pairs(other, "update"))
               batch.Put(key, value);
-            db.Write(&batch, BoolArg(log, "update", "log"));
+            db.Write(&batch, options);
           },
-          py::arg("other"), py::kw_only(), py::arg("log") = true)
+          py::arg("other"), py::kw_only(), py::arg("log") = true,
+          py::arg("sync") = false)
       .def(
           "increment",
-          [](Database& db, py::object key, py::object delta) {
+          [](Database& db, py::object key, py::object delta, py::object sync) {
             return db.Increment(BytesArg(key, "increment", "key"),
-                                IntArg(delta, "increment", "delta"));
+                                IntArg(delta, "increment", "delta"),
+                                WriteArgs("increment", sync));
           },
-          py::arg("key"), py::arg("delta") = 1)
+          py::arg("key"), py::arg("delta") = 1, py::kw_only(),
+          py::arg("sync") = false)
       .def(
           "setdefault",
-          [](Database& db, py::object key, py::object default_value) {
+          [](Database& db, py::object key, py::object default_value,
+             py::object sync) {
             return db.SetDefault(
                 BytesArg(key, "setdefault", "key"),
-                BytesArg(default_value, "setdefault", "default"));
+                BytesArg(default_value, "setdefault", "default"),
+                WriteArgs("setdefault", sync));
           },
-          py::arg("key"), py::arg("default"))
+          py::arg("key"), py::arg("default"), py::kw_only(),
+          py::arg("sync") = false)
       .def(
           "checkpoint",
           [](Database& db, py::object threads) {

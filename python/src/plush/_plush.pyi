@@ -40,13 +40,23 @@ class DB:
     def path(self) -> str: ...
     @property
     def closed(self) -> bool: ...
-    def put(self, key: bytes, value: bytes, *, log: bool = True) -> None:
+    def put(
+        self, key: bytes, value: bytes, *, log: bool = True, sync: bool = False
+    ) -> None:
         """Insert or replace. log=False skips the recovery log: faster, and
-        durable only after the next checkpoint()."""
+        durable only after the next checkpoint(). sync=True returns only
+        once the write survives power failure (file back end: an msync
+        that began after the write; concurrent sync writers share msyncs).
+        It needs log=True (else InvalidArgumentError) and a pool on a disk:
+        on tmpfs or ramfs (/dev/shm) it raises NotSupportedError and writes
+        nothing."""
     def get(self, key: bytes, default: _T | None = None) -> bytes | _T | None:
         """The value of key, or default if it does not exist."""
-    def delete(self, key: bytes, *, log: bool = True) -> None:
-        """Remove key; removing a missing key is not an error."""
+    def delete(
+        self, key: bytes, *, log: bool = True, sync: bool = False
+    ) -> None:
+        """Remove key; removing a missing key is not an error. log and
+        sync: as for put()."""
     def __getitem__(self, key: bytes) -> bytes:
         """The value of key; KeyError if it does not exist."""
     def __setitem__(self, key: bytes, value: bytes) -> None: ...
@@ -56,25 +66,34 @@ class DB:
     def get_many(self, keys: Iterable[Key]) -> list[bytes | None]:
         """The value of every key (None where missing), in order; the
         lookups run in lockstep so that their cache misses overlap."""
-    def write_batch(self, *, log: bool = True) -> WriteBatch:
+    def write_batch(
+        self, *, log: bool = True, sync: bool = False
+    ) -> WriteBatch:
         """A batch of writes applied atomically and with one persistence
         barrier: commits when its with block ends, discards on an
-        exception."""
+        exception. log and sync apply to every commit, as for put()."""
     def update(
         self,
         other: Mapping[Key, Key] | Iterable[tuple[Key, Key]],
         *,
         log: bool = True,
+        sync: bool = False,
     ) -> None:
-        """Put every pair, as one atomic batch."""
-    def increment(self, key: Key, delta: int = 1) -> int:
+        """Put every pair, as one atomic batch. log and sync: as for
+        put()."""
+    def increment(
+        self, key: Key, delta: int = 1, *, sync: bool = False
+    ) -> int:
         """Add delta to the 8-byte little-endian signed integer at key (a
         missing key counts as 0), atomically; return the new value.
         InvalidArgumentError if the value is not 8 bytes long or the sum
-        overflows."""
-    def setdefault(self, key: Key, default: Key) -> bytes:
+        overflows. sync: as for put() (the write is logged)."""
+    def setdefault(
+        self, key: Key, default: Key, *, sync: bool = False
+    ) -> bytes:
         """The value of key; if it has none, store default first
-        (atomically) and return it."""
+        (atomically) and return it. sync: as for put() (the write is
+        logged); it syncs even when the key had a value."""
     def backup(self, path: str | os.PathLike[str]) -> None:
         """Write a consistent copy of the open pool to path (a new file:
         InvalidArgumentError if it exists); writers pause meanwhile,
