@@ -258,6 +258,9 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
                   "Model PMem's media write amplification");
   plush->add_flag("--unlogged", c.engine.plush_unlogged,
                   "Writes skip the recovery log (WriteOptions::log = false)");
+  plush->add_flag("--sync", c.engine.plush_sync,
+                  "Writes return once synced: they survive power failure "
+                  "(WriteOptions::sync; needs a pool on a disk)");
   tools::AddChoice(plush, "--backend", "Where the pool lives",
                    tools::BackendChoices(), &plush_options.backend);
   tools::AddChoice<Partitioning>(

@@ -105,11 +105,13 @@ struct EngineConfig {
   bool word_records = false;
 
   // plush: its options as given by the flags (the driver fills in
-  // create_if_missing / error_if_exists), and whether writes skip the log.
+  // create_if_missing / error_if_exists), whether writes skip the log,
+  // and whether they are synced (WriteOptions::sync).
   plush::Options plush_options;
   // Benchmark instrumentation (PMem cost emulation, write-amp model).
   plush::InternalOptions plush_internal;
   bool plush_unlogged = false;
+  bool plush_sync = false;
 
   // rocksdb and rocksdb-sync.
   size_t rocksdb_block_cache_mb = 512;

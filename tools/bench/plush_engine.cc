@@ -13,9 +13,8 @@ namespace {
 
 class PlushEngine final : public Engine {
  public:
-  PlushEngine(std::unique_ptr<DB> db, bool unlogged) : db_(std::move(db)) {
-    write_options_.log = !unlogged;
-  }
+  PlushEngine(std::unique_ptr<DB> db, const WriteOptions& write_options)
+      : db_(std::move(db)), write_options_(write_options) {}
 
   Status Put(std::string_view key, std::string_view value) override {
     return db_->Put(write_options_, key, value);
@@ -108,7 +107,10 @@ Status OpenPlushEngine(const EngineConfig& config, const std::string& path,
   std::unique_ptr<DB> db;
   Status status = OpenDB(options, config.plush_internal, path, &db);
   if (!status.ok()) return status.WithContext("opening plush pool " + path);
-  *engine = std::make_unique<PlushEngine>(std::move(db), config.plush_unlogged);
+  WriteOptions write_options;
+  write_options.log = !config.plush_unlogged;
+  write_options.sync = config.plush_sync;
+  *engine = std::make_unique<PlushEngine>(std::move(db), write_options);
   return Status::OK();
 }
 

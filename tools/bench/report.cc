@@ -124,6 +124,7 @@ std::string ToJson(const BenchConfig& config, const RunResult& result) {
       Rate(result.iterate_records, result.iterate_seconds);
   json["backup_seconds"] = result.backup_seconds;
   json["backup_bytes"] = result.backup_bytes;
+  json["sync"] = config.engine.plush_sync;
   // An error message or a path may hold bytes that are not UTF-8: replace
   // them rather than throw, or print JSON no parser would accept.
   return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -38,7 +38,7 @@ SCHEMA = {
     "model_write_amp": bool, "pool_path": str, "batch": int,
     "multiget": int, "latency_mode": str, "iterate_records": int,
     "iterate_seconds": float, "iterate_records_per_second": float,
-    "backup_seconds": float, "backup_bytes": int,
+    "backup_seconds": float, "backup_bytes": int, "sync": bool,
 }
 
 EXIT_FAILED, EXIT_USAGE, EXIT_UNSUPPORTED = 1, 2, 3
