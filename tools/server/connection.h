@@ -73,7 +73,7 @@ class Connection final : public std::enable_shared_from_this<Connection>,
   // answered) before Submit returned; false if Committed() will resume.
   bool CommitPuts();
   void AnswerPuts();
-  // --sync-writes: has the syncer tell Committed() once a sync covers the
+  // --sync-writes: has the writer tell Committed() once a sync covers the
   // replies from unsynced_from_ on; AnswerSync() then lets them go, or
   // replaces them with the sync's error and closes the connection.
   void AwaitSync();
@@ -104,7 +104,7 @@ class Connection final : public std::enable_shared_from_this<Connection>,
   std::shared_ptr<Connection> committing_;
   // Keeps the event loop running meanwhile (outstanding work): on SHUTDOWN
   // the loop ends only once the commit is answered (with --sync-writes the
-  // syncer thread answers it, after the loop may have run out of handlers).
+  // writer thread answers it, after the loop may have run out of handlers).
   asio::any_io_executor awaiting_commit_;
   // --sync-writes: where in output_ the replies begin that wait for a sync
   // (of writes made outside the group commit; kNone: none), and whether

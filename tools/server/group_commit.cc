@@ -38,6 +38,10 @@ void GroupCommit::Submit(std::span<const KeyValue> puts,
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back({puts, command_ends, waiter});
+    if (sync_) {
+      queued_.notify_one();  // the writer takes it
+      return;
+    }
     if (leader_active_) return;  // the leader will take it
     leader_active_ = true;
     group = TakeGroup();
@@ -74,32 +78,44 @@ std::vector<GroupCommit::Submission> GroupCommit::TakeGroup() {
 
 GroupCommit::GroupCommit(DB* db, size_t max_batch_bytes, bool sync)
     : db_(db), max_batch_bytes_(max_batch_bytes), sync_(sync) {
-  if (sync_) syncer_ = std::thread([this] { SyncLoop(); });
+  if (sync_) writer_ = std::thread([this] { WriteLoop(); });
 }
 
 GroupCommit::~GroupCommit() {
-  if (!syncer_.joinable()) return;
+  if (!writer_.joinable()) return;
   {
-    std::lock_guard<std::mutex> lock(sync_mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
-  sync_wanted_.notify_one();
-  syncer_.join();
+  queued_.notify_one();
+  writer_.join();
 }
 
 void GroupCommit::Commit(const std::vector<Submission>& group) {
   WriteBatch batch;
   size_t commands = 0;
+  bool awaits_sync = false;
   for (const Submission& s : group) {
     AddPuts(s.puts, &batch);
     commands += s.command_ends.size();
+    awaits_sync |= s.command_ends.empty();
   }
-  const Status status = Write(&batch);
+  const Status status = batch.Count() > 0 ? Write(&batch) : Status::OK();
   commands_.fetch_add(commands, std::memory_order_relaxed);
   const bool split = status.IsInvalidArgument() && commands > 1;
-  std::vector<Written> written;
-  written.reserve(group.size());
+  // A write made before AwaitSync() was called needs a sync that began
+  // after the call: the group's, if its batch was written (with sync),
+  // else one of its own.
+  Status synced = status;
+  if (awaits_sync && (batch.Count() == 0 || split)) {
+    syncs_.fetch_add(1, std::memory_order_relaxed);
+    synced = db_->Sync();
+  }
   for (const Submission& s : group) {
+    if (s.command_ends.empty()) {  // AwaitSync
+      s.waiter->Committed({synced});
+      continue;
+    }
     std::vector<Status> statuses;
     statuses.reserve(s.command_ends.size());
     size_t begin = 0;
@@ -113,60 +129,38 @@ void GroupCommit::Commit(const std::vector<Submission>& group) {
       }
       begin = end;
     }
-    written.push_back({s.waiter, std::move(statuses)});
+    s.waiter->Committed(std::move(statuses));
   }
-  if (!sync_) {
-    for (Written& w : written) w.waiter->Committed(std::move(w.statuses));
-    return;
-  }
-  {
-    std::lock_guard<std::mutex> lock(sync_mu_);
-    for (Written& w : written) unsynced_.push_back(std::move(w));
-  }
-  sync_wanted_.notify_one();
 }
 
 void GroupCommit::AwaitSync(Waiter* waiter) {
   assert(sync_);
   {
-    std::lock_guard<std::mutex> lock(sync_mu_);
-    unsynced_.push_back({waiter, {Status::OK()}});
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back({{}, {}, waiter});
   }
-  sync_wanted_.notify_one();
+  queued_.notify_one();
 }
 
-void GroupCommit::SyncLoop() {
-  std::vector<Written> batch;
+void GroupCommit::WriteLoop() {
   for (;;) {
+    std::vector<Submission> group;
     {
-      std::unique_lock<std::mutex> lock(sync_mu_);
-      sync_wanted_.wait(lock, [&] { return stopping_ || !unsynced_.empty(); });
-      if (unsynced_.empty()) return;  // stopping, nothing left to tell
-      batch.swap(unsynced_);
+      std::unique_lock<std::mutex> lock(mu_);
+      queued_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left to tell
+      group = TakeGroup();
     }
-    // Everything in `batch` was written before this sync begins. If it
-    // fails, none of it is known to survive power loss: no OK is told.
-    bool any_written = false;
-    for (const Written& w : batch) {
-      for (const Status& st : w.statuses) any_written |= st.ok();
-    }
-    if (any_written) {
-      syncs_.fetch_add(1, std::memory_order_relaxed);
-      const Status synced = db_->Sync();
-      for (Written& w : batch) {
-        for (Status& st : w.statuses) {
-          if (st.ok()) st = synced;
-        }
-      }
-    }
-    for (Written& w : batch) w.waiter->Committed(std::move(w.statuses));
-    batch.clear();
+    Commit(group);
   }
 }
 
 Status GroupCommit::Write(WriteBatch* batch) {
   groups_.fetch_add(1, std::memory_order_relaxed);
-  return db_->Write(WriteOptions(), batch);
+  WriteOptions options;
+  options.sync = sync_;
+  if (sync_) syncs_.fetch_add(1, std::memory_order_relaxed);
+  return db_->Write(options, batch);
 }
 
 }  // namespace plush::server

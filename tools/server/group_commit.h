@@ -20,13 +20,15 @@
 // InvalidArgument (an oversized key), each of its commands is written on
 // its own, so that one command's error is never another's.
 //
-// With sync (--sync-writes), a written group is handed to a syncer thread
-// instead of being answered: it syncs the pool (DB::Sync) and then tells
-// the waiters of every group written before that sync began. While it
-// syncs, the event loops go on writing, so that one sync covers the
-// groups of many event-loop passes — with one event loop, where no two
-// submissions overlap, it is what groups writes at all (as Redis's
-// `appendfsync always` fsyncs once per event-loop pass).
+// With sync (--sync-writes), submissions only queue: a writer thread
+// takes every queued submission as one group, writes it with
+// WriteOptions::sync (one log append and one msync of the pool, which the
+// engine shares with its other sync writers and puts in one log page) and
+// tells the waiters. The event loops never wait for a sync: while the
+// writer syncs one group, they go on queueing the next, so that a group
+// holds the commands of many event-loop passes — with one event loop,
+// where no two submissions overlap, it is what groups writes at all (as
+// Redis's `appendfsync always` fsyncs once per event-loop pass).
 //
 // A group carries at most max_batch_bytes of keys and values (its first
 // submission may carry more alone): WriteBatchLimit(), which bounds the
@@ -80,13 +82,13 @@ class GroupCommit {
   struct Counters {
     uint64_t groups = 0;    // DB::Write calls
     uint64_t commands = 0;  // commands committed
-    uint64_t syncs = 0;     // DB::Sync calls (with sync)
+    uint64_t syncs = 0;     // synced writes and DB::Sync calls (with sync)
   };
 
-  // `sync`: a group's writes are also synced (DB::Sync) before its
-  // waiters are told, so that they survive power loss on the file back end
-  // (by the syncer thread, which the destructor stops once it has told
-  // every waiter).
+  // `sync`: a group is written with WriteOptions::sync before its waiters
+  // are told, so that it survives power loss on the file back end (by the
+  // writer thread, which the destructor stops once it has told every
+  // waiter).
   GroupCommit(DB* db, size_t max_batch_bytes, bool sync = false);
   ~GroupCommit();
   GroupCommit(const GroupCommit&) = delete;
@@ -96,15 +98,15 @@ class GroupCommit {
   // `command_ends` (ascending, the last one puts.size()), in order (a
   // later put of a key wins), then calls waiter->Committed() exactly once:
   // on this thread before Submit returns if it leads the group, else on
-  // the leader's thread (with sync: always on the syncer's thread). The spans and what they point to must stay valid
-  // until then. Thread-safe.
+  // the leader's thread (with sync: always on the writer's thread). The
+  // spans and what they point to must stay valid until then. Thread-safe.
   void Submit(std::span<const KeyValue> puts,
               std::span<const size_t> command_ends, Waiter* waiter);
 
   // With sync: calls waiter->Committed() with the one status of a sync
-  // that begins after this call, on the syncer's thread — for a reply to a
+  // that begins after this call, on the writer's thread — for a reply to a
   // write made outside the group commit (DB::Update: INCR, DEL...), which
-  // then shares the syncs of the groups. REQUIRES: sync.
+  // then shares the sync of the next group. REQUIRES: sync.
   void AwaitSync(Waiter* waiter);
 
   Counters counters() const {
@@ -114,6 +116,7 @@ class GroupCommit {
   }
 
  private:
+  // A submission without commands is an AwaitSync().
   struct Submission {
     std::span<const KeyValue> puts;
     std::span<const size_t> command_ends;
@@ -123,18 +126,12 @@ class GroupCommit {
   // Moves the next group off the queue. REQUIRES: mu_ held, queue_ not
   // empty.
   std::vector<Submission> TakeGroup();
-  // Writes a group and tells its waiters, or with sync hands them to the
-  // syncer.
+  // Writes a group (with sync: synced) and tells its waiters.
   void Commit(const std::vector<Submission>& group);
-  // A waiter whose puts are written, with what it will be told.
-  struct Written {
-    Waiter* waiter;
-    std::vector<Status> statuses;
-  };
-  // The syncer thread: syncs and tells what was written before, until
+  // The writer thread (with sync): commits the queued groups until
   // stopped with nothing left.
-  void SyncLoop();
-  // DB::Write, counted.
+  void WriteLoop();
+  // DB::Write (with sync: WriteOptions::sync), counted.
   Status Write(WriteBatch* batch);
 
   DB* const db_;
@@ -147,11 +144,9 @@ class GroupCommit {
   std::atomic<uint64_t> commands_{0};
   std::atomic<uint64_t> syncs_{0};
 
-  std::mutex sync_mu_;
-  std::condition_variable sync_wanted_;
-  std::vector<Written> unsynced_;  // guarded by sync_mu_
-  bool stopping_ = false;          // guarded by sync_mu_
-  std::thread syncer_;             // with sync only
+  std::condition_variable queued_;  // with sync: the writer waits on it
+  bool stopping_ = false;           // guarded by mu_
+  std::thread writer_;              // with sync only
 };
 
 }  // namespace plush::server

@@ -25,10 +25,11 @@ struct ServerConfig {
   // Without a password, serve only clients on the loopback interface
   // (protected_mode.h).
   bool protected_mode = true;
-  // Answer a write only once DB::Sync made it survive power loss: what the
-  // file back end otherwise promises for process crashes only (one msync
-  // per group commit, as Redis's `appendfsync always` fsyncs once per
-  // event-loop pass). The pmem back end gives it without.
+  // Answer a write only once a sync made it survive power loss: what the
+  // file back end otherwise promises for process crashes only (group
+  // commits written with WriteOptions::sync, one msync each, as Redis's
+  // `appendfsync always` fsyncs once per event-loop pass). The pmem back
+  // end gives it without.
   bool sync_writes = false;
 };
 

@@ -79,7 +79,7 @@ class CommandTest : public ::testing::Test {
     std::vector<KeyValue> puts;
     CommandCall call{*context_, session_, views, reply_, puts};
     Execute(call);
-    // With --sync-writes the syncer thread tells these, later.
+    // With --sync-writes the writer thread tells these, later.
     struct Waiter final : GroupCommit::Waiter {
       void Committed(std::vector<Status> s) override {
         statuses = s;

@@ -149,11 +149,12 @@ TEST_F(GroupCommitTest, GroupsStopAtTheByteLimit) {
   EXPECT_EQ(commit.counters().groups, 3u);  // 6 + 6 bytes > 10
 }
 
-// With sync, one sync decides every command written before it: when it
-// fails, none is answered OK (their writes are in the pool, but not known
-// to survive power loss), and a command that failed on its own keeps its
-// own error. (The syncer tells `first` on its thread; the two submissions
-// made from there are written and synced after.)
+// With sync, a group is written with WriteOptions::sync by the writer
+// thread, and its sync decides every command of it: when it fails, none is
+// answered OK (their writes are in the pool, but not known to survive power
+// loss), and every write after it is refused with the same error, a command
+// that would have failed on its own too. (The writer tells `first` on its
+// thread; the two submissions made from there are the next group.)
 TEST_F(GroupCommitTest, AFailedSyncFailsEveryCommandOfItsGroup) {
   GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()), /*sync=*/true);
   RecordingWaiter first, second, third;
@@ -171,9 +172,8 @@ TEST_F(GroupCommitTest, AFailedSyncFailsEveryCommandOfItsGroup) {
   };
   commit.Submit(first_puts, one, &first);
   for (RecordingWaiter* w : {&first, &second, &third}) {
-    while (w->calls.load() == 0) std::this_thread::yield();  // the syncer's
+    while (w->calls.load() == 0) std::this_thread::yield();  // the writer's
   }
-  EXPECT_EQ(commit.counters().syncs, 2u);
   ASSERT_EQ(first.statuses.size(), 1u);
   EXPECT_TRUE(first.statuses[0].ok());
   ASSERT_EQ(second.statuses.size(), 1u);
@@ -181,11 +181,47 @@ TEST_F(GroupCommitTest, AFailedSyncFailsEveryCommandOfItsGroup) {
   const std::string failed =
       "IOError: a sync of the pool failed; writes and syncs are refused until "
       "the pool is opened again: msync of the pool file: Input/output error";
+  // The group of second and third is refused (a key too long), so each
+  // command is written alone: second's sync fails, and refuses the rest.
   EXPECT_EQ(second.statuses[0].ToString(), failed);
   EXPECT_EQ(third.statuses[0].ToString(), failed);
-  EXPECT_EQ(third.statuses[1].ToString(),
-            "InvalidArgument: key of 1025 bytes exceeds the limit of 1024 "
-            "bytes");
+  EXPECT_EQ(third.statuses[1].ToString(), failed);
+  EXPECT_EQ(Get("second"), "1") << "made, but not known to be durable";
+  // first; the refused group; each of its three commands alone.
+  EXPECT_EQ(commit.counters().groups, 5u);
+  EXPECT_EQ(commit.counters().syncs, 5u);
+}
+
+// INCR and DEL write outside the group commit and wait for a sync that
+// began after their write (AwaitSync): the next group's, or one of their
+// own when no group comes.
+TEST_F(GroupCommitTest, AwaitSyncIsCoveredByTheNextGroupsSync) {
+  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()), /*sync=*/true);
+  RecordingWaiter alone;
+  commit.AwaitSync(&alone);
+  while (alone.calls.load() == 0) std::this_thread::yield();
+  ASSERT_EQ(alone.statuses.size(), 1u);
+  EXPECT_TRUE(alone.statuses[0].ok());
+  EXPECT_EQ(commit.counters().syncs, 1u) << "a sync of its own";
+  EXPECT_EQ(commit.counters().groups, 0u);
+
+  RecordingWaiter first, awaiting, put;
+  const std::vector<KeyValue> puts = {{"k", "v"}};
+  const std::vector<size_t> one = {1};
+  first.then = [&] {  // the writer is busy: these form the next group
+    commit.AwaitSync(&awaiting);
+    commit.Submit(puts, one, &put);
+  };
+  commit.AwaitSync(&first);
+  for (RecordingWaiter* w : {&first, &awaiting, &put}) {
+    while (w->calls.load() == 0) std::this_thread::yield();
+  }
+  EXPECT_TRUE(awaiting.statuses.at(0).ok());
+  EXPECT_TRUE(put.statuses.at(0).ok());
+  EXPECT_EQ(commit.counters().syncs, 3u)
+      << "first's; then one synced write for the put and the waiter";
+  EXPECT_EQ(commit.counters().groups, 1u);
+  EXPECT_EQ(Get("k"), "v");
 }
 
 TEST_F(GroupCommitTest, ConcurrentClientsAreCommittedTogether) {
