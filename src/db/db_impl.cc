@@ -304,7 +304,8 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
     const Placement placement = Place(key);
     uint64_t ref = 0;
     payload::PayloadLogs::Ticket ticket;  // until the reference is published
-    Status s = payload_->Append(key, placement.hash, value, &ref, &ticket);
+    Status s = payload_->Append(key, placement.hash, value, &ref, &ticket,
+                                options.sync);
     if (!s.ok()) return s;
     // A logged write's fence (its log append) covers the entry. An unlogged
     // one is published without a fence of its own, and a migration by
@@ -420,7 +421,7 @@ Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
       const KeyHasher::Placed placed = table_->hasher().PlaceKey(op.key);
       uint64_t ref = 0;
       s = payload_->Append(op.key, placed.hash, op.value, &ref,
-                           &tickets.emplace_back());
+                           &tickets.emplace_back(), options.sync);
       if (!s.ok()) return s;
       records.push_back({placed.hash,
                          {placed.indirect_word, ref, op.tombstone, true},
@@ -506,7 +507,8 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
     uint64_t ref = 0;
     payload::PayloadLogs::Ticket ticket;  // until the reference is published
     s = payload_->Append(key, placement.hash,
-                         tombstone ? std::string_view() : next, &ref, &ticket);
+                         tombstone ? std::string_view() : next, &ref, &ticket,
+                         options.sync);
     if (!s.ok()) return s;
     if (!options.log) pool_->media().Drain();  // as in WritePayload
     bool changed = false;

@@ -317,7 +317,7 @@ bool PayloadLogs::EntryIsIntact(uint64_t ref, uint64_t key_hash,
 
 Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,
                            std::string_view value, uint64_t* ref,
-                           Ticket* ticket) {
+                           Ticket* ticket, bool sync) {
   if (!enabled()) {
     return Status::NotSupported(
         "this pool was created without payload logs (payload_log_count = "
@@ -325,7 +325,7 @@ Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,
   }
   // Concurrent writers hold different thread indexes: they rarely share a
   // log's head line.
-  const unsigned index = ThreadIndex() % logs_.size();
+  const unsigned index = sync ? 0 : ThreadIndex() % logs_.size();
   Log& log = *logs_[index];
   // Close() sets closed_, then waits for `active` to drop to 0: either it
   // sees this append or this append sees the flag (both seq_cst). A

@@ -129,9 +129,11 @@ class PayloadLogs final : public table::PayloadResolver {
   // Writes an entry for (key, value) into the calling thread's log and
   // flushes it (no fence). *ref receives its reference; *ticket must live
   // until the reference is published. `key_hash` = the table hash of `key`
-  // (KeyHasher::Hash).
+  // (KeyHasher::Hash). `sync`: for a write with WriteOptions::sync, into
+  // log 0, which every sync writer shares, so that the writers one msync
+  // covers share its pages rather than dirty one in each thread's log.
   Status Append(std::string_view key, uint64_t key_hash, std::string_view value,
-                uint64_t* ref, Ticket* ticket);
+                uint64_t* ref, Ticket* ticket, bool sync = false);
 
   // Copies the key and (if `value` is not null) the value of the entry
   // `ref`; false if `ref` is dangling.

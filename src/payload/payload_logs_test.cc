@@ -11,9 +11,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <latch>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "media/sim_media.h"
@@ -229,6 +231,41 @@ TEST_F(PayloadLogsTest, EntryAndReferenceAreLaidOutAsTheFormatSays) {
   EXPECT_EQ(std::string(chunk + 72, 6), key);
   EXPECT_EQ(std::string(chunk + 78, 8), value);
   EXPECT_EQ(std::string(chunk + 86, 2), std::string(2, '\0')) << "padding";
+}
+
+// Each thread appends to a log of its own; sync writes all append to log 0,
+// so that the writers one msync covers share its pages.
+TEST_F(PayloadLogsTest, SyncWritesShareALogAndOthersUseTheirThreads) {
+  auto chunk_of = [&](bool sync) {
+    uint32_t chunk = 0;
+    std::thread([&] {
+      uint64_t ref = 0;
+      PayloadLogs::Ticket ticket;
+      EXPECT_OK(logs_->Append("key", Hash("key"), "value", &ref, &ticket, sync));
+      chunk = Ref::Decode(ref).chunk;
+    }).join();
+    return chunk;
+  };
+  const uint32_t synced = chunk_of(true);
+  EXPECT_EQ(chunk_of(true), synced);
+  EXPECT_EQ(chunk_of(true), synced);
+  // Two threads alive at once hold the two lowest free thread indexes
+  // (util/thread_index.h), of which at most one is log 0's.
+  std::latch both_alive(2);
+  uint32_t chunks[2] = {0, 0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      both_alive.arrive_and_wait();
+      uint64_t ref = 0;
+      PayloadLogs::Ticket ticket;
+      EXPECT_OK(logs_->Append("key", Hash("key"), "value", &ref, &ticket));
+      chunks[t] = Ref::Decode(ref).chunk;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_TRUE(chunks[0] != synced || chunks[1] != synced)
+      << "no thread wrote to a log of its own";
 }
 
 TEST_F(PayloadLogsTest, AppendIsFlushedButNotFenced) {
