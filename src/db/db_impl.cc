@@ -581,10 +581,10 @@ Status DBImpl::Get(const ReadOptions&, std::string_view key,
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   const KeyHasher& hasher = table_->hasher();
   for (;;) {
-    const Placement placement = Place(key);
+    const uint64_t version = hasher.version();
     const table::Found found =
-        table_->Get(table::LookupKey::For(key, placement.hash), value);
-    if (hasher.Unchanged(placement.version)) return FoundStatus(found);
+        table_->Get(table::LookupKey::For(key, hasher.Hash(key)), value);
+    if (hasher.Unchanged(version)) return FoundStatus(found);
   }
 }
 
