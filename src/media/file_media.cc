@@ -55,7 +55,8 @@ int syncs_waiting GUARDED_BY(held_syncs_mu) = 0;
 void WaitWhileSyncsHeld() {
   MutexLock lock(&held_syncs_mu);
   ++syncs_waiting;
-  syncs_released.Wait(&held_syncs_mu, [] { return !syncs_held; });
+  syncs_released.Wait(&held_syncs_mu,
+                      []() REQUIRES(held_syncs_mu) { return !syncs_held; });
   --syncs_waiting;
 }
 
