@@ -22,7 +22,7 @@ inline constexpr std::string_view kSyntaxError = "ERR syntax error";
 inline constexpr std::string_view kNotAnInteger =
     "ERR value is not an integer or out of range";
 
-// The largest reply a command builds (MGET, SCAN): one that would be
+// The largest reply a command builds (MGET, SCAN, KEYS): one that would be
 // larger answers an error, or stops early where the command can resume.
 inline constexpr size_t kMaxReplyBytes = 64 << 20;
 
@@ -44,12 +44,23 @@ void RunIncr(CommandCall& call);
 void RunDecr(CommandCall& call);
 void RunIncrBy(CommandCall& call);
 void RunDecrBy(CommandCall& call);
+void RunIncrByFloat(CommandCall& call);
+
+// commands_string_edits.cc
+void RunAppend(CommandCall& call);
+void RunGetRange(CommandCall& call);
+void RunSetRange(CommandCall& call);
 
 // commands_keys.cc
 void RunDel(CommandCall& call);
 void RunExists(CommandCall& call);
+void RunType(CommandCall& call);
+
+// commands_key_walks.cc
 void RunScan(CommandCall& call);
 void RunDbSize(CommandCall& call);
+void RunKeys(CommandCall& call);
+void RunRandomKey(CommandCall& call);
 
 // commands_connection.cc
 void RunPing(CommandCall& call);
@@ -63,8 +74,14 @@ void RunClient(CommandCall& call);
 // commands_server.cc
 void RunInfo(CommandCall& call);
 void RunSave(CommandCall& call);
+void RunLastSave(CommandCall& call);
 void RunShutdown(CommandCall& call);
 void RunCommand(CommandCall& call);
+void RunTime(CommandCall& call);
+void RunWait(CommandCall& call);
+
+// commands_config.cc
+void RunConfig(CommandCall& call);
 
 }  // namespace plush::server
 

@@ -51,7 +51,7 @@ struct CommandSpec {
   enum Flag : uint32_t {
     kWrite = 1,     // changes the pool
     kReadOnly = 2,  // reads the pool
-    kAdmin = 4,     // SAVE, SHUTDOWN
+    kAdmin = 4,     // SAVE, SHUTDOWN, CONFIG
     kNoAuth = 8,    // allowed before AUTH (AUTH, HELLO, QUIT)
     kFast = 16,     // O(1) (Redis's meaning)
   };

@@ -1,12 +1,15 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The server commands: INFO, SAVE, SHUTDOWN, COMMAND.
+// The server commands: INFO, SAVE, LASTSAVE, SHUTDOWN, COMMAND, TIME,
+// WAIT.
 
+#include <chrono>
 #include <ctime>
 #include <string>
 
 #include "command_handlers.h"
 #include "info_report.h"
+#include "redis_integer.h"
 
 namespace plush::server {
 namespace {
@@ -60,6 +63,12 @@ void RunSave(CommandCall& call) {
   }
 }
 
+// LASTSAVE: the Unix time of the last successful SAVE, or of the server's
+// start if there was none.
+void RunLastSave(CommandCall& call) {
+  call.reply.Integer(call.server.last_save_time.load());
+}
+
 // SHUTDOWN [NOSAVE|SAVE]: stops the server, which then closes the pool
 // (making every write durable). NOSAVE changes nothing: every answered
 // write is durable already. Like Redis, answers nothing on success.
@@ -106,6 +115,34 @@ void RunCommand(CommandCall& call) {
   } else {
     call.reply.Error("ERR unknown subcommand '" + std::string(sub) +
                      "'. Try COMMAND HELP.");
+  }
+}
+
+// TIME: the Unix time as seconds and the microseconds into the second,
+// two bulk strings (Redis's reply).
+void RunTime(CommandCall& call) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  call.reply.ArrayHeader(2);
+  call.reply.Bulk(std::to_string(now / 1000000));
+  call.reply.Bulk(std::to_string(now % 1000000));
+}
+
+// WAIT numreplicas timeout: how many replicas acknowledged this client's
+// writes. There are none, so 0, at once: where Redis has fewer replicas
+// than asked for, it blocks until the timeout (forever for 0) and then
+// answers how many acknowledged, which here can only be 0.
+void RunWait(CommandCall& call) {
+  const std::optional<int64_t> timeout = ParseInteger(call.args[2]);
+  if (!ParseInteger(call.args[1])) {
+    call.reply.Error(kNotAnInteger);
+  } else if (!timeout) {
+    call.reply.Error("ERR timeout is not an integer or out of range");
+  } else if (*timeout < 0) {
+    call.reply.Error("ERR timeout is negative");
+  } else {
+    call.reply.Integer(0);
   }
 }
 

@@ -1,19 +1,21 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // The string commands: GET, SET, SETNX, GETSET, MGET, MSET, STRLEN and the
-// INCR family.
+// INCR family (INCRBYFLOAT included).
 //
 // Plain puts (SET without options, MSET) go through the group commit.
 // Writes that depend on the current value (SET NX/XX/GET, SETNX, GETSET,
 // INCR...) run as DB::Update, atomically under the key's lock, each with
 // its own persistence barrier: a WriteBatch cannot hold a condition.
 
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "command_handlers.h"
+#include "redis_float.h"
 #include "redis_integer.h"
 
 namespace plush::server {
@@ -91,6 +93,44 @@ void Increment(CommandCall& call, std::string_view key, int64_t delta) {
     call.reply.Error("ERR increment or decrement would overflow");
   } else {
     call.reply.Integer(result);
+  }
+}
+
+constexpr std::string_view kInvalidFloat = "ERR value is not a valid float";
+
+// INCRBYFLOAT: the key's value read and written as Redis spells floats
+// (redis_float.h), atomically under the key's lock.
+void IncrementFloat(CommandCall& call, std::string_view key,
+                    long double delta) {
+  enum class Outcome { kDone, kNotAFloat, kNotFinite } outcome{};
+  std::string result;
+  Status s = call.server.db->Update(
+      WriteOptions(), key, [&](const std::string* current, std::string* next) {
+        std::optional<long double> value = 0.0L;
+        if (current != nullptr) value = ParseFloat(*current);
+        if (!value) {
+          outcome = Outcome::kNotAFloat;
+          return DB::UpdateAction::kKeep;
+        }
+        const long double sum = *value + delta;
+        if (!std::isfinite(sum)) {
+          outcome = Outcome::kNotFinite;
+          return DB::UpdateAction::kKeep;
+        }
+        outcome = Outcome::kDone;
+        result = FormatFloat(sum);
+        *next = result;
+        return DB::UpdateAction::kPut;
+      });
+  call.wrote = s.ok() && outcome == Outcome::kDone;
+  if (!s.ok()) {
+    ReplyError(call.reply, s);
+  } else if (outcome == Outcome::kNotAFloat) {
+    call.reply.Error(kInvalidFloat);
+  } else if (outcome == Outcome::kNotFinite) {
+    call.reply.Error("ERR increment would produce NaN or Infinity");
+  } else {
+    call.reply.Bulk(result);
   }
 }
 
@@ -246,6 +286,16 @@ void RunDecrBy(CommandCall& call) {
   } else {
     Increment(call, call.args[1], -*delta);
   }
+}
+
+// INCRBYFLOAT key increment
+void RunIncrByFloat(CommandCall& call) {
+  const std::optional<long double> delta = ParseFloat(call.args[2]);
+  if (!delta) {
+    call.reply.Error(kInvalidFloat);
+    return;
+  }
+  IncrementFloat(call, call.args[1], *delta);
 }
 
 }  // namespace plush::server

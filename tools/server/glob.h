@@ -1,6 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The glob patterns of SCAN ... MATCH, as Redis defines them:
+// The glob patterns of SCAN ... MATCH, KEYS and CONFIG GET, as Redis
+// defines them:
 //   *        any run of bytes, the empty one included
 //   ?        any one byte
 //   [abc]    one of the listed bytes; [a-z] a range (either order);

@@ -5,16 +5,22 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 #include <numeric>
 #include <sstream>
 #include <vector>
 
 #include "command_handlers.h"
+#include "process_memory.h"
 #include "reply_guarantee.h"
 
 namespace plush::server {
 namespace {
+
+// The Redis release whose replies this server gives for the commands it
+// has (clients read it to decide what they may send); not a Redis build.
+constexpr std::string_view kRedisVersion = "7.0.0";
 
 bool Wants(std::span<const std::string_view> sections, std::string_view name) {
   if (sections.empty()) return true;
@@ -32,11 +38,12 @@ void ServerSection(const ServerContext& server, std::ostream& out) {
                           std::chrono::steady_clock::now() - server.started)
                           .count();
   out << "# Server\r\n"
+      << "redis_version:" << kRedisVersion << "\r\n"
       << "plush_version:" << PLUSH_VERSION << "\r\n"
       << "redis_mode:standalone\r\n"
       << "multiplexing_api:asio\r\n"
       << "process_id:" << getpid() << "\r\n"
-      << "tcp_port:" << server.config.port << "\r\n"
+      << "tcp_port:" << server.port.load() << "\r\n"
       << "io_threads:" << server.config.threads << "\r\n"
       << "uptime_in_seconds:" << uptime << "\r\n"
       << "uptime_in_days:" << uptime / 86400 << "\r\n";
@@ -46,6 +53,47 @@ void ClientsSection(const ServerContext& server, std::ostream& out) {
   out << "# Clients\r\n"
       << "connected_clients:" << server.connected_clients.load() << "\r\n"
       << "maxclients:" << server.config.maxclients << "\r\n";
+}
+
+// Redis's spelling of a size: "1023B", "1.00K", "11.76M"...
+std::string HumanBytes(uint64_t bytes) {
+  static constexpr char kUnits[] = "KMGTP";
+  if (bytes < 1024) return std::to_string(bytes) + "B";
+  double value = static_cast<double>(bytes) / 1024;
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < sizeof(kUnits) - 1) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f%c", value, kUnits[unit]);
+  return text;
+}
+
+// Redis's used_memory is what its allocator handed out; here it is the
+// process's anonymous resident memory: the server's own and the pages of
+// the engine's DRAM structures that were written (stats' plush_dram_bytes,
+// Stats::dram_bytes, counts them allocated, written or not, so it may be
+// the larger). used_memory_rss adds the resident pages of the mapped pool.
+// No memory limit: a full pool refuses writes, nothing is evicted.
+Status MemorySection(std::ostream& out) {
+  ProcessMemory memory;
+  Status s = ReadProcessMemory(&memory);
+  if (!s.ok()) return s;
+  const uint64_t system = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                          static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  out << "# Memory\r\n"
+      << "used_memory:" << memory.anonymous_bytes << "\r\n"
+      << "used_memory_human:" << HumanBytes(memory.anonymous_bytes) << "\r\n"
+      << "used_memory_rss:" << memory.resident_bytes << "\r\n"
+      << "used_memory_rss_human:" << HumanBytes(memory.resident_bytes)
+      << "\r\n"
+      << "total_system_memory:" << system << "\r\n"
+      << "total_system_memory_human:" << HumanBytes(system) << "\r\n"
+      << "maxmemory:0\r\n"
+      << "maxmemory_human:0B\r\n"
+      << "maxmemory_policy:noeviction\r\n";
+  return Status::OK();
 }
 
 // The fields of the pool's Stats that PersistenceSection reports in its
@@ -133,6 +181,10 @@ Status InfoReport(ServerContext& server,
   };
   if (section("server")) ServerSection(server, out);
   if (section("clients")) ClientsSection(server, out);
+  if (section("memory")) {
+    s = MemorySection(out);
+    if (!s.ok()) return s;
+  }
   if (section("persistence")) PersistenceSection(server, stats, out);
   if (section("stats")) StatsSection(server, stats, out);
   if (section("keyspace")) KeyspaceSection(stats, out);

@@ -2,15 +2,7 @@
 
 #include "scan_cursors.h"
 
-#include "server_context.h"
-
 namespace plush::server {
-
-bool IsRangePool(DB* pool) {
-  std::string partitioning;
-  return pool->GetProperty("plush.partitioning", &partitioning).ok() &&
-         partitioning == "range";
-}
 
 uint64_t ScanCursors::Add(std::string_view resume) {
   std::lock_guard<std::mutex> lock(mu_);

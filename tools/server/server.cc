@@ -61,6 +61,7 @@ class Server::Impl {
                              std::to_string(context_.config.port) + ": " +
                              error.message());
     }
+    context_.port.store(port());
     return Status::OK();
   }
 

@@ -11,6 +11,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -21,6 +23,7 @@
 
 #include "media/fault_injection.h"
 #include "plush/db.h"
+#include "plush/limits.h"
 
 namespace plush::server {
 namespace {
@@ -173,8 +176,11 @@ TEST_F(CommandTest, UnknownCommandsAndWrongArity) {
   // Echoed arguments cannot break the reply's line.
   EXPECT_EQ(Run({"x\r\n+OK"}),
             "-ERR unknown command 'x  +OK', with args beginning with: \r\n");
-  EXPECT_EQ(Run({"KEYS", "*"}),
-            "-ERR unknown command 'KEYS', with args beginning with: '*' \r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "1"}),
+            "-ERR unknown command 'EXPIRE', with args beginning with: 'k' '1' "
+            "\r\n");
+  EXPECT_EQ(Run({"GETRANGE", "k", "0"}),
+            "-ERR wrong number of arguments for 'getrange' command\r\n");
 }
 
 TEST_F(CommandTest, SetAndGet) {
@@ -264,6 +270,90 @@ TEST_F(CommandTest, Increments) {
         << stored;
   }
   EXPECT_EQ(Run({"GET", "n"}), "$19\r\n9223372036854775807\r\n");
+}
+
+TEST_F(CommandTest, PartsOfValues) {
+  EXPECT_EQ(Run({"APPEND", "k", "Hello"}), ":5\r\n");
+  EXPECT_EQ(Run({"APPEND", "k", " World"}), ":11\r\n");
+  EXPECT_EQ(Run({"SETRANGE", "k", "6", "Redis"}), ":11\r\n");
+  EXPECT_EQ(Run({"GETRANGE", "k", "-5", "-1"}), "$5\r\nRedis\r\n");
+  EXPECT_EQ(Run({"GETRANGE", "k", "0", "-100"}), "$1\r\nH\r\n");  // Redis 7
+  EXPECT_EQ(Run({"GETRANGE", "missing", "0", "-1"}), "$0\r\n\r\n");
+  EXPECT_EQ(Run({"SETRANGE", "z", "3", "ab"}), ":5\r\n");
+  EXPECT_EQ(Run({"GET", "z"}), "$5\r\n\0\0\0ab\r\n"s);
+  EXPECT_EQ(Run({"SETRANGE", "none", "9", ""}), ":0\r\n");
+  EXPECT_EQ(Run({"EXISTS", "none"}), ":0\r\n");
+  const std::string too_long =
+      "-ERR string exceeds maximum allowed size (values up to 65536 "
+      "bytes)\r\n";
+  EXPECT_EQ(Run({"SETRANGE", "z", std::to_string(kMaxValueSize), "x"}),
+            too_long);
+  EXPECT_EQ(Run({"SETRANGE", "z", "9223372036854775807", "x"}), too_long);
+  EXPECT_EQ(Run({"SETRANGE", "z", "-1", "x"}),
+            "-ERR offset is out of range\r\n");
+  EXPECT_EQ(Run({"SETRANGE", "z", std::to_string(kMaxValueSize - 1), "x"}),
+            Header(':', kMaxValueSize));
+  EXPECT_EQ(Run({"APPEND", "z", "x"}), too_long);
+  EXPECT_EQ(Run({"STRLEN", "z"}), Header(':', kMaxValueSize));
+}
+
+TEST_F(CommandTest, IncrByFloat) {
+  EXPECT_EQ(Run({"SET", "f", "10.50"}), "+OK\r\n");
+  EXPECT_EQ(Run({"INCRBYFLOAT", "f", "0.1"}), "$4\r\n10.6\r\n");
+  EXPECT_EQ(Run({"INCRBYFLOAT", "f", "5.0e3"}),
+            "$22\r\n5010.60000000000000009\r\n");
+  EXPECT_EQ(Run({"INCRBYFLOAT", "new", "-2"}), "$2\r\n-2\r\n");
+  EXPECT_EQ(Run({"INCRBYFLOAT", "f", "x"}),
+            "-ERR value is not a valid float\r\n");
+  EXPECT_EQ(Run({"INCRBYFLOAT", "f", "inf"}),
+            "-ERR increment would produce NaN or Infinity\r\n");
+  EXPECT_EQ(Run({"SET", "s", "1.5 "}), "+OK\r\n");
+  EXPECT_EQ(Run({"INCRBYFLOAT", "s", "1"}),
+            "-ERR value is not a valid float\r\n");
+  EXPECT_EQ(Run({"GET", "f"}), "$22\r\n5010.60000000000000009\r\n");
+}
+
+TEST_F(CommandTest, KeyspaceCommands) {
+  EXPECT_EQ(Run({"RANDOMKEY"}), "$-1\r\n");
+  EXPECT_EQ(Run({"KEYS", "*"}), "*0\r\n");
+  Run({"MSET", "a1", "1", "a2", "2", "b1", "3"});
+  EXPECT_EQ(Run({"TYPE", "a1"}), "+string\r\n");
+  EXPECT_EQ(Run({"TYPE", "nosuch"}), "+none\r\n");
+  EXPECT_EQ(Run({"TOUCH", "a1", "a1", "nosuch"}), ":2\r\n");
+  const std::string keys = Run({"KEYS", "a?"});
+  EXPECT_TRUE(keys == "*2\r\n$2\r\na1\r\n$2\r\na2\r\n" ||
+              keys == "*2\r\n$2\r\na2\r\n$2\r\na1\r\n")
+      << keys;
+  std::set<std::string> drawn;
+  for (int i = 0; i < 200; ++i) drawn.insert(Run({"RANDOMKEY"}));
+  EXPECT_EQ(drawn, (std::set<std::string>{"$2\r\na1\r\n", "$2\r\na2\r\n",
+                                          "$2\r\nb1\r\n"}));
+  EXPECT_EQ(Run({"UNLINK", "a1", "nosuch", "a1"}), ":1\r\n");
+  EXPECT_EQ(Run({"KEYS", "a*"}), "*1\r\n$2\r\na2\r\n");
+}
+
+TEST_F(CommandTest, ServerCommands) {
+  const std::string time = Run({"TIME"});
+  EXPECT_EQ(time.substr(0, 5), "*2\r\n$");
+  EXPECT_EQ(Run({"WAIT", "1", "0"}), ":0\r\n");
+  EXPECT_EQ(Run({"WAIT", "0", "-1"}), "-ERR timeout is negative\r\n");
+  // The start before any SAVE.
+  const std::string lastsave = Run({"LASTSAVE"});
+  EXPECT_EQ(lastsave[0], ':');
+  EXPECT_LE(std::abs(std::stoll(lastsave.substr(1)) - std::time(nullptr)), 5)
+      << lastsave;
+  EXPECT_EQ(Run({"CONFIG", "GET", "save", "appendonly"}),
+            "*4\r\n$4\r\nsave\r\n$0\r\n\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
+  EXPECT_EQ(Run({"CONFIG", "GET", "maxmemory*"}),
+            "*4\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n$16\r\nmaxmemory-policy\r\n"
+            "$10\r\nnoeviction\r\n");
+  EXPECT_EQ(Run({"CONFIG", "SET", "databases", "16"}),
+            "-ERR CONFIG SET failed (possibly related to argument "
+            "'databases') - can't set immutable config\r\n");
+  reply_.set_protocol(3);
+  EXPECT_EQ(Run({"CONFIG", "GET", "DATABASES"}),
+            "%1\r\n$9\r\nDATABASES\r\n$1\r\n1\r\n");
+  EXPECT_EQ(Run({"CONFIG", "GET", "nosuch"}), "%0\r\n");
 }
 
 TEST_F(CommandTest, DelAndExists) {
@@ -405,8 +495,10 @@ TEST_F(CommandTest, InfoReportsThePool) {
   Run({"SET", "k", "v"});
   const std::string info = Run({"INFO"});
   for (const char* line :
-       {"# Server\r\n", "# Clients\r\n", "# Persistence\r\n", "# Stats\r\n",
-        "# Keyspace\r\n", "plush_backend:file\r\n",
+       {"# Server\r\n", "redis_version:7.0.0\r\n", "# Clients\r\n",
+        "# Memory\r\n", "maxmemory_policy:noeviction\r\n",
+        "# Persistence\r\n", "# Stats\r\n", "# Keyspace\r\n",
+        "plush_backend:file\r\n",
         "plush_power_fail_durable:0\r\n", "plush_group_commits:1\r\n",
         "plush_partitioning:hash\r\n", "db0:keys=1,expires=0,avg_ttl=0\r\n"}) {
     EXPECT_NE(info.find(line), std::string::npos) << line;
@@ -431,8 +523,11 @@ TEST_F(CommandTest, InfoReportsThePool) {
 
 TEST_F(CommandTest, SaveAndShutdown) {
   EXPECT_EQ(Run({"SAVE"}), "+OK\r\n");
-  EXPECT_EQ(Run({"INFO", "persistence"}).find("rdb_last_save_time:0\r\n"),
-            std::string::npos);
+  const std::string lastsave = Run({"LASTSAVE"});
+  EXPECT_NE(Run({"INFO", "persistence"})
+                .find("rdb_last_save_time:" + lastsave.substr(1)),
+            std::string::npos)
+      << lastsave;
   EXPECT_EQ(Run({"SHUTDOWN", "NOW"}), "-ERR syntax error\r\n");
   EXPECT_EQ(shutdowns_, 0);
   EXPECT_EQ(Run({"SHUTDOWN", "NOSAVE"}), "");  // Redis answers nothing
@@ -473,18 +568,28 @@ TEST_F(CommandTest, SyncedWritesReportTheirSyncsFailure) {
       "error\r\n";
   for (const std::vector<std::string>& write :
        {std::vector<std::string>{"SET", "a", "1"}, {"INCR", "b"},
-        {"SETNX", "c", "1"}, {"MSET", "d", "1", "e", "2"}}) {
+        {"SETNX", "c", "1"}, {"MSET", "d", "1", "e", "2"},
+        {"APPEND", "g", "x"}, {"SETRANGE", "h", "1", "x"},
+        {"INCRBYFLOAT", "i", "1.5"}, {"UNLINK", "j"}}) {
+    if (write[0] == "UNLINK") {
+      EXPECT_EQ(Run({"SET", "j", "1"}), "+OK\r\n");
+    }
     media::testing::FailNextSyncs(1, EIO);
     sync_failed_ = true;
     const std::string reply = Run(write);
     EXPECT_EQ(reply, failed) << write[0];
     OpenPool(Partitioning::kHash, std::nullopt, /*sync_writes=*/true);
   }
-  // DEL syncs only if it deleted something.
+  // A write that changes nothing (DEL of a missing key, an empty part, an
+  // error) does not sync.
   EXPECT_EQ(Run({"SET", "f", "1"}), "+OK\r\n");
   media::testing::FailNextSyncs(1, EIO);
   sync_failed_ = true;
   EXPECT_EQ(Run({"DEL", "nosuchkey"}), ":0\r\n");
+  EXPECT_EQ(Run({"APPEND", "f", ""}), ":1\r\n");
+  EXPECT_EQ(Run({"SETRANGE", "f", "5", ""}), ":1\r\n");
+  EXPECT_EQ(Run({"INCRBYFLOAT", "f", "inf"}),
+            "-ERR increment would produce NaN or Infinity\r\n");
   EXPECT_EQ(Run({"DEL", "f"}), failed);
 }
 

@@ -20,6 +20,14 @@ from redis.retry import Retry
 
 SERVER = os.environ["PLUSH_SERVER"]  # the plush-server binary
 CLI = os.environ["PLUSH_CLI"]  # the plush binary
+PROTOCOLS = [2, 3]  # RESP2, and RESP3 (what redis-py asks for with HELLO 3)
+
+
+def error_of(call):
+    """The message of the error reply that `call` gets (redis-py drops "ERR ")."""
+    with pytest.raises(redis.ResponseError) as error:
+        call()
+    return str(error.value)
 
 
 class Server:
