@@ -8,11 +8,8 @@
 // (Options::range_rebalance, DB::Rebalance). Keys that share their leading
 // bytes, loaded in order, spread over every unit of a pool created with a
 // sample, and of a pool without one once it has re-balanced; the map (base
-// and changes) is checked when the pool is opened. Range pools of the two
-// older formats (units by key bits, units by fixed boundaries from a
-// sample) keep opening with the placement they were created with, and
-// never re-balance: the tests make such pools by rewriting a new, empty
-// pool's header bytes, as those versions wrote them.
+// and changes) is checked when the pool is opened. Pools whose superblock
+// names a retired partitioning are refused.
 //
 // Tests of the layout a pool is created with open it with FixedRange():
 // a pool that re-balances moves keys between units whenever one becomes
@@ -37,7 +34,6 @@
 
 #include <gtest/gtest.h>
 
-#include "db/open_db.h"
 #include "plush/db.h"
 #include "plush/limits.h"
 #include "pool_image.h"
@@ -130,11 +126,10 @@ void CopyPool(const std::string& from, const std::string& to) {
 // than taken from pool::Superblock: these bytes are the format.
 constexpr uint64_t kPartitioningOffset = 24;
 constexpr uint64_t kHeapOffsetOffset = 64;
-constexpr uint64_t kBoundariesOffsetOffset = 80;
+constexpr uint64_t kReservedOffset = 80;             // 56 bytes, zero
 constexpr uint64_t kSuperblockChecksumOffset = 136;  // XXH64 of bytes 0..135
 static_assert(offsetof(pool::Superblock, heap_offset) == kHeapOffsetOffset);
-static_assert(offsetof(pool::Superblock, range_boundaries_offset) ==
-              kBoundariesOffsetOffset);
+static_assert(offsetof(pool::Superblock, reserved2) == kReservedOffset);
 
 // Root page words (docs/format.md, "Root page").
 constexpr uint64_t kRootOffset = 4096;
@@ -155,17 +150,9 @@ static_assert(offsetof(pool::RangeMapHeader, positions) == 20);
 static_assert(offsetof(pool::RangeMapHeader, entries_bytes) == 24);
 static_assert(offsetof(pool::RangeMapHeader, entries_checksum) == 32);
 static_assert(offsetof(pool::RangeMapHeader, checksum) == 56);
-static_assert(offsetof(pool::RangeBoundariesHeader, count) == 8);
-static_assert(offsetof(pool::RangeBoundariesHeader, entries_bytes) == 16);
-static_assert(offsetof(pool::RangeBoundariesHeader, entries_checksum) == 24);
-static_assert(offsetof(pool::RangeBoundariesHeader, checksum) == 56);
 
 uint64_t HeapOffset(const std::string& path) {
   return ReadU64(path, kHeapOffsetOffset);
-}
-
-uint64_t BoundariesOffset(const std::string& path) {
-  return ReadU64(path, kBoundariesOffsetOffset);
 }
 
 // The region the root page names as the range map in use.
@@ -173,14 +160,11 @@ pool::RangeMapRef ActiveMap(const std::string& path) {
   return pool::RangeMapRef::Decode(ReadU64(path, kRootRangeMap));
 }
 
-// Rewrites superblock bytes with a checksum that matches: what a version
-// that wrote them would have left, not a bit flip.
-void RewriteSuperblock(const std::string& path, uint8_t partitioning,
-                       uint64_t boundaries_offset) {
+// Rewrites the superblock's partitioning byte with a checksum that
+// matches: what a version that wrote it would have left, not a bit flip.
+void RewriteSuperblock(const std::string& path, uint8_t partitioning) {
   std::string superblock = ReadAt(path, 0, kSuperblockChecksumOffset);
   superblock[kPartitioningOffset] = static_cast<char>(partitioning);
-  std::memcpy(superblock.data() + kBoundariesOffsetOffset, &boundaries_offset,
-              8);
   const uint64_t checksum = Checksum(superblock.data(), superblock.size());
   WriteAt(path, 0, superblock + test::Word(checksum));
 }
@@ -196,24 +180,6 @@ void ExpectCorruption(const Status& s, const std::string& path,
 Status OpenAndClose(const Options& o, const std::string& path) {
   std::unique_ptr<DB> db;
   Status s = DB::Open(o, path, &db);
-  if (s.ok()) s = db->Close();
-  return s;
-}
-
-// DB::Open, creating a range pool as earlier builds did (partitioning 3:
-// no fingerprints in indirect slots), for the tests that turn a pool into
-// an older format, or give it a map its records were not placed on.
-Status OpenAsEarlierBuilds(const Options& o, const std::string& path,
-                           std::unique_ptr<DB>* db) {
-  InternalOptions internal;
-  internal.range_without_fingerprints = true;
-  return OpenDB(o, internal, path, db);
-}
-
-Status OpenAndCloseAsEarlierBuilds(const Options& o,
-                                   const std::string& path) {
-  std::unique_ptr<DB> db;
-  Status s = OpenAsEarlierBuilds(o, path, &db);
   if (s.ok()) s = db->Close();
   return s;
 }
@@ -421,56 +387,6 @@ Placement ScanPlacement(DB* db) {
   return placement;
 }
 
-// ---- Pools of the older formats ---------------------------------------------
-
-// A range boundaries region (pool_format.h, RangeBoundariesHeader), as the
-// versions that made kRangeByBoundaries pools wrote it.
-std::string BoundariesRegion(uint64_t count,
-                             const std::vector<std::string>& keys,
-                             const std::string& trailing = "",
-                             uint64_t claimed_bytes = 0) {
-  const std::string entries = Separators(keys) + trailing;
-  pool::RangeBoundariesHeader h{};
-  std::memcpy(h.magic, pool::kRangeBoundariesMagic, sizeof(h.magic));
-  h.count = count;
-  h.entries_bytes = claimed_bytes != 0 ? claimed_bytes : entries.size();
-  h.entries_checksum = Checksum(entries.data(), entries.size());
-  h.checksum = Checksum(&h, offsetof(pool::RangeBoundariesHeader, checksum));
-  return Bytes(&h, sizeof(h)) + entries;
-}
-
-// Turns a closed range pool made by this version into one of the versions
-// before range maps: partitioning `format` in the superblock, no range map
-// in the root page, and (kRangeByBoundaries) the boundaries region at the
-// start of the heap, over the range map region (whose space the region
-// takes instead: it was allocated there, and nothing else is).
-// Only a pool without records is converted faithfully: those versions
-// wrote their records' filters with every bit of the table hash, this one
-// leaves out the DRAM bits in adaptive pools (LeveledTable::ProbeOf), so a
-// converted pool's lookups would miss records on its PMem levels; and a
-// re-balance moves records off the units the old placement looks in.
-void ConvertToOldFormat(const std::string& path, uint8_t format,
-                        const std::vector<std::string>& boundaries = {}) {
-  const uint64_t heap = HeapOffset(path);
-  const pool::RangeMapRef map = ActiveMap(path);
-  ASSERT_EQ(ReadAt(path, kPartitioningOffset, 1),
-            std::string(1, pool::kRangeAdaptive));
-  ASSERT_EQ(map.offset, heap);
-  ASSERT_EQ(ReadU64(path, kRootRangeMapLog), 0u) << "a map never changed";
-  if (format == pool::kRangeByBoundaries) {
-    const std::string region = BoundariesRegion(boundaries.size(), boundaries);
-    ASSERT_LE(region.size(), map.capacity());
-    WriteAt(path, heap, region);
-    RewriteSuperblock(path, format, heap);
-  } else {
-    ASSERT_EQ(format, pool::kRangeByKeyBits);
-    RewriteSuperblock(path, format, 0);
-  }
-  WriteU64(path, kRootRangeMap, 0);
-  WriteU64(path, kRootRangeMapSpare, 0);
-  WriteU64(path, kRootRangeMapLogState, 0);
-}
-
 // ---- Loading ----------------------------------------------------------------
 
 // Creates a range pool at `path` split at the quantiles of `sample`, with
@@ -483,7 +399,7 @@ void CreateSampled(const std::string& path, std::vector<std::string> sample,
   o.dram_directory_bits = dram_bits;
   o.range_key_sample = std::move(sample);
   std::unique_ptr<DB> db;
-  ASSERT_OK(OpenAsEarlierBuilds(o, path, &db));
+  ASSERT_OK(DB::Open(o, path, &db));
   ASSERT_OK(db->Put({}, "b1", "v"));
   ASSERT_OK(db->Close());
 }
@@ -692,7 +608,7 @@ TEST(RangeSampleTest, KeysAboveTheSampleSpreadByRebalancing) {
 
 // ---- Format of new pools ----------------------------------------------------
 
-// Every range pool created now has a range map (partitioning 3) at the
+// Every range pool created now has a range map (partitioning 4) at the
 // start of the heap, named by the root page, and no change log until the
 // map first changes; a sample only sets where the map first splits the
 // keys. Hash pools have none of it.
@@ -717,7 +633,7 @@ TEST(RangeSampleTest, NewRangePoolsHaveARangeMapAtTheHeapStart) {
     SCOPED_TRACE(e.file.path());
     const std::string& path = e.file.path();
     EXPECT_EQ(ReadAt(path, kPartitioningOffset, 1), "\x04");
-    EXPECT_EQ(BoundariesOffset(path), 0u);
+    EXPECT_EQ(ReadAt(path, kReservedOffset, 56), std::string(56, '\0'));
     const uint64_t heap = HeapOffset(path);
     const uint64_t word = ReadU64(path, kRootRangeMap);
     EXPECT_EQ(word % 4096, word & 63) << "a 4 KiB aligned offset | log2 size";
@@ -747,7 +663,7 @@ TEST(RangeSampleTest, NewRangePoolsHaveARangeMapAtTheHeapStart) {
             sample[sample.size() / 64]);
 
   EXPECT_EQ(ReadAt(hash.path(), kPartitioningOffset, 1), std::string(1, '\0'));
-  EXPECT_EQ(BoundariesOffset(hash.path()), 0u);
+  EXPECT_EQ(ReadAt(hash.path(), kReservedOffset, 56), std::string(56, '\0'));
   EXPECT_EQ(ReadU64(hash.path(), kRootRangeMap), 0u);
   EXPECT_EQ(ReadU64(hash.path(), kRootRangeMapSpare), 0u);
   EXPECT_EQ(ReadU64(hash.path(), kRootRangeMapLog), 0u);
@@ -1053,12 +969,9 @@ TEST(RangeSampleTest, ASpareEqualToTheActiveMapIsAccepted) {
 // until DB::Rebalance() splits it (and merges light neighbours to free
 // units for it). No background re-balancing: the changes are the ones
 // that call made, and none comes after.
-void CreateRebalanced(const std::string& path, uint64_t count = 5000,
-                      bool as_earlier_builds = false) {
+void CreateRebalanced(const std::string& path, uint64_t count = 5000) {
   std::unique_ptr<DB> db;
-  ASSERT_OK(as_earlier_builds
-                ? OpenAsEarlierBuilds(FixedRange(), path, &db)
-                : DB::Open(FixedRange(), path, &db));
+  ASSERT_OK(DB::Open(FixedRange(), path, &db));
   ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), UserKey, 0, count));
   uint64_t moves = 0;
   ASSERT_OK(db->Rebalance(&moves));
@@ -1375,14 +1288,14 @@ TEST(RangeSampleTest, AChangeLogOverABaseIsRefused) {
 
 // A log whose state names another base generation holds no change of the
 // base in use (a crash between a new base and the reset of the log): the
-// pool opens on the base alone, and a log is then not needed. (The pool's
-// records were placed on the map with the changes, so some may now be
-// misplaced: only the map is checked, and that a scan reads the pool;
-// the pool has no fingerprints, which would be taken on other lower
-// bounds than the base's and leave the records out of the scan.)
+// pool opens on the base alone, and a log is then not needed: keys
+// written then are placed on the base. (The pool's records were placed on
+// the map with the changes, so some may now be misplaced, and their
+// fingerprints, taken on that map's lower bounds, leave them out of a
+// scan: only where the scan finds a key is checked.)
 TEST(RangeSampleTest, ALogOfAnotherBaseContributesNoChange) {
   ScratchPool made("other_base_made");
-  ASSERT_NO_FATAL_FAILURE(CreateRebalanced(made.path(), 5000, true));
+  ASSERT_NO_FATAL_FAILURE(CreateRebalanced(made.path()));
   const LogState state = ReadLogState(made.path());
   const ReadBack base =
       ReadMapRegion(made.path(), ActiveMap(made.path()).offset);
@@ -1400,11 +1313,17 @@ TEST(RangeSampleTest, ALogOfAnotherBaseContributesNoChange) {
     Stats stats;
     ASSERT_OK(db->GetStats(&stats));
     EXPECT_EQ(stats.range_rebalances, base.header.generation);
+    // 16 keys for each of the 64 leading-bit ranges.
+    auto spread = +[](uint64_t i) { return BigEndian(i << 54); };
+    ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), spread, 0, 1024));
     const Placement placement = ScanPlacement(db.get());  // status checked
-    EXPECT_FALSE(placement.empty());
-    const RangeMap::Layout layout{base.separators, base.units};
-    for (const auto& [key, partition] : placement)
-      ASSERT_EQ(partition, PositionOn(layout, key)) << test::DescribeKey(key);
+    ASSERT_NO_FATAL_FAILURE(
+        ExpectPlacedOn(placement, {base.separators, base.units}));
+    for (const std::string& k : Keys(spread, 0, 1024)) {
+      ASSERT_TRUE(std::any_of(placement.begin(), placement.end(),
+                              [&](const auto& p) { return p.first == k; }))
+          << test::DescribeKey(k);
+    }
     ASSERT_OK(db->Close());
   }
 }
@@ -1483,8 +1402,7 @@ TEST(RangeSampleTest, ABaseAndChangesWrittenByHandAreApplied) {
   ASSERT_NO_FATAL_FAILURE(ExpectPlacedOn(placement, StoredMap(path)));
 }
 
-// ---- Pools of the older formats ---------------------------------------------
-
+// ---- Fingerprints -----------------------------------------------------------
 
 // A slot's fingerprint that does not match its key (damage in bits
 // 40..63 of its key word, which lookups do not read) would hide the record
@@ -1515,249 +1433,46 @@ TEST(RangeSampleTest, AWrongFingerprintIsReportedByVerify) {
       << report;
 }
 
-// A re-balancing range pool of partitioning 3 (earlier builds: no
-// fingerprints in its indirect slots) keeps its format, and its lookups,
-// scans from any key and re-balances read it right: its slots' key words
-// are whole table hashes.
-TEST(RangeSampleTest, PoolsWithoutFingerprintsKeepTheirFormat) {
-  constexpr uint64_t kKeys = 6000;
-  ScratchPool file("no_fingerprints");
-  ASSERT_NO_FATAL_FAILURE(CreateRebalanced(file.path(), kKeys / 2, true));
-  ASSERT_EQ(ReadAt(file.path(), kPartitioningOffset, 1),
-            std::string(1, pool::kRangeAdaptive));
-  auto expect_read_right = [](DB* db, uint64_t count) {
-    ASSERT_NO_FATAL_FAILURE(
-        ExpectExactlyInOrder(db, Keys(UserKey, 0, count)));
-    for (uint64_t from = 1; from < count; from += 7) {
-      std::unique_ptr<Iterator> it = db->NewIterator({});
-      it->Seek(UserKey(from));
-      ASSERT_TRUE(it->Valid()) << from;
-      ASSERT_EQ(it->key(), UserKey(from));
-    }
-  };
-  std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(FixedRange(), file.path(), &db));
-  ASSERT_NO_FATAL_FAILURE(expect_read_right(db.get(), kKeys / 2));
-  ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), UserKey, kKeys / 2, kKeys));
-  uint64_t moves = 0;
-  ASSERT_OK(db->Rebalance(&moves));
-  EXPECT_GT(moves, 0u);
-  ASSERT_NO_FATAL_FAILURE(expect_read_right(db.get(), kKeys));
-  ASSERT_OK(db->Close());
-  EXPECT_EQ(ReadAt(file.path(), kPartitioningOffset, 1),
-            std::string(1, pool::kRangeAdaptive));
-}
+// ---- Retired partitionings -------------------------------------------------
 
-// A range pool made before range maps without a sample: units by the keys'
-// leading bits, which it keeps (no map is made for it), and never
-// re-balances, whatever Options::range_rebalance says.
-TEST(RangeSampleTest, KeyBitsPoolsKeepTheirPartitioning) {
-  // 4096 keys spread evenly over the leading bits: 64 on each of 64 units.
-  constexpr uint64_t kKeys = 4096;
-  auto spread = +[](uint64_t i) { return BigEndian(i << 52); };
-  ScratchPool file("key_bits");
-  ASSERT_OK(OpenAndCloseAsEarlierBuilds(FixedRange(), file.path()));
-  ASSERT_NO_FATAL_FAILURE(
-      ConvertToOldFormat(file.path(), pool::kRangeByKeyBits));
-
-  std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(SmallRange(), file.path(), &db));
-  Stats stats;
-  ASSERT_OK(db->GetStats(&stats));
-  EXPECT_EQ(stats.partitioning, "range");
-  EXPECT_EQ(stats.range_units, "key bits");
-  ASSERT_NO_FATAL_FAILURE(test::ExpectRebalanceNotSupported(db.get()));
-  ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), spread, 0, kKeys / 2));
-  ASSERT_OK(db->Close());
-  ASSERT_OK(DB::Open(SmallRange(), file.path(), &db));
-  ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), spread, kKeys / 2, kKeys));
-  ASSERT_NO_FATAL_FAILURE(
-      ExpectExactlyInOrder(db.get(), Keys(spread, 0, kKeys)));
-  ASSERT_OK(db->GetStats(&stats));
-  EXPECT_EQ(stats.unit_records_min, 64u);
-  EXPECT_EQ(stats.unit_records_max, 64u);
-  // Keys that share their first byte share a unit, and stay there.
-  ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), UserKey, 0, 1000));
-  ASSERT_NO_FATAL_FAILURE(test::ExpectRebalanceNotSupported(db.get()));
-  ASSERT_OK(db->GetStats(&stats));
-  EXPECT_EQ(stats.unit_records_median, 64u);
-  EXPECT_EQ(stats.unit_records_max, 64u + 1000);
-  const Placement old_placement = ScanPlacement(db.get());
-  ASSERT_OK(db->Close());
-
-  // Still a pool of that format.
-  EXPECT_EQ(ReadAt(file.path(), kPartitioningOffset, 1), "\x01");
-  EXPECT_EQ(ReadU64(file.path(), kRootRangeMap), 0u);
-  EXPECT_EQ(ReadU64(file.path(), kRootRangeMapSpare), 0u);
-  EXPECT_EQ(ReadU64(file.path(), kRootRangeMapLog), 0u);
-  ASSERT_OK(DB::Open(SmallRange(), file.path(), &db));
-  ASSERT_OK(db->GetStats(&stats));
-  EXPECT_EQ(stats.range_units, "key bits");
-  std::vector<std::string> all = Keys(spread, 0, kKeys);
-  for (const std::string& k : Keys(UserKey, 0, 1000)) all.push_back(k);
-  ASSERT_NO_FATAL_FAILURE(ExpectExactlyInOrder(db.get(), all));
-  ASSERT_NO_FATAL_FAILURE(test::ExpectRebalanceNotSupported(db.get()));
-  ASSERT_OK(db->Close());
-
-  // This version's map by leading bits, before any re-balance, places
-  // every key where those pools did: same partition for every key.
-  ScratchPool adaptive("key_bits_adaptive");
-  ASSERT_OK(DB::Open(FixedRange(), adaptive.path(), &db));
-  for (const std::string& k : all) ASSERT_OK(db->Put({}, k, "value"));
-  EXPECT_EQ(ScanPlacement(db.get()), old_placement);
-  ASSERT_OK(db->Close());
-}
-
-// A range pool made with a sample before range maps: fixed boundaries in a
-// region at the start of the heap, which it keeps, and never re-balances.
-TEST(RangeSampleTest, BoundaryPoolsKeepTheirPartitioning) {
-  constexpr uint64_t kKeys = 20000;
-  constexpr unsigned kBits = 6;
-  const std::vector<std::string> sample = Sample(UserKey, kKeys, 7);
-  const std::vector<std::string> boundaries =
-      RangeMap::FromSample(sample, kBits).separators;
-  ScratchPool file("boundaries");
-  {
-    Options o = FixedRange();
-    o.range_key_sample = sample;
-    ASSERT_OK(OpenAndCloseAsEarlierBuilds(o, file.path()));
-  }
-  ASSERT_NO_FATAL_FAILURE(ConvertToOldFormat(
-      file.path(), pool::kRangeByBoundaries, boundaries));
-  const uint64_t heap = HeapOffset(file.path());
-  const std::string region =
-      BoundariesRegion(boundaries.size(), boundaries);
-  ASSERT_EQ(ReadAt(file.path(), heap, region.size()), region);
-
-  std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(SmallRange(), file.path(), &db));
-  Stats stats;
-  ASSERT_OK(db->GetStats(&stats));
-  EXPECT_EQ(stats.partitioning, "range");
-  EXPECT_EQ(stats.range_units, "key sample");
-  ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), UserKey, 0, kKeys / 2));
-  ASSERT_OK(db->Close());
-  ASSERT_OK(DB::Open(SmallRange(), file.path(), &db));
-  ASSERT_NO_FATAL_FAILURE(PutRange(db.get(), UserKey, kKeys / 2, kKeys));
-  ASSERT_NO_FATAL_FAILURE(
-      ExpectExactlyInOrder(db.get(), Keys(UserKey, 0, kKeys)));
-  ASSERT_OK(db->GetStats(&stats));
-  EXPECT_GT(stats.unit_records_min, 0u);
-  EXPECT_LT(stats.unit_records_max, 2 * stats.unit_records_median);
-  ASSERT_NO_FATAL_FAILURE(test::ExpectRebalanceNotSupported(db.get()));
-  ASSERT_OK(db->Close());
-
-  // Still a pool of that format, its boundaries untouched.
-  EXPECT_EQ(ReadAt(file.path(), kPartitioningOffset, 1), "\x02");
-  EXPECT_EQ(BoundariesOffset(file.path()), heap);
-  EXPECT_EQ(ReadU64(file.path(), kRootRangeMap), 0u);
-  EXPECT_EQ(ReadU64(file.path(), kRootRangeMapLog), 0u);
-  EXPECT_EQ(ReadAt(file.path(), heap, region.size()), region);
-  ASSERT_OK(DB::Open(SmallRange(), file.path(), &db));
-  ASSERT_OK(db->GetStats(&stats));
-  EXPECT_EQ(stats.range_units, "key sample");
-  EXPECT_EQ(stats.range_rebalances, 0u);
-  ASSERT_NO_FATAL_FAILURE(ExpectExactlyInOrder(db.get(), Keys(UserKey, 0, kKeys)));
-  ASSERT_OK(db->Close());
-}
-
-// A 4-unit pool of the boundaries format, split at b, c, d, with "b1".
-void CreateBoundariesPool(const std::string& path) {
-  ASSERT_NO_FATAL_FAILURE(CreateSampled(path, {"a", "b", "c", "d"}, 2));
-  ASSERT_NO_FATAL_FAILURE(
-      ConvertToOldFormat(path, pool::kRangeByBoundaries, {"b", "c", "d"}));
-}
-
-TEST(RangeSampleTest, DamagedBoundariesAreRefused) {
-  struct Damage {
-    uint64_t at;  // from the region's start
-    std::string bytes;
-    const char* message;
-  };
-  const std::vector<Damage> damages = {
-      {0, "X", "range boundaries: bad magic"},
-      {8, std::string(1, '\x07'), "range boundaries: header checksum mismatch"},
-      {64 + 2, "Z", "range boundaries: checksum mismatch"},
-  };
-  for (const Damage& d : damages) {
-    ScratchPool file("damaged_boundaries");
-    ASSERT_NO_FATAL_FAILURE(CreateBoundariesPool(file.path()));
-    WriteAt(file.path(), BoundariesOffset(file.path()) + d.at, d.bytes);
-    std::unique_ptr<DB> db;
-    ExpectCorruption(DB::Open(SmallRange(), file.path(), &db), file.path(),
-                     d.message);
-  }
-}
-
-// Every byte of the region is covered by a checksum: any flip is refused.
-TEST(RangeSampleTest, EveryFlippedByteOfTheBoundariesIsRefused) {
-  ScratchPool file("boundary_flips");
-  ASSERT_NO_FATAL_FAILURE(
-      CreateSampled(file.path(), {"apple", "kiwi", "mango", "pear"}, 2));
-  ASSERT_NO_FATAL_FAILURE(ConvertToOldFormat(
-      file.path(), pool::kRangeByBoundaries, {"kiwi", "mango", "pear"}));
-  std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(SmallRange(), file.path(), &db));
-  ASSERT_OK(db->Close());
-  const uint64_t region = BoundariesOffset(file.path());
-  const uint64_t entries_bytes = ReadU64(file.path(), region + 16);
-  ASSERT_EQ(entries_bytes, 3 * 2 + 4 + 5 + 4u) << "kiwi, mango, pear";
-  const std::string prefix = "pool '" + file.path() + "': range boundaries: ";
-  for (uint64_t at = 0; at < 64 + entries_bytes; ++at) {
-    const std::string original = ReadAt(file.path(), region + at, 1);
-    WriteAt(file.path(), region + at, std::string(1, original[0] ^ 0x10));
-    const Status s = DB::Open(SmallRange(), file.path(), &db);
-    EXPECT_TRUE(s.IsCorruption()) << "byte " << at << ": " << s.ToString();
-    EXPECT_EQ(std::string(s.message()).substr(0, prefix.size()), prefix)
-        << "byte " << at << ": " << s.ToString();
-    WriteAt(file.path(), region + at, original);
-  }
-  ASSERT_OK(DB::Open(SmallRange(), file.path(), &db));
-}
-
-// Regions whose checksums are right but whose contents are not: the
-// checks behind the checksums, each with its message.
-TEST(RangeSampleTest, InconsistentBoundariesAreRefused) {
+// Partitionings 1 (units by key bits), 2 (units by fixed boundaries) and 3
+// (a range map without fingerprints) were written by builds before this
+// one: a pool whose superblock names one is refused, saying which and how
+// to copy it over; a value above 4 is damage.
+TEST(RangeSampleTest, RetiredPartitioningsAreNotSupported) {
+  ScratchPool made("retired_made");
+  ASSERT_OK(OpenAndClose(FixedRange(), made.path()));
   struct Case {
-    uint64_t count;
-    std::vector<std::string> keys;
-    std::string trailing;  // bytes after the entries
-    const char* message;
-    uint64_t claimed_bytes = 0;  // entries_bytes, if not their size
+    uint8_t partitioning;
+    const char* name;
   };
-  const std::vector<Case> cases = {
-      {2, {"b", "c"}, "", "2 boundaries for 4 DRAM directory entries"},
-      {3, {"c", "b", "d"}, "", "boundary 1 is out of order"},
-      {3, {"b", "c", std::string(1025, 'x')}, "",
-       "boundary 2 has a bad length (1025)"},
-      {3, {"b", "c", "d"}, "zz", "entries do not fill the region"},
-      {3, {"b", "c"}, "", "entries cut short"},
-      {3, {"b", "c", "d"}, "", "entries extend past the pool's allocations",
-       uint64_t{1} << 40},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.message);
-    ScratchPool file("inconsistent_boundaries");
-    ASSERT_NO_FATAL_FAILURE(CreateBoundariesPool(file.path()));
-    WriteAt(file.path(), BoundariesOffset(file.path()),
-            BoundariesRegion(c.count, c.keys, c.trailing, c.claimed_bytes));
+  for (const Case& c : {Case{pool::kRangeByKeyBits, "range by key bits"},
+                        Case{pool::kRangeByBoundaries,
+                             "range by fixed boundaries"},
+                        Case{pool::kRangeAdaptive,
+                             "range without fingerprints"}}) {
+    SCOPED_TRACE(c.name);
+    ScratchPool file("retired");
+    ASSERT_NO_FATAL_FAILURE(CopyPool(made.path(), file.path()));
+    RewriteSuperblock(file.path(), c.partitioning);
     std::unique_ptr<DB> db;
-    ExpectCorruption(DB::Open(SmallRange(), file.path(), &db), file.path(),
-                     std::string("range boundaries: ") + c.message);
+    const Status s = DB::Open(SmallRange(), file.path(), &db);
+    EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+    const std::string expected =
+        "NotSupported: pool '" + file.path() + "': pool has partitioning " +
+        std::to_string(c.partitioning) + " (" + c.name +
+        "); this library reads partitioning 0 (hash) and 4 (range) only: "
+        "copy the pool with plush dump of the version that wrote it, then "
+        "plush load of this one";
+    EXPECT_EQ(s.ToString(), expected);
   }
-}
-
-// The superblock names where the boundaries are; anywhere but the start
-// of the heap is refused (with a checksum that matches: not a bit flip).
-TEST(RangeSampleTest, BoundariesAnywhereButTheHeapStartAreRefused) {
-  ScratchPool file("moved");
-  ASSERT_NO_FATAL_FAILURE(CreateBoundariesPool(file.path()));
-  const uint64_t moved = BoundariesOffset(file.path()) + 4096;
-  RewriteSuperblock(file.path(), pool::kRangeByBoundaries, moved);
+  ScratchPool file("unknown");
+  ASSERT_NO_FATAL_FAILURE(CopyPool(made.path(), file.path()));
+  RewriteSuperblock(file.path(), 5);
   std::unique_ptr<DB> db;
   ExpectCorruption(DB::Open(SmallRange(), file.path(), &db), file.path(),
-                   "superblock: range boundaries at " + std::to_string(moved) +
-                       ", not at the start of the heap");
+                   "superblock parameters: partitioning must be kHash or "
+                   "kRange (byte 5)");
 }
 
 }  // namespace

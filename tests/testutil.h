@@ -176,16 +176,15 @@ inline std::string RandomBytes(std::mt19937_64& rng, size_t n) {
   return s;
 }
 
-// DB::Rebalance on a pool whose units do not move (a hash pool, a range
-// pool of an earlier version): NotSupported saying why, no move counted.
+// DB::Rebalance on a hash pool, whose units do not move: NotSupported
+// saying why, no move counted.
 inline void ExpectRebalanceNotSupported(DB* db) {
   uint64_t moves = 7;
   const Status s = db->Rebalance(&moves);
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
   EXPECT_EQ(s.ToString(),
-            "NotSupported: re-balancing needs a range pool with an adaptive "
-            "range map (this one is hash-partitioned, or a range pool of an "
-            "earlier version: convert it with plush rebalance)");
+            "NotSupported: re-balancing needs a range pool (this one is "
+            "hash-partitioned)");
   EXPECT_EQ(moves, 0u);
   Stats stats;
   ASSERT_TRUE(db->GetStats(&stats).ok());

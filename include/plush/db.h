@@ -61,7 +61,8 @@ class PLUSH_EXPORT DB {
   //                    or an existing pool with error_if_exists
   //   Busy             the pool is open in this or another process
   //   Corruption       the pool's bytes are inconsistent
-  //   NotSupported     newer format version, or the media cannot meet
+  //   NotSupported     another format version, a retired partitioning
+  //                    (docs/format.md §2.1), or the media cannot meet
   //                    options.required_granularity / options.backend
   //   IOError, NoSpace from the operating system
   static Status Open(const Options& options, const std::string& path,
@@ -153,16 +154,14 @@ class PLUSH_EXPORT DB {
   // The caller owns it and must destroy it before the DB.
   virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
 
-  // Range pools (with an adaptive range map: every range pool this version
-  // creates): splits every unit due a split now (heavy, or its keys keep
+  // Range pools: splits every unit due a split now (heavy, or its keys keep
   // growing past the mean), as the background thread and writers do as
   // units become due (Options::range_rebalance), until none is or no move
   // helps; *moves (if not null) receives the key-range moves made
   // (Stats::range_rebalances counts them all). Safe to call while other
   // threads read and write: writers of the two units a move involves wait
-  // for it (milliseconds), readers do not. NotSupported on hash pools and
-  // on range pools of earlier versions (convert those with plush
-  // rebalance). docs/operations.md, "Range partitioning".
+  // for it (milliseconds), readers do not. NotSupported on hash pools.
+  // docs/operations.md, "Range partitioning".
   virtual Status Rebalance(uint64_t* moves) = 0;
   Status Rebalance() { return Rebalance(nullptr); }
 

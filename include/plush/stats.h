@@ -74,11 +74,8 @@ struct PLUSH_EXPORT Stats {
   // How the pool places keys (creation parameter): "hash" or "range"
   // (range: ordered iteration).
   std::string partitioning;
-  // Range pools: how their units' key ranges are set: "adaptive" (a range
-  // map that re-balances online: every range pool this version creates),
-  // or, for range pools created by earlier versions, "key bits" (the keys'
-  // leading bits) or "key sample" (fixed boundaries from a key sample);
-  // empty for hash pools.
+  // How the units' key ranges are set: "adaptive" (range pools: a range
+  // map that re-balances online); empty for hash pools.
   std::string range_units;
   // The pool's other creation parameters (see Options), as recorded in its
   // superblock: what applies, whatever Options the pool was opened with.

@@ -166,7 +166,7 @@ Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
       table_.get(), pool_->params().log_count, background_.get());
   logs_ = std::make_unique<log::RecoveryLogs>(
       pool_.get(), log_recycling_.get(), internal.replay_uncommitted_batches);
-  if (pool_->params().adaptive_range())
+  if (pool_->params().partitioning == Partitioning::kRange)
     unit_tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);
   write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(),
                                             background_.get(),
@@ -744,10 +744,7 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->partitioning = table_->hasher().range() ? "range" : "hash";
   const pool::PoolParams& p = pool_->params();
   if (table_->hasher().range()) {
-    using Units = pool::PoolParams::RangeUnits;
-    stats->range_units = p.range_units == Units::kKeyBits     ? "key bits"
-                         : p.range_units == Units::kBoundaries ? "key sample"
-                                                               : "adaptive";
+    stats->range_units = "adaptive";
     stats->range_rebalances = pool_->range_map_generation();
     stats->range_records_copied = rebalancer_->records_copied();
   }

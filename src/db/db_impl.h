@@ -131,7 +131,7 @@ class DBImpl final : public DB {
   std::unique_ptr<BackgroundWork> background_;
   std::unique_ptr<LogRecycling> log_recycling_;
   std::unique_ptr<log::RecoveryLogs> logs_;
-  std::unique_ptr<UnitTails> unit_tails_;  // adaptive range pools
+  std::unique_ptr<UnitTails> unit_tails_;  // range pools
   std::unique_ptr<WritePath> write_path_;
   std::unique_ptr<PayloadGc> payload_gc_;
   std::unique_ptr<payload::PayloadLogs> payload_;

@@ -75,7 +75,7 @@ RangeRebalancer::RangeRebalancer(pool::Pool* pool, table::LeveledTable* table,
       payload_(*payload),
       tails_(tails),
       closed_(*closed),
-      map_(pool->params().adaptive_range() ? pool->range_map() : nullptr),
+      map_(pool->range_map()),
       counted_(empty) {}
 
 void RangeRebalancer::CountUnits() {
@@ -190,9 +190,7 @@ Status RangeRebalancer::RebalanceAll(uint64_t* moves) {
   *moves = 0;
   if (!enabled()) {
     return Status::NotSupported(
-        "re-balancing needs a range pool with an adaptive range map (this "
-        "one is hash-partitioned, or a range pool of an earlier version: "
-        "convert it with plush rebalance)");
+        "re-balancing needs a range pool (this one is hash-partitioned)");
   }
   if (!counted_.load(std::memory_order_acquire)) CountUnits();
   MutexLock lock(&mu_);

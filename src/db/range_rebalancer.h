@@ -74,14 +74,14 @@ namespace plush {
 
 class RangeRebalancer {
  public:
-  // `tails`: the pool's, when it has an adaptive map (the write path
-  // notes them). `empty`: the pool holds nothing yet (it was just
+  // `tails`: the pool's, when it is a range pool (the write path notes
+  // them). `empty`: the pool holds nothing yet (it was just
   // created): every unit's count is known, 0, without CountUnits().
   RangeRebalancer(pool::Pool* pool, table::LeveledTable* table,
                   payload::PayloadLogs* payload, UnitTails* tails,
                   const std::atomic<bool>* closed, bool empty);
 
-  // The pool re-balances (a range pool with an adaptive map).
+  // The pool re-balances (a range pool).
   bool enabled() const { return map_ != nullptr; }
 
   // Counts every unit's records from the levels (each under its lock), so

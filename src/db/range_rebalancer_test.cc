@@ -1,9 +1,9 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // RangeRebalancer on its own (db/range_rebalancer.h), on the engine's
-// layers opened by hand (tests/engine_layers.h) over an adaptive range
-// pool of 8 units (the small profile with 3 DRAM directory bits; the map
-// starts with unit p holding the keys whose first byte lies in [0x20 p,
+// layers opened by hand (tests/engine_layers.h) over a range pool of 8
+// units (the small profile with 3 DRAM directory bits; the map starts
+// with unit p holding the keys whose first byte lies in [0x20 p,
 // 0x20 (p + 1))). No background thread: every move is the test's.
 //
 //   * a heavy unit is split at its median key: both halves move to units
@@ -330,9 +330,8 @@ TEST_F(RangeRebalancerTest, WhatCannotBeRebalancedSaysWhy) {
     uint64_t moves = 7;
     const Status s = r.RebalanceAll(&moves);
     EXPECT_EQ(s.ToString(),
-              "NotSupported: re-balancing needs a range pool with an adaptive "
-              "range map (this one is hash-partitioned, or a range pool of an "
-              "earlier version: convert it with plush rebalance)");
+              "NotSupported: re-balancing needs a range pool (this one is "
+              "hash-partitioned)");
     EXPECT_EQ(moves, 0u);
     EXPECT_FALSE(r.Heavy(0));
   }

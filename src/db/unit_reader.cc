@@ -3,7 +3,6 @@
 #include "db/unit_reader.h"
 
 #include <algorithm>
-#include <bit>
 #include <string>
 #include <vector>
 
@@ -71,16 +70,11 @@ Status UnitReader::ReadRange(std::string_view from, size_t want,
 }
 
 uint64_t UnitReader::PositionOf(std::string_view key) {
-  if (const RangeMap* map = table_.hasher().map()) return map->PositionOf(key);
-  return table_.DramIndex(table_.hasher().Hash(key));
+  return table_.hasher().map()->PositionOf(key);
 }
 
 std::optional<std::string> UnitReader::RangeStart(uint64_t position) {
-  if (const RangeMap* map = table_.hasher().map())
-    return map->PositionStart(position);
-  if (position >= table_.dram_entries()) return std::nullopt;
-  return position == 0 ? std::string()
-                       : RangeMap::LeadingBitsSeparator(position, dram_bits());
+  return table_.hasher().map()->PositionStart(position);
 }
 
 uint64_t UnitReader::Place(std::string_view key,
@@ -88,18 +82,11 @@ uint64_t UnitReader::Place(std::string_view key,
                            std::string* lower) const {
   upper->reset();
   lower->clear();
-  if (const RangeMap* map = table_.hasher().map()) {
-    const std::string* end = nullptr;
-    const std::string* begin = nullptr;
-    const uint64_t unit = map->UnitOf(key, &end, &begin);
-    if (end != nullptr) *upper = *end;
-    if (begin != nullptr) *lower = *begin;
-    return unit;
-  }
-  // Key bits: unit i holds the keys from separator i to separator i + 1.
-  const uint64_t unit = table_.DramIndex(table_.hasher().Hash(key));
-  if (unit + 1 < table_.dram_entries())
-    *upper = RangeMap::LeadingBitsSeparator(unit + 1, dram_bits());
+  const std::string* end = nullptr;
+  const std::string* begin = nullptr;
+  const uint64_t unit = table_.hasher().map()->UnitOf(key, &end, &begin);
+  if (end != nullptr) *upper = *end;
+  if (begin != nullptr) *lower = *begin;
   return unit;
 }
 
@@ -145,10 +132,6 @@ void UnitReader::SelectByFingerprint(uint64_t unit,
   leave_out(*upper);
 }
 
-unsigned UnitReader::dram_bits() const {
-  return static_cast<unsigned>(std::countr_zero(table_.dram_entries()));
-}
-
 // Under the DRAM entry's lock nothing moves in its subtree, and a payload
 // entry that one of its slots references stays readable unless a newer
 // version of the same key (then also in the subtree) superseded it and its
@@ -168,7 +151,7 @@ Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
   Status s = table_.CollectSubtree(unit, &slots);
   if (!s.ok()) return s;
   // (Units of 8-byte keys and values hold no fingerprints.)
-  if (range_lower && table_.hasher().fingerprints() &&
+  if (range_lower &&
       std::any_of(slots.begin(), slots.end(),
                   [](const table::Slot& slot) { return slot.indirect; })) {
     SelectByFingerprint(unit, *range_lower, lower_bound, want, upper,

@@ -40,7 +40,6 @@ class UnitReader final : public ScanSource {
   // without locks.
   uint64_t Place(std::string_view key, std::optional<std::string>* upper,
                  std::string* lower) const;
-  unsigned dram_bits() const;
   // Adds the versions of unit `unit` with keys in [lower_bound, *upper)
   // to *batch; `range_lower`: where the unit's range begins, if known.
   // `want` > 0: may end the batch before *upper, once it holds about

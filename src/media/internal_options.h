@@ -26,10 +26,6 @@ struct InternalOptions {
   // spilled members of a commit that do not match it, which a crash in the
   // middle of a batch must then expose.
   bool replay_uncommitted_batches = false;
-  // Create range pools as earlier builds did (partitioning 3: indirect
-  // slots without fingerprints), for the tests that such pools keep
-  // working.
-  bool range_without_fingerprints = false;
 };
 
 }  // namespace plush

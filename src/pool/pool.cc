@@ -13,7 +13,6 @@
 
 #include "media/sim_media.h"
 #include "plush/limits.h"
-#include "pool/range_boundaries_region.h"
 #include "pool/range_map_region.h"
 #include "util/hash.h"
 
@@ -39,6 +38,13 @@ uint64_t DescriptorChecksum(const LevelDescriptor& d) {
 bool IsAllZero(const void* p, size_t n) {
   const auto* bytes = static_cast<const unsigned char*>(p);
   return std::all_of(bytes, bytes + n, [](unsigned char b) { return b == 0; });
+}
+
+// What a retired Superblock::partitioning (1, 2 or 3) placed keys by.
+const char* RetiredPartitioningName(uint8_t partitioning) {
+  return partitioning == kRangeByKeyBits      ? "range by key bits"
+         : partitioning == kRangeByBoundaries ? "range by fixed boundaries"
+                                              : "range without fingerprints";
 }
 
 // A range map region's capacity: a power of two, at least a page.
@@ -111,7 +117,8 @@ Status PoolParams::Validate() const {
   }
   if (dram_directory_bits > 24)
     return bad("dram_directory_bits must be at most 24");
-  if (adaptive_range() && dram_directory_bits > kMaxRangeMapBits) {
+  if (partitioning == Partitioning::kRange &&
+      dram_directory_bits > kMaxRangeMapBits) {
     return bad("dram_directory_bits of a range pool must be at most " +
                std::to_string(kMaxRangeMapBits) +
                " (its range map takes ~100 bytes of DRAM per unit)");
@@ -173,7 +180,6 @@ Status Pool::Open(const Options& options, const InternalOptions& internal,
         "pool '" + path + "' already exists and error_if_exists is true");
   }
   PoolParams params = PoolParams::FromOptions(options);
-  params.slot_fingerprints = !internal.range_without_fingerprints;
   uint64_t create_size = 0;
   if (!exists) {
     Status s = params.Validate();
@@ -281,9 +287,7 @@ Status Pool::Create(const FormatFn& format_new) {
       static_cast<uint64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
   fresh.partitioning = params_.partitioning == Partitioning::kHash
                            ? kHashPartitioning
-                       : params_.slot_fingerprints ? kRangeFingerprinted
-                                                   : kRangeAdaptive;
-  fresh.range_boundaries_offset = 0;
+                           : kRangeFingerprinted;
   fresh.dram_directory_bits = static_cast<uint8_t>(params_.dram_directory_bits);
   fresh.fanout_bits = static_cast<uint8_t>(params_.fanout_bits);
   fresh.first_level_fanout_bits =
@@ -338,20 +342,24 @@ Status Pool::Load() {
              : ""));
   }
   stored_version_ = sb.format_version;
-  params_.partitioning = sb.partitioning == kHashPartitioning
-                             ? Partitioning::kHash
-                             : Partitioning::kRange;
-  params_.range_units = sb.partitioning == kRangeByKeyBits
-                            ? PoolParams::RangeUnits::kKeyBits
-                        : sb.partitioning == kRangeByBoundaries
-                            ? PoolParams::RangeUnits::kBoundaries
-                            : PoolParams::RangeUnits::kAdaptive;
-  params_.slot_fingerprints = sb.partitioning == kRangeFingerprinted;
   if (sb.partitioning > kRangeFingerprinted) {
     return Status::Corruption(
         "superblock parameters: partitioning must be kHash or kRange (byte " +
         std::to_string(sb.partitioning) + ")");
   }
+  if (sb.partitioning != kHashPartitioning &&
+      sb.partitioning != kRangeFingerprinted) {
+    // Retired range partitionings, like earlier formats, are not carried.
+    return Status::NotSupported(
+        "pool has partitioning " + std::to_string(sb.partitioning) + " (" +
+        RetiredPartitioningName(sb.partitioning) +
+        "); this library reads partitioning 0 (hash) and 4 (range) only: "
+        "copy the pool with plush dump of the version that wrote it, then "
+        "plush load of this one");
+  }
+  params_.partitioning = sb.partitioning == kHashPartitioning
+                             ? Partitioning::kHash
+                             : Partitioning::kRange;
   params_.dram_directory_bits = sb.dram_directory_bits;
   params_.fanout_bits = sb.fanout_bits;
   params_.first_level_fanout_bits = sb.first_level_fanout_bits;
@@ -383,23 +391,7 @@ Status Pool::Load() {
         " bytes, the pool's root page says it extends to " +
         std::to_string(pool_end) + " bytes");
   }
-  if (sb.partitioning == kRangeByBoundaries) {
-    if (sb.range_boundaries_offset != heap_offset_) {
-      return Status::Corruption("superblock: range boundaries at " +
-                                std::to_string(sb.range_boundaries_offset) +
-                                ", not at the start of the heap");
-    }
-    s = ReadRangeBoundaries(*media_, heap_offset_, root()->alloc_high_water,
-                            params_.dram_directory_bits,
-                            &params_.range_layout.separators);
-    if (!s.ok()) return s;
-    params_.range_layout.units =
-        RangeMap::IdentityUnits(params_.range_layout.separators.size() + 1);
-    range_map_ = std::make_shared<RangeMap>(params_.dram_directory_bits,
-                                            params_.range_layout);
-  }
-  if (sb.partitioning == kRangeAdaptive ||
-      sb.partitioning == kRangeFingerprinted) {
+  if (params_.partitioning == Partitioning::kRange) {
     s = LoadRangeMap();
     if (!s.ok()) return s;
   }
@@ -413,9 +405,7 @@ Status Pool::Load() {
 }
 
 KeyHasher Pool::key_hasher() const {
-  return KeyHasher(params_.partitioning == Partitioning::kRange,
-                   params_.dram_directory_bits, range_map_,
-                   params_.adaptive_range() && params_.slot_fingerprints);
+  return range_map_ ? KeyHasher(range_map_) : KeyHasher();
 }
 
 namespace {

@@ -44,27 +44,11 @@ struct PoolParams {
   uint32_t log_chunks_per_log = 0;
   uint32_t payload_log_count = 0;
   uint32_t payload_chunk_size = 0;
-  // Range pools: how keys are placed on units (Superblock::partitioning).
-  enum class RangeUnits {
-    kKeyBits,     // the keys' leading bits (pools of earlier versions)
-    kBoundaries,  // fixed boundaries from a key sample (earlier versions)
-    kAdaptive,    // a range map that re-balances online
-  };
-  RangeUnits range_units = RangeUnits::kAdaptive;
-  // kAdaptive: indirect slots carry their keys' fingerprints (every pool
-  // created now; pools of partitioning 3 have none).
-  bool slot_fingerprints = true;
-  // kBoundaries and kAdaptive: the map the pool was created with (read
-  // back from the pool when it is opened).
+  // Range pools: the map the pool was created with, or, once opened, the
+  // one it holds (read back from the pool).
   RangeMap::Layout range_layout;
   // Options::range_key_sample was given (only range pools take one).
   bool has_range_key_sample = false;
-
-  // A range pool whose units follow the keys (re-balanced online).
-  bool adaptive_range() const {
-    return partitioning == Partitioning::kRange &&
-           range_units == RangeUnits::kAdaptive;
-  }
 
   static PoolParams FromOptions(const Options& options);
   // InvalidArgument (from options) or Corruption (from a superblock) with a
@@ -107,12 +91,12 @@ class Pool {
   // The placement of keys on DRAM directory entries (its map is shared by
   // every copy: a re-balance changes it for all).
   KeyHasher key_hasher() const;
-  // Range pools with a range map (kBoundaries, kAdaptive), else null.
+  // Range pools: the range map; hash pools: null.
   RangeMap* range_map() const { return range_map_.get(); }
   // Changes of the range map since the pool was created (persisted).
   uint64_t range_map_generation() const EXCLUDES(range_map_mu_);
   // Applies `change` to the pool's range map: persists it, then installs
-  // the new map in range_map() (kAdaptive pools only). The change is
+  // the new map in range_map() (range pools only). The change is
   // appended to the change log and counted in the root page in one atomic
   // store; when the log is full, the whole map is written as a new base
   // instead (pool_format.h). A crash leaves the old map or the new one.
@@ -144,7 +128,7 @@ class Pool {
   Pool(std::shared_ptr<media::Media> media, const Options& options);
   Status Create(const FormatFn& format_new);
   Status Load();
-  // Reads and checks the range map of a kAdaptive pool: its base, the
+  // Reads and checks the range map of a range pool: its base, the
   // spare region and the change log, whose changes it applies.
   Status LoadRangeMap() NO_THREAD_SAFETY_ANALYSIS;  // before any sharing
   Status CheckRangeMapRef(const char* name, uint64_t word,

@@ -60,10 +60,7 @@ struct Superblock {
   // Payload logs (payload/payload_format.h); 0 logs: 8/8 records only.
   uint32_t payload_log_count;
   uint32_t payload_chunk_size;
-  // kRangeByBoundaries: where the RangeBoundariesHeader is (the start of
-  // the heap); else 0.
-  uint64_t range_boundaries_offset;
-  uint64_t reserved2[6];  // zero
+  uint64_t reserved2[7];  // zero
   uint64_t checksum;      // XXH64 (seed 0) of the bytes before this field
 };
 static_assert(sizeof(Superblock) == 144);
@@ -75,41 +72,22 @@ static_assert(offsetof(Superblock, checksum) == 136);
 
 // Superblock::partitioning. DO NOT CHANGE: persisted.
 inline constexpr uint8_t kHashPartitioning = 0;
-// Range partitioning, units by the keys' leading dram_directory_bits bits.
+// Retired range partitionings: written by builds before this one, refused
+// (NotSupported) by this one, never to be used again. 1: units by the
+// keys' leading dram_directory_bits bits; 2: units by fixed boundaries
+// from a key sample, in a region at the start of the heap named by the
+// superblock's bytes 80..87; 3: as kRangeFingerprinted, without
+// fingerprints in indirect slots.
 inline constexpr uint8_t kRangeByKeyBits = 1;
-// Range partitioning, units by the range boundaries stored in the pool
-// (a pool created with Options::range_key_sample). Libraries that predate
-// it refuse such a pool ("superblock parameters: partitioning must be
-// kHash or kRange").
 inline constexpr uint8_t kRangeByBoundaries = 2;
-// Range partitioning on a range map that re-balances online (every range
-// pool created since; util/range_map.h): RootPage::range_map names it.
-// Libraries that predate it refuse such a pool like kRangeByBoundaries.
 inline constexpr uint8_t kRangeAdaptive = 3;
-// kRangeAdaptive whose indirect slots carry their keys' fingerprints
-// (util/key_fingerprint.h; every range pool created since). Libraries
-// that predate it refuse such a pool like kRangeByBoundaries.
+// Range partitioning on a range map that re-balances online
+// (util/range_map.h; RootPage::range_map names it), whose indirect slots
+// carry their keys' fingerprints (util/key_fingerprint.h).
 inline constexpr uint8_t kRangeFingerprinted = 4;
 
-// The range boundaries of a kRangeByBoundaries pool (docs/format.md §2.1;
-// read by range_boundaries_region.h): written once at creation, before the
-// superblock, at the start of the heap (the allocator starts after them),
-// then read-only. The header is followed by `count` entries, each a 16-bit
-// key length and the key's bytes, packed, in ascending key order.
-inline constexpr char kRangeBoundariesMagic[8] = {'P', 'L', 'U', 'S',
-                                                  'H', 'R', 'B', '\0'};
-struct RangeBoundariesHeader {
-  char magic[8];
-  uint64_t count;             // 2^dram_directory_bits - 1
-  uint64_t entries_bytes;     // bytes of the entries after the header
-  uint64_t entries_checksum;  // XXH64 (seed 0) of those bytes
-  uint64_t reserved[3];
-  uint64_t checksum;  // XXH64 (seed 0) of the 56 bytes before
-};
-static_assert(sizeof(RangeBoundariesHeader) == 64);
-
-// The range map of a kRangeAdaptive pool is a whole map (a "base") plus
-// the changes made since, appended to a change log (re-balances change a
+// The range map of a range pool is a whole map (a "base") plus the
+// changes made since, appended to a change log (re-balances change a
 // position or two each; the base is written again only when the log is
 // full).
 //
@@ -221,11 +199,11 @@ struct RootPage {
   // aligned) | log2 of its capacity in entries; 0 = no table yet. Replaced
   // in one atomic store when the table grows.
   uint64_t payload_chunk_table;
-  // kRangeAdaptive pools: the base region in use (RangeMapRef), and the
-  // spare the next base is written to (0: none yet; equal to range_map
-  // after a crash between the two stores of a new base: no spare). A new
-  // base is written and persisted in the spare, then named here in one
-  // atomic store: a crash leaves the old map or the new one.
+  // Range pools: the base region in use (RangeMapRef), and the spare the
+  // next base is written to (0: none yet; equal to range_map after a crash
+  // between the two stores of a new base: no spare). A new base is
+  // written and persisted in the spare, then named here in one atomic
+  // store: a crash leaves the old map or the new one.
   uint64_t range_map;
   uint64_t range_map_spare;
   // The change log (RangeMapRef; 0: none yet) and its state

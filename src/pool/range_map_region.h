@@ -1,9 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Reads and writes one copy of an adaptive range pool's map
-// (util/range_map.h; pool_format.h, RangeMapHeader; docs/format.md, "Range
-// map"). The pool keeps two such regions and switches between them
-// (Pool::SwitchRangeMap).
+// Reads and writes one copy of a range pool's map (util/range_map.h;
+// pool_format.h, RangeMapHeader; docs/format.md, "Range map"). The pool
+// keeps two such regions and switches between them (Pool::SwitchRangeMap).
 
 #ifndef PLUSH_POOL_RANGE_MAP_REGION_H_
 #define PLUSH_POOL_RANGE_MAP_REGION_H_

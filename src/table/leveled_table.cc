@@ -33,7 +33,7 @@ LeveledTable::LeveledTable(pool::Pool* pool)
       capacity_(kSlotsPerBucket << pool->params().fanout_bits),
       hasher_(pool->key_hasher()),
       filter_hash_mask_(
-          pool->params().adaptive_range()
+          pool->params().partitioning == Partitioning::kRange
               ? ~((uint64_t{1} << pool->params().dram_directory_bits) - 1)
               : ~uint64_t{0}) {}
 

@@ -341,14 +341,14 @@ class LeveledTable {
   Status AttachLevels();
   Status AllocateDramFilters();
   void RebuildDramFilters(unsigned level);
-  // The filter bits of a key hash. In a range pool with an adaptive map
-  // they leave out the DRAM bits: those name the key's unit under the map
-  // of the moment, and a re-balance moves records (and their filter bits)
-  // to units whose bits the migrations before the switch did not know.
+  // The filter bits of a key hash. In a range pool they leave out the
+  // DRAM bits: those name the key's unit under the map of the moment, and
+  // a re-balance moves records (and their filter bits) to units whose bits
+  // the migrations before the switch did not know.
   FilterProbe ProbeOf(uint64_t hash) const {
     return MakeProbe(hash & filter_hash_mask_, fanout_);
   }
-  // Re-balances move keys between units (an adaptive range pool).
+  // Re-balances move keys between units (a range pool).
   bool units_move() const { return filter_hash_mask_ != ~uint64_t{0}; }
   // Entry `index` of `level`: on a PMem level, in its unit's block, or an
   // empty entry (never written) when the unit has no block there yet.

@@ -36,10 +36,10 @@ Status LeveledTable::CollectSubtree(uint64_t dram_index,
     // one by one, anywhere in the pool: start loading every line an entry
     // a few places ahead will read, so that the misses overlap. The key
     // word of an indirect slot (its key's hash) is read only in pools
-    // where it holds a fingerprint, which scans filter by: no reader of a
-    // subtree needs the hash, and a pool of long keys then reads half the
-    // lines.
-    const bool fingerprints = hasher_.fingerprints();
+    // where it holds a fingerprint (range pools), which scans filter by: no
+    // reader of a subtree needs the hash, and a pool of long keys then
+    // reads half the lines.
+    const bool fingerprints = hasher_.range();
     constexpr uint64_t kAhead = 2;
     auto size_of = [&](const DirectoryEntry& e) {
       return std::min(EntryState::Decode(LoadRelaxed(e.state)).size,

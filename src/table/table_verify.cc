@@ -24,7 +24,7 @@ namespace plush::table {
 bool LeveledTable::FingerprintMatches(unsigned level, uint64_t index,
                                       uint64_t key_word,
                                       uint64_t ref) const {
-  if (!hasher_.fingerprints()) return true;
+  if (!hasher_.range()) return true;
   const uint64_t unit = UnitOfEntry(level, index);
   if ((key_word & (dram_entries() - 1)) != unit) return true;
   const std::optional<RangeMap::Range> range =

@@ -1,10 +1,10 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Order-preserving fingerprints of keys, kept in the top bits of the key
-// word of an indirect slot in range pools of partitioning 4 (docs/
-// format.md §4.2), so that a scan can leave out the records of its unit
-// that lie below where it starts without reading their payload entries
-// (which were three fifths of the time of a scan of long keys).
+// word of an indirect slot in range pools (docs/format.md §4.2), so that a
+// scan can leave out the records of its unit that lie below where it
+// starts without reading their payload entries (which were three fifths
+// of the time of a scan of long keys).
 //
 // A key written on a unit whose range begins at `lower` shares its first
 // min(lcp(key, lower), 63) bytes with `lower`: that number is the key's

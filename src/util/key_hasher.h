@@ -7,21 +7,17 @@
 // "Partitioning").
 //
 //   hash partitioning    KeyHash(key)
-//   range partitioning   KeyHash(key) << d | unit(key)
-//     by key bits        unit = (first 8 key bytes, big-endian,
-//                                zero-padded) >> (64 - d)
-//     by a range map     unit = the unit the pool's range map names for
+//   range partitioning   (KeyHash(key) << d | unit(key)) mod 2^40
+//                        unit = the unit the pool's range map names for
 //                               the key's position (util/range_map.h)
 //
-// with d = dram_directory_bits; in pools whose indirect slots carry
-// fingerprints (partitioning 4), bits 40..63 are zero: an indirect slot's
-// key word holds there the key's fingerprint on its unit
+// with d = dram_directory_bits. A range pool's bits 40..63 are zero: an
+// indirect slot's key word holds there the key's fingerprint on its unit
 // (util/key_fingerprint.h). Range partitioning thus orders the DRAM
-// entries by key (by key bits: entry i holds the keys of unit i, so an
-// ordered scan visits DRAM entries in index order; by a map: in the
-// order of the map's positions); below the DRAM level keys still
-// spread by hash, so that a DRAM entry's subtree fills evenly whatever the
-// keys of its unit look like.
+// entries by key (an ordered scan visits them in the order of the map's
+// positions); below the DRAM level keys still spread by hash, so that a
+// DRAM entry's subtree fills evenly whatever the keys of its unit look
+// like.
 //
 // Part of the on-media format (indirect slots and payload checksums store
 // the table hash): DO NOT CHANGE.
@@ -36,44 +32,42 @@
 
 #include "util/hash.h"
 #include "util/key_fingerprint.h"
-#include "util/key_prefix.h"
 #include "util/range_map.h"
 
 namespace plush {
 
 class KeyHasher {
  public:
-  // `range`: order-preserving DRAM placement (dram_bits <= 32), on `map`
-  // if given (of 2^dram_bits units), else on the leading `dram_bits` key
-  // bits. `fingerprints`: indirect slots carry them (REQUIRES: a map).
-  KeyHasher(bool range, unsigned dram_bits,
-            std::shared_ptr<const RangeMap> map = nullptr,
-            bool fingerprints = false)
-      : range_(range),
-        dram_bits_(dram_bits),
-        hash_bits_(fingerprints ? ~fingerprint::kMask : ~uint64_t{0}),
+  // Hash partitioning: the table hash is the key hash, whatever the number
+  // of DRAM entries.
+  KeyHasher() = default;
+  // Range partitioning (order-preserving DRAM placement) on `map` (not
+  // null), over its 2^map->bits() units; indirect slots carry their keys'
+  // fingerprints.
+  explicit KeyHasher(std::shared_ptr<const RangeMap> map)
+      : dram_bits_(map->bits()),
+        hash_bits_(~fingerprint::kMask),
         map_(std::move(map)) {}
 
-  bool range() const { return range_; }
-  bool fingerprints() const { return hash_bits_ != ~uint64_t{0}; }
+  bool range() const { return map_ != nullptr; }
   // The bits of a slot's key word that hold the table hash.
   uint64_t hash_bits() const { return hash_bits_; }
-  // The range map, if the pool has one (else null).
+  // Range partitioning: the range map (else null).
   const RangeMap* map() const { return map_.get(); }
 
   uint64_t Hash(std::string_view key) const {
     const uint64_t h = KeyHash(key);
-    return range_ ? Place(h, UnitOf(key)) : h;
+    return map_ ? Place(h, map_->UnitOf(key)) : h;
   }
   // Hash(key), and the key word of an indirect slot of the key: the hash
-  // and, with fingerprints, the key's on its unit.
+  // and, in range pools, the key's fingerprint on its unit.
   struct Placed {
     uint64_t hash;
     uint64_t indirect_word;
   };
   Placed PlaceKey(std::string_view key) const {
-    if (!fingerprints()) {
-      const uint64_t h = Hash(key);
+    if (!map_) {
+      const uint64_t h = KeyHash(key);
       return {h, h};
     }
     const std::string* upper = nullptr;
@@ -85,10 +79,9 @@ class KeyHasher {
   // Hash() of an 8-byte key stored inline as a little-endian word.
   uint64_t InlineHash(uint64_t key_word) const {
     const uint64_t h = InlineKeyHash(key_word);
-    if (!range_) return h;
-    return Place(h, map_ ? map_->UnitOf(std::string_view(
-                               reinterpret_cast<const char*>(&key_word), 8))
-                         : PrefixUnit(__builtin_bswap64(key_word)));
+    if (!map_) return h;
+    return Place(h, map_->UnitOf(std::string_view(
+                        reinterpret_cast<const char*>(&key_word), 8)));
   }
 
   // InlineHash() as written into the subtree of DRAM entry `unit`: there,
@@ -96,7 +89,7 @@ class KeyHasher {
   // of keys it moved out too), and no map is searched.
   uint64_t InlineHashOnUnit(uint64_t key_word, uint64_t unit) const {
     const uint64_t h = InlineKeyHash(key_word);
-    return range_ ? Place(h, unit) : h;
+    return map_ ? Place(h, unit) : h;
   }
 
   // Hash() as if the map named `unit` for the key: what a re-balance
@@ -108,11 +101,10 @@ class KeyHasher {
   // range begins at `lower`. REQUIRES: range().
   uint64_t IndirectWordOnUnit(std::string_view key, uint64_t unit,
                               std::string_view lower) const {
-    const uint64_t h = HashOnUnit(key, unit);
-    return fingerprints() ? h | fingerprint::Of(key, lower) : h;
+    return HashOnUnit(key, unit) | fingerprint::Of(key, lower);
   }
 
-  // The range map's version (0 without one): the same value before and
+  // The range map's version (0 in hash pools): the same value before and
   // after some work means the work placed keys on one map throughout.
   uint64_t version() const { return map_ ? map_->version() : 0; }
   // After reads that placed keys at `version`: the map did not change
@@ -122,21 +114,14 @@ class KeyHasher {
   }
 
  private:
-  uint64_t UnitOf(std::string_view key) const {
-    return map_ ? map_->UnitOf(key) : PrefixUnit(KeyPrefix(key));
-  }
-  uint64_t PrefixUnit(uint64_t big_endian_prefix) const {
-    return dram_bits_ == 0 ? 0 : big_endian_prefix >> (64 - dram_bits_);
-  }
   uint64_t Place(uint64_t hash, uint64_t unit) const {
     if (dram_bits_ == 0) return hash & hash_bits_;
     return (hash << dram_bits_ | unit) & hash_bits_;
   }
 
-  bool range_;
-  unsigned dram_bits_;
-  uint64_t hash_bits_;
-  std::shared_ptr<const RangeMap> map_;  // null: key bits
+  unsigned dram_bits_ = 0;
+  uint64_t hash_bits_ = ~uint64_t{0};
+  std::shared_ptr<const RangeMap> map_;  // null: hash partitioning
 };
 
 }  // namespace plush

@@ -4,19 +4,24 @@
 // partitioning (docs/format.md §4). The hash is part of the on-media format
 // (indirect slots store it, payload checks are seeded with it), so the
 // expected values are computed here from the format's formulas, not from
-// the code under test.
+// the code under test. Range pools are tested on the map they start with
+// without a key sample (by the keys' leading bits, format §2.2), whose units
+// the formulas give.
 
 #include "util/key_hasher.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "testutil.h"
+#include "util/key_prefix.h"
 
 namespace plush {
 namespace {
@@ -41,6 +46,12 @@ uint64_t LowBits(uint64_t h, unsigned bits) {
   return bits == 0 ? 0 : h & (~uint64_t{0} >> (64 - bits));
 }
 
+// A range pool's placement on the map it starts with without a sample.
+KeyHasher RangeByLeadingBits(unsigned d) {
+  return KeyHasher(
+      std::make_shared<const RangeMap>(d, RangeMap::ByLeadingBits(d)));
+}
+
 class KeyHasherTest : public ::testing::Test {
  protected:
   void TearDown() override { key_hash_override_for_testing.store(nullptr); }
@@ -60,26 +71,26 @@ class KeyHasherTest : public ::testing::Test {
 };
 
 TEST_F(KeyHasherTest, HashPartitioningIsTheSeededXxh3OfTheKey) {
-  for (unsigned d : {0u, 2u, 13u, 24u}) {
-    const KeyHasher hasher(/*range=*/false, d);
-    EXPECT_FALSE(hasher.range());
-    for (const std::string& key : RandomKeys(200, d)) {
-      ASSERT_EQ(hasher.Hash(key), FormatXxh3(key))
-          << "d = " << d << ", " << test::DescribeKey(key);
-    }
+  const KeyHasher hasher;
+  EXPECT_FALSE(hasher.range());
+  EXPECT_EQ(hasher.hash_bits(), ~uint64_t{0});
+  for (const std::string& key : RandomKeys(200, 0)) {
+    ASSERT_EQ(hasher.Hash(key), FormatXxh3(key)) << test::DescribeKey(key);
+    ASSERT_EQ(hasher.PlaceKey(key).hash, FormatXxh3(key));
+    ASSERT_EQ(hasher.PlaceKey(key).indirect_word, FormatXxh3(key))
+        << "no fingerprint";
   }
   // Pinned: a pool written by any build (any xxHash version) must hash
   // keys the same way.
-  EXPECT_EQ(KeyHasher(false, 2).Hash("plush"), 0x233ebd7d4140b0abull);
-  EXPECT_EQ(KeyHasher(true, 8).Hash("plush"), 0x3ebd7d4140b0ab70ull);
-  EXPECT_NE(KeyHasher(false, 2).Hash("plush"),
-            XXH3_64bits_withSeed("plush", 5, 0))
+  EXPECT_EQ(KeyHasher().Hash("plush"), 0x233ebd7d4140b0abull);
+  EXPECT_EQ(RangeByLeadingBits(8).Hash("plush"), 0x4140b0ab70ull);
+  EXPECT_NE(KeyHasher().Hash("plush"), XXH3_64bits_withSeed("plush", 5, 0))
       << "the seed is part of the format";
 }
 
 TEST_F(KeyHasherTest, RangeLowBitsAreTheKeysLeadingBits) {
-  for (unsigned d : {1u, 2u, 8u, 13u, 24u, 32u}) {
-    const KeyHasher hasher(/*range=*/true, d);
+  for (unsigned d : {1u, 2u, 8u, 13u}) {
+    const KeyHasher hasher = RangeByLeadingBits(d);
     EXPECT_TRUE(hasher.range());
     for (const std::string& key : RandomKeys(300, 100 + d)) {
       ASSERT_EQ(LowBits(hasher.Hash(key), d), FormatPrefix(key) >> (64 - d))
@@ -88,21 +99,44 @@ TEST_F(KeyHasherTest, RangeLowBitsAreTheKeysLeadingBits) {
   }
 }
 
-// Below the DRAM level a range pool spreads keys like a hash pool: the bits
-// above the first d are the key hash's (format §4: h = x << d | p >> 64-d).
+// Below the DRAM level a range pool spreads keys like a hash pool: bits
+// d..39 are the key hash's, and bits 40..63, where indirect slots keep
+// the key's fingerprint, are zero (format §4: h = (x << d | u) mod 2^40).
 TEST_F(KeyHasherTest, RangeBitsAboveTheDramIndexAreTheKeyHash) {
-  for (unsigned d : {1u, 2u, 8u, 24u}) {
-    const KeyHasher hasher(/*range=*/true, d);
+  for (unsigned d : {1u, 2u, 8u, 16u}) {
+    const KeyHasher hasher = RangeByLeadingBits(d);
+    EXPECT_EQ(hasher.hash_bits(), (uint64_t{1} << 40) - 1);
     for (const std::string& key : RandomKeys(300, 200 + d)) {
-      ASSERT_EQ(hasher.Hash(key) >> d, LowBits(FormatXxh3(key), 64 - d))
+      ASSERT_EQ(hasher.Hash(key) >> d, LowBits(FormatXxh3(key), 40 - d))
           << "d = " << d << ", " << test::DescribeKey(key);
     }
   }
 }
 
+// An indirect slot's key word is the table hash with the key's
+// fingerprint on the lower bound of its unit's range in bits 40..63.
+TEST_F(KeyHasherTest, RangeIndirectWordsCarryTheKeysFingerprint) {
+  constexpr unsigned kBits = 8;
+  const KeyHasher hasher = RangeByLeadingBits(kBits);
+  const std::vector<std::string> separators =
+      RangeMap::ByLeadingBits(kBits).separators;
+  for (const std::string& key : RandomKeys(300, 250)) {
+    const uint64_t unit = FormatPrefix(key) >> (64 - kBits);
+    const std::string lower = unit == 0 ? "" : separators[unit - 1];
+    const KeyHasher::Placed placed = hasher.PlaceKey(key);
+    ASSERT_EQ(placed.hash, hasher.Hash(key)) << test::DescribeKey(key);
+    ASSERT_EQ(placed.indirect_word,
+              placed.hash | fingerprint::Of(key, lower))
+        << test::DescribeKey(key);
+    ASSERT_EQ(hasher.IndirectWordOnUnit(key, unit, lower),
+              placed.indirect_word)
+        << test::DescribeKey(key);
+  }
+}
+
 TEST_F(KeyHasherTest, RangeKeepsKeyOrderInTheDramIndex) {
-  for (unsigned d : {1u, 3u, 10u, 24u}) {
-    const KeyHasher hasher(/*range=*/true, d);
+  for (unsigned d : {1u, 3u, 10u, 16u}) {
+    const KeyHasher hasher = RangeByLeadingBits(d);
     std::vector<std::string> keys = RandomKeys(2000, 300 + d);
     // Keys that share long prefixes, and prefixes of each other.
     keys.insert(keys.end(), {"", std::string(1, '\0'), "a", "a\x01", "ab",
@@ -121,8 +155,8 @@ TEST_F(KeyHasherTest, RangeKeepsKeyOrderInTheDramIndex) {
 // spread over every entry in a hash pool.
 TEST_F(KeyHasherTest, SharedLeadingBitsShareARangeEntryButSpreadByHash) {
   constexpr unsigned kBits = 8;
-  const KeyHasher range(true, kBits);
-  const KeyHasher hash(false, kBits);
+  const KeyHasher range = RangeByLeadingBits(kBits);
+  const KeyHasher hash;
   std::set<uint64_t> range_entries;
   std::set<uint64_t> hash_entries;
   for (int i = 0; i < 4096; ++i) {
@@ -136,9 +170,10 @@ TEST_F(KeyHasherTest, SharedLeadingBitsShareARangeEntryButSpreadByHash) {
 }
 
 TEST_F(KeyHasherTest, RangeWithoutDramBitsIsTheKeyHash) {
-  const KeyHasher hasher(/*range=*/true, 0);
+  const KeyHasher hasher = RangeByLeadingBits(0);
   for (const std::string& key : RandomKeys(100, 400)) {
-    ASSERT_EQ(hasher.Hash(key), FormatXxh3(key)) << test::DescribeKey(key);
+    ASSERT_EQ(hasher.Hash(key), LowBits(FormatXxh3(key), 40))
+        << test::DescribeKey(key);
   }
 }
 
@@ -151,7 +186,7 @@ TEST_F(KeyHasherTest, ShortKeysArePaddedWithZeroBytes) {
       << "only the first 8 bytes count";
   EXPECT_EQ(KeyPrefix("\xff"), 0xFF00000000000000ull) << "bytes are unsigned";
   // So with 8 DRAM bits "a" and "a\0..." land in the same entry as "a".
-  const KeyHasher hasher(true, 8);
+  const KeyHasher hasher = RangeByLeadingBits(8);
   EXPECT_EQ(hasher.Hash("a") & 0xFF, 0x61u);
   EXPECT_EQ(hasher.Hash("") & 0xFF, 0u);
 }
@@ -186,14 +221,17 @@ TEST_F(KeyHasherTest, PrefixIsTheFirstEightBytesOfKeysOfEveryLength) {
 // its hash from it: that must be the hash of the key's bytes.
 TEST_F(KeyHasherTest, InlineHashIsTheHashOfTheEightKeyBytes) {
   std::mt19937_64 rng(500);
-  for (const bool range : {false, true}) {
-    for (unsigned d : {0u, 2u, 8u, 24u}) {
-      const KeyHasher hasher(range, d);
-      for (int i = 0; i < 200; ++i) {
-        const uint64_t word = i < 2 ? (i == 0 ? 0 : ~uint64_t{0}) : rng();
-        ASSERT_EQ(hasher.InlineHash(word), hasher.Hash(Word(word)))
-            << "range " << range << ", d = " << d << ", word " << word;
-      }
+  std::vector<std::pair<std::string, KeyHasher>> hashers = {
+      {"hash", KeyHasher()}};
+  for (unsigned d : {0u, 2u, 8u, 16u}) {
+    hashers.emplace_back("range, d = " + std::to_string(d),
+                         RangeByLeadingBits(d));
+  }
+  for (const auto& [name, hasher] : hashers) {
+    for (int i = 0; i < 200; ++i) {
+      const uint64_t word = i < 2 ? (i == 0 ? 0 : ~uint64_t{0}) : rng();
+      ASSERT_EQ(hasher.InlineHash(word), hasher.Hash(Word(word)))
+          << name << ", word " << word;
     }
   }
 }
@@ -204,12 +242,12 @@ TEST_F(KeyHasherTest, InlineHashIsTheHashOfTheEightKeyBytes) {
 TEST_F(KeyHasherTest, HashOverrideLeavesEightByteKeysAlone) {
   key_hash_override_for_testing.store(
       [](std::string_view) -> uint64_t { return 42; });
-  const KeyHasher hash(false, 4);
+  const KeyHasher hash;
   EXPECT_EQ(hash.Hash("a longer key"), 42u);
   EXPECT_EQ(hash.Hash(Word(7)), hash.InlineHash(7));
   EXPECT_NE(hash.Hash(Word(7)), 42u);
   // A range pool still places the overridden key by its leading bits.
-  const KeyHasher range(true, 4);
+  const KeyHasher range = RangeByLeadingBits(4);
   EXPECT_EQ(range.Hash("\xA0 longer key"), uint64_t{42} << 4 | 0xA);
 }
 

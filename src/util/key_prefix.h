@@ -1,9 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Key bytes as big-endian words: the first 8 (KeyPrefix) place a key by
-// key bits in a range pool of key-bit units (util/key_hasher.h), and the
-// first 16 (two words) order most keys without comparing them whole (the
-// range map's search, scans, re-balances).
+// Key bytes as big-endian words: the first 16 (two words) order most keys
+// without comparing them whole (the range map's search, scans,
+// re-balances).
 
 #ifndef PLUSH_UTIL_KEY_PREFIX_H_
 #define PLUSH_UTIL_KEY_PREFIX_H_

@@ -19,6 +19,16 @@ constexpr auto kRelaxed = std::memory_order_relaxed;
 // address that a later map may reuse.
 std::atomic<uint64_t> next_map_id{1};
 
+// Separator i (>= 1) of ByLeadingBits(bits). Without its trailing zero
+// bytes: a key shorter than 8 bytes that ends where the number does
+// (zero-padded, the same prefix) is at or above it.
+std::string LeadingBitsSeparator(uint64_t i, unsigned bits) {
+  const uint64_t number = i << (64 - bits);
+  const uint64_t big_endian = __builtin_bswap64(number);
+  return std::string(reinterpret_cast<const char*>(&big_endian),
+                     8 - __builtin_ctzll(number) / 8);
+}
+
 }  // namespace
 
 RangeMap::Layout RangeMap::FromSample(std::vector<std::string> sample,
@@ -41,16 +51,6 @@ RangeMap::Layout RangeMap::ByLeadingBits(unsigned bits) {
     layout.separators.push_back(LeadingBitsSeparator(i, bits));
   layout.units = IdentityUnits(units);
   return layout;
-}
-
-std::string RangeMap::LeadingBitsSeparator(uint64_t i, unsigned bits) {
-  // Without its trailing zero bytes: a key shorter than 8 bytes that ends
-  // where the number does (zero-padded, the same prefix) is at or above
-  // it.
-  const uint64_t number = i << (64 - bits);
-  const uint64_t big_endian = __builtin_bswap64(number);
-  return std::string(reinterpret_cast<const char*>(&big_endian),
-                     8 - __builtin_ctzll(number) / 8);
 }
 
 std::vector<uint32_t> RangeMap::IdentityUnits(size_t positions) {

@@ -84,13 +84,11 @@ class RangeMap {
   // separators, which leaves the positions between them empty).
   static Layout FromSample(std::vector<std::string> sample, unsigned bits);
   // The keys' leading `bits` bits: separator i is the 8-byte big-endian
-  // number i << (64 - bits) (less its trailing zero bytes), as range pools
-  // placed keys before maps.
+  // number i << (64 - bits) (less its trailing zero bytes), the smallest
+  // key whose leading bits are i.
   static Layout ByLeadingBits(unsigned bits);
   // Unit p for position p.
   static std::vector<uint32_t> IdentityUnits(size_t positions);
-  // Separator i (>= 1) of ByLeadingBits(bits): the smallest key of unit i.
-  static std::string LeadingBitsSeparator(uint64_t i, unsigned bits);
 
   // REQUIRES: Valid(bits, layout).
   RangeMap(unsigned bits, const Layout& layout);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "util/key_hasher.h"
+#include "util/key_prefix.h"
 
 namespace plush {
 namespace {
@@ -173,7 +174,7 @@ TEST(RangeMapTest, KeyHasherPlacesKeysByTheirUnit) {
   std::vector<std::string> sample;
   for (int i = 0; i < 4096; ++i) sample.push_back(Numbered("u%07d", i * 3));
   auto map = std::make_shared<RangeMap>(6, RangeMap::FromSample(sample, 6));
-  const KeyHasher hasher(true, 6, map);
+  const KeyHasher hasher(map);
   for (int i = 0; i < 12288; i += 97) {
     const std::string key = Numbered("u%07d", i);
     ASSERT_EQ(key.size(), 8u);
@@ -181,7 +182,8 @@ TEST(RangeMapTest, KeyHasherPlacesKeysByTheirUnit) {
     std::memcpy(&word, key.data(), 8);
     EXPECT_EQ(hasher.Hash(key) & 63, map->UnitOf(key));
     EXPECT_EQ(hasher.InlineHash(word), hasher.Hash(key));
-    EXPECT_EQ(hasher.Hash(key) >> 6, KeyHash(key) & (~uint64_t{0} >> 6));
+    EXPECT_EQ(hasher.Hash(key) >> 6, KeyHash(key) & ((uint64_t{1} << 34) - 1))
+        << "the key hash's low 40 - 6 bits";
     EXPECT_EQ(hasher.HashOnUnit(key, map->UnitOf(key)), hasher.Hash(key));
   }
   // The keys of the sample spread over every unit.

@@ -59,11 +59,10 @@ std::string StatsSummary(const Stats& s) {
   std::ostringstream out;
   out << "format version:     " << s.format_version << '\n'
       << "partitioning:       " << s.partitioning
-      << (s.range_units.empty() ? ""
-          : s.range_units == "adaptive"
-              ? " (units adaptive, " + std::to_string(s.range_rebalances) +
-                    " re-balances)"
-              : " (units by " + s.range_units + ")")
+      << (s.range_units.empty()
+              ? ""
+              : " (units " + s.range_units + ", " +
+                    std::to_string(s.range_rebalances) + " re-balances)")
       << '\n'
       << "back end:           " << s.backend << " (" << s.granularity
       << " granularity)\n"

@@ -107,8 +107,7 @@ class DB:
         """Range pools: split every heavy partition now (online; the
         background thread does it as partitions become heavy unless
         range_rebalance=False); returns the key-range moves made.
-        NotSupportedError on hash pools and on range pools of earlier
-        versions (plush rebalance converts those)."""
+        NotSupportedError on hash pools."""
     def verify(self) -> str:
         """Check every structure of the pool; return the report, or raise
         CorruptionError describing the problems."""
