@@ -17,11 +17,11 @@ build: deps
 
 build-asan: deps
 	@cmake --preset asan >/dev/null
-	@cmake --build --preset asan -j $(JOBS)
+	@cmake --build --preset asan -j $(JOBS) --target plush_sanitize_tests
 
 build-tsan: deps
 	@cmake --preset tsan >/dev/null
-	@cmake --build --preset tsan -j $(JOBS)
+	@cmake --build --preset tsan -j $(JOBS) --target plush_concurrency_tests
 
 bench: build
 	@scripts/bench_default.sh $(BUILD)

@@ -34,14 +34,15 @@
 
 #include <gtest/gtest.h>
 
+#include "placement/range_map.h"
+#include "placement/range_map_format.h"
 #include "plush/db.h"
 #include "plush/limits.h"
-#include "pool_image.h"
 #include "pool/pool.h"
 #include "pool/pool_format.h"
+#include "pool_image.h"
 #include "testutil.h"
 #include "util/hash.h"
-#include "util/range_map.h"
 
 namespace plush {
 namespace {
@@ -143,21 +144,21 @@ static_assert(offsetof(pool::RootPage, range_map_spare) == 32);
 static_assert(offsetof(pool::RootPage, range_map_log) == 40);
 static_assert(offsetof(pool::RootPage, range_map_log_state) == 48);
 
-// The regions' headers, as pool_format.h and the docs lay them out.
-static_assert(offsetof(pool::RangeMapHeader, generation) == 8);
-static_assert(offsetof(pool::RangeMapHeader, unit_bits) == 16);
-static_assert(offsetof(pool::RangeMapHeader, positions) == 20);
-static_assert(offsetof(pool::RangeMapHeader, entries_bytes) == 24);
-static_assert(offsetof(pool::RangeMapHeader, entries_checksum) == 32);
-static_assert(offsetof(pool::RangeMapHeader, checksum) == 56);
+// The regions' headers, as range_map_format.h and the docs lay them out.
+static_assert(offsetof(RangeMapHeader, generation) == 8);
+static_assert(offsetof(RangeMapHeader, unit_bits) == 16);
+static_assert(offsetof(RangeMapHeader, positions) == 20);
+static_assert(offsetof(RangeMapHeader, entries_bytes) == 24);
+static_assert(offsetof(RangeMapHeader, entries_checksum) == 32);
+static_assert(offsetof(RangeMapHeader, checksum) == 56);
 
 uint64_t HeapOffset(const std::string& path) {
   return ReadU64(path, kHeapOffsetOffset);
 }
 
 // The region the root page names as the range map in use.
-pool::RangeMapRef ActiveMap(const std::string& path) {
-  return pool::RangeMapRef::Decode(ReadU64(path, kRootRangeMap));
+RangeMapRef ActiveMap(const std::string& path) {
+  return RangeMapRef::Decode(ReadU64(path, kRootRangeMap));
 }
 
 // Rewrites the superblock's partitioning byte with a checksum that
@@ -186,7 +187,7 @@ Status OpenAndClose(const Options& o, const std::string& path) {
 
 // ---- Range map regions ----------------------------------------------------
 
-// The contents of a range map region (pool_format.h, RangeMapHeader), to
+// The contents of a range map region (range_map_format.h, RangeMapHeader), to
 // write one with checksums that match whatever else is wrong with it.
 struct MapRegion {
   uint64_t generation = 0;
@@ -211,20 +212,20 @@ std::string Encode(const MapRegion& m) {
   std::string entries;
   for (const uint32_t u : m.units) entries += Bytes(&u, 4);
   entries += Separators(m.separators) + m.trailing;
-  pool::RangeMapHeader h{};
-  std::memcpy(h.magic, pool::kRangeMapMagic, sizeof(h.magic));
+  RangeMapHeader h{};
+  std::memcpy(h.magic, kRangeMapMagic, sizeof(h.magic));
   h.generation = m.generation;
   h.unit_bits = m.unit_bits;
   h.positions = m.positions.value_or(static_cast<uint32_t>(m.units.size()));
   h.entries_bytes = m.entries_bytes.value_or(entries.size());
   h.entries_checksum = Checksum(entries.data(), entries.size());
-  h.checksum = Checksum(&h, offsetof(pool::RangeMapHeader, checksum));
+  h.checksum = Checksum(&h, offsetof(RangeMapHeader, checksum));
   return Bytes(&h, sizeof(h)) + entries;
 }
 
 // A range map region read back from the pool file, checksums checked.
 struct ReadBack {
-  pool::RangeMapHeader header{};
+  RangeMapHeader header{};
   std::vector<uint32_t> units;
   std::vector<std::string> separators;
 };
@@ -233,9 +234,9 @@ ReadBack ReadMapRegion(const std::string& path, uint64_t offset) {
   ReadBack r;
   std::memcpy(&r.header, ReadAt(path, offset, sizeof(r.header)).data(),
               sizeof(r.header));
-  const pool::RangeMapHeader& h = r.header;
+  const RangeMapHeader& h = r.header;
   EXPECT_EQ(h.checksum,
-            Checksum(&h, offsetof(pool::RangeMapHeader, checksum)));
+            Checksum(&h, offsetof(RangeMapHeader, checksum)));
   const std::string entries =
       ReadAt(path, offset + sizeof(h), static_cast<size_t>(h.entries_bytes));
   EXPECT_EQ(h.entries_checksum, Checksum(entries.data(), entries.size()));
@@ -258,7 +259,7 @@ ReadBack ReadMapRegion(const std::string& path, uint64_t offset) {
 
 // ---- Change log records -----------------------------------------------------
 
-// The root page's change log state (pool_format.h, RangeLogState), spelled
+// The root page's change log state (range_map_format.h, RangeLogState), spelled
 // out: the base generation the log belongs to << 24 | its changes.
 struct LogState {
   uint64_t base_generation = 0;
@@ -277,8 +278,8 @@ void WriteLogState(const std::string& path, LogState state) {
 }
 
 // The region the root page names as the change log.
-pool::RangeMapRef ChangeLog(const std::string& path) {
-  return pool::RangeMapRef::Decode(ReadU64(path, kRootRangeMapLog));
+RangeMapRef ChangeLog(const std::string& path) {
+  return RangeMapRef::Decode(ReadU64(path, kRootRangeMapLog));
 }
 
 uint64_t Padded(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
@@ -292,7 +293,7 @@ uint32_t ChangeCheck(const std::string& record, uint64_t base_generation,
             base_generation * 0x9E3779B97F4A7C15ull ^ index));
 }
 
-// Change `index` after the base of `base_generation`, as pool_format.h
+// Change `index` after the base of `base_generation`, as range_map_format.h
 // lays a record out: written by hand, to check what the engine writes
 // and to append what it must accept.
 std::string ChangeRecord(const RangeMap::Change& c, uint64_t base_generation,
@@ -316,7 +317,7 @@ std::string ChangeRecord(const RangeMap::Change& c, uint64_t base_generation,
 // checked by hand; *end: the file offset after the last.
 std::vector<RangeMap::Change> ReadChanges(const std::string& path,
                                           uint64_t* end = nullptr) {
-  const pool::RangeMapRef log = ChangeLog(path);
+  const RangeMapRef log = ChangeLog(path);
   const LogState state = ReadLogState(path);
   std::vector<RangeMap::Change> changes;
   uint64_t at = log.offset;
@@ -637,7 +638,7 @@ TEST(RangeSampleTest, NewRangePoolsHaveARangeMapAtTheHeapStart) {
     const uint64_t heap = HeapOffset(path);
     const uint64_t word = ReadU64(path, kRootRangeMap);
     EXPECT_EQ(word % 4096, word & 63) << "a 4 KiB aligned offset | log2 size";
-    const pool::RangeMapRef map = pool::RangeMapRef::Decode(word);
+    const RangeMapRef map = RangeMapRef::Decode(word);
     EXPECT_EQ(map.offset, heap);
     EXPECT_GE(map.capacity_bits, 12u);
     EXPECT_EQ(ReadU64(path, kRootRangeMapSpare), 0u) << "no spare yet";
@@ -653,7 +654,7 @@ TEST(RangeSampleTest, NewRangePoolsHaveARangeMapAtTheHeapStart) {
     EXPECT_EQ(r.header.positions, 1u << kBits);
     EXPECT_EQ(r.header.reserved[0], 0u);
     EXPECT_EQ(r.header.reserved[1], 0u);
-    EXPECT_LE(sizeof(pool::RangeMapHeader) + r.header.entries_bytes,
+    EXPECT_LE(sizeof(RangeMapHeader) + r.header.entries_bytes,
               map.capacity());
     EXPECT_EQ(r.units, RangeMap::IdentityUnits(1u << kBits));
     EXPECT_EQ(r.separators, e.separators);
@@ -813,7 +814,7 @@ TEST(RangeSampleTest, InconsistentRangeMapsAreRefused) {
     SCOPED_TRACE(c.message);
     ScratchPool file("inconsistent");
     ASSERT_NO_FATAL_FAILURE(CreateSampled(file.path(), {"a", "b", "c", "d"}, 2));
-    const pool::RangeMapRef map = ActiveMap(file.path());
+    const RangeMapRef map = ActiveMap(file.path());
     ASSERT_EQ(map.capacity(), kCapacity);
     const std::string region = Encode(c.region);
     ASSERT_LE(region.size(), map.capacity());
@@ -1022,15 +1023,15 @@ TEST(RangeSampleTest, RebalancedPoolsKeepTheirChangesInALog) {
   const uint64_t word = ReadU64(path, kRootRangeMapLog);
   ASSERT_NE(word, 0u);
   EXPECT_EQ(word % 4096, word & 63) << "a 4 KiB aligned offset | log2 size";
-  const pool::RangeMapRef log = ChangeLog(path);
+  const RangeMapRef log = ChangeLog(path);
   EXPECT_GE(log.capacity_bits, 12u);
   EXPECT_GE(log.offset, heap);
   EXPECT_LE(log.offset + log.capacity(), mark);
-  const pool::RangeMapRef base = ActiveMap(path);
+  const RangeMapRef base = ActiveMap(path);
   EXPECT_FALSE(
       Overlap(log.offset, log.capacity(), base.offset, base.capacity()));
   if (const uint64_t spare = ReadU64(path, kRootRangeMapSpare); spare != 0) {
-    const pool::RangeMapRef s = pool::RangeMapRef::Decode(spare);
+    const RangeMapRef s = RangeMapRef::Decode(spare);
     EXPECT_FALSE(Overlap(log.offset, log.capacity(), s.offset, s.capacity()));
   }
 
@@ -1039,7 +1040,7 @@ TEST(RangeSampleTest, RebalancedPoolsKeepTheirChangesInALog) {
   EXPECT_EQ(state.base_generation, r.header.generation);
   EXPECT_GT(state.count, 0u);
   EXPECT_EQ(r.header.generation + state.count, before.range_rebalances);
-  // The records decode and check as pool_format.h says, and the base with
+  // The records decode and check as range_map_format.h says, and the base with
   // them is the map the pool ran on.
   uint64_t end = 0;
   const std::vector<RangeMap::Change> changes = ReadChanges(path, &end);
@@ -1070,7 +1071,7 @@ TEST(RangeSampleTest, ChangesAfterAReopenAppendToTheLog) {
   ScratchPool file("append");
   const std::string& path = file.path();
   ASSERT_NO_FATAL_FAILURE(CreateRebalanced(path));
-  const pool::RangeMapRef log = ChangeLog(path);
+  const RangeMapRef log = ChangeLog(path);
   const LogState first = ReadLogState(path);
   uint64_t end = 0;
   ASSERT_EQ(ReadChanges(path, &end).size(), first.count);
@@ -1106,7 +1107,7 @@ TEST(RangeSampleTest, DamagedChangeLogsAreRefused) {
   const uint32_t n = state.count;
   ASSERT_GT(n, 0u);
   const uint64_t generation = state.base_generation;
-  const pool::RangeMapRef log = ChangeLog(made.path());
+  const RangeMapRef log = ChangeLog(made.path());
   uint64_t end = 0;
   ASSERT_EQ(ReadChanges(made.path(), &end).size(), n);
   const RangeMap::Layout map = StoredMap(made.path());
@@ -1224,7 +1225,7 @@ TEST(RangeSampleTest, EveryFlippedByteOfAChangeIsRefused) {
   ScratchPool file("change_flips");
   const std::string& path = file.path();
   ASSERT_NO_FATAL_FAILURE(CreateRebalanced(path));
-  const pool::RangeMapRef log = ChangeLog(path);
+  const RangeMapRef log = ChangeLog(path);
   const std::vector<RangeMap::Change> changes = ReadChanges(path);
   const auto n = static_cast<uint32_t>(changes.size());
   ASSERT_GT(n, 0u);
@@ -1328,7 +1329,7 @@ TEST(RangeSampleTest, ALogOfAnotherBaseContributesNoChange) {
   }
 }
 
-// A base and changes written by hand, as pool_format.h describes them, are
+// A base and changes written by hand, as range_map_format.h describes them, are
 // the map the pool opens with: a base folded from the log (what the engine
 // writes when the log is full), of a later generation, then a change
 // after it, checked with that generation. The engine's next changes
@@ -1340,7 +1341,7 @@ TEST(RangeSampleTest, ABaseAndChangesWrittenByHandAreApplied) {
   const LogState state = ReadLogState(path);
   const uint64_t generation = state.base_generation + state.count;
   const RangeMap::Layout folded = StoredMap(path);
-  const pool::RangeMapRef base = ActiveMap(path);
+  const RangeMapRef base = ActiveMap(path);
   const std::string region =
       Encode({.generation = generation,
               .unit_bits = 6,

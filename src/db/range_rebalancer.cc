@@ -475,7 +475,7 @@ bool RangeRebalancer::FindFree(uint64_t heavy, size_t count,
   // Then the lightest neighbours, if merging them makes a unit below 3/4
   // of the heavy one (so that the largest unit shrinks); the upper of the
   // two moves into the lower, whose range thus keeps its lower bound (the
-  // fingerprints of its records are taken on it: util/key_fingerprint.h).
+  // fingerprints of its records are taken on it: placement/key_fingerprint.h).
   std::vector<uint64_t> taken = {heavy};
   const uint64_t limit = table_.UnitRecords(heavy) * 3 / 4;
   bool walked = false;
@@ -668,7 +668,7 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
     range.lower = change.separator;
   }
   // Where the range of `to` begins once the map is switched: the copies'
-  // fingerprints are taken on it (util/key_fingerprint.h).
+  // fingerprints are taken on it (placement/key_fingerprint.h).
   std::string to_lower = range.lower;
   if (change.kind == RangeMap::Change::Kind::kMerge) {
     const std::optional<RangeMap::Range> to_range = map_->RangeOfUnit(to);

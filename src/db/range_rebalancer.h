@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Online re-balancing of a range pool's units (util/range_map.h; docs/
+// Online re-balancing of a range pool's units (placement/range_map.h; docs/
 // architecture.md, "Re-balancing a range pool").
 //
 // A unit is heavy when it stores more than twice the mean of all units
@@ -18,7 +18,7 @@
 // moves. A free unit is one no position names,
 // or one freed by merging the two neighbouring positions that store the
 // fewest records between them (the upper moves into the lower, whose
-// range thus keeps its lower bound: util/key_fingerprint.h).
+// range thus keeps its lower bound: placement/key_fingerprint.h).
 //
 // A move of a key range R from unit A to unit B, under both units' locks
 // (writers of either wait; lookups go on, on A, until the switch):
@@ -63,11 +63,11 @@
 
 #include "db/unit_tails.h"
 #include "payload/payload_logs.h"
+#include "placement/range_map.h"
 #include "plush/status.h"
 #include "pool/pool.h"
 #include "table/leveled_table.h"
 #include "util/mutex.h"
-#include "util/range_map.h"
 #include "util/thread_annotations.h"
 
 namespace plush {

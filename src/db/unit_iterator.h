@@ -9,8 +9,8 @@
 // key and drops tombstones, then walks the result; when it runs out, it
 // reads the next unit.
 //
-// Range partitioning (util/key_hasher.h) gives each unit a key range, and
-// the ranges (the "positions" of util/range_map.h) follow one another in
+// Range partitioning (placement/key_hasher.h) gives each unit a key range, and
+// the ranges (the "positions" of placement/range_map.h) follow one another in
 // key order: the iteration goes from range to range, each read as the
 // range that holds the key where the last one ended, so it is in key order
 // even while a re-balance moves ranges between units, and Seek reads only

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "db/slot_prefetch.h"
-#include "util/key_fingerprint.h"
-#include "util/key_hasher.h"
+#include "placement/key_fingerprint.h"
+#include "placement/key_hasher.h"
 #include "util/key_prefix.h"
 
 namespace plush {

@@ -24,7 +24,7 @@
 //     key bytes, value bytes, zero padding to a multiple of 8
 //
 //   check = low 32 bits of XXH3(value, seed = table hash ^ epoch << 40 ^
-//           offset << 8 ^ lengths; util/key_hasher.h): with the table
+//           offset << 8 ^ lengths; placement/key_hasher.h): with the table
 //           hash stored in the slot (or recomputed from the key), it tells a
 //           complete entry of the chunk's current epoch from a torn one or from
 //           older contents.

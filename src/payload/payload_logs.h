@@ -39,10 +39,10 @@
 
 #include "payload/chunk_table.h"
 #include "payload/payload_format.h"
+#include "placement/key_hasher.h"
 #include "plush/status.h"
 #include "pool/pool.h"
 #include "table/payload_resolver.h"
-#include "util/key_hasher.h"
 #include "util/mutex.h"
 #include "util/sharded_counter.h"
 #include "util/thread_annotations.h"

@@ -12,8 +12,8 @@
 #include <cstring>
 
 #include "media/sim_media.h"
+#include "placement/range_map_region.h"
 #include "plush/limits.h"
-#include "pool/range_map_region.h"
 #include "util/hash.h"
 
 namespace plush::pool {

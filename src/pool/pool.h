@@ -20,14 +20,15 @@
 #include "media/internal_options.h"
 #include "media/media.h"
 #include "media/write_amp_probe.h"
+#include "placement/key_hasher.h"
+#include "placement/range_map.h"
+#include "placement/range_map_format.h"
 #include "plush/options.h"
 #include "plush/status.h"
 #include "pool/allocator.h"
 #include "pool/pool_format.h"
-#include "util/key_hasher.h"
 #include "util/mutex.h"
 #include "util/thread_annotations.h"
-#include "util/range_map.h"
 
 namespace plush::pool {
 

@@ -54,12 +54,12 @@
 #include <string_view>
 #include <vector>
 
+#include "placement/key_hasher.h"
 #include "plush/status.h"
 #include "pool/pool.h"
 #include "table/filter.h"
 #include "table/payload_resolver.h"
 #include "table/table_format.h"
-#include "util/key_hasher.h"
 #include "util/mutex.h"
 #include "util/sharded_counter.h"
 #include "util/spin_lock.h"

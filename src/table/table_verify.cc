@@ -8,15 +8,15 @@
 #include <cstring>
 #include <vector>
 
+#include "placement/key_fingerprint.h"
 #include "table/leveled_table.h"
 #include "table/simd.h"
 #include "util/hash.h"
-#include "util/key_fingerprint.h"
 
 namespace plush::table {
 
 // Scans leave out the records whose fingerprints put them outside what
-// they read (util/key_fingerprint.h): a wrong one hides a record. Every
+// they read (placement/key_fingerprint.h): a wrong one hides a record. Every
 // slot written on a unit that a position names has the fingerprint of its
 // key on that position's lower bound (a unit that holds records keeps its
 // lower bound); slots written on another unit, and those of free units,

@@ -8,7 +8,7 @@
 // without a key sample (by the keys' leading bits, format §2.2), whose units
 // the formulas give.
 
-#include "util/key_hasher.h"
+#include "placement/key_hasher.h"
 
 #include <gtest/gtest.h>
 

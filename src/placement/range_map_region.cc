@@ -1,17 +1,17 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 
-#include "pool/range_map_region.h"
+#include "placement/range_map_region.h"
 
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "placement/range_map_format.h"
 #include "plush/limits.h"
-#include "pool/pool_format.h"
 #include "util/hash.h"
 
-namespace plush::pool {
+namespace plush {
 namespace {
 
 constexpr uint64_t kUnitBytes = sizeof(uint32_t);
@@ -208,4 +208,4 @@ Status ReadRangeChanges(const media::Media& media, uint64_t offset,
   return Status::OK();
 }
 
-}  // namespace plush::pool
+}  // namespace plush

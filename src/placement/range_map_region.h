@@ -1,20 +1,20 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Reads and writes one copy of a range pool's map (util/range_map.h;
-// pool_format.h, RangeMapHeader; docs/format.md, "Range map"). The pool
+// Reads and writes one copy of a range pool's map (placement/range_map.h;
+// range_map_format.h, RangeMapHeader; docs/format.md, "Range map"). The pool
 // keeps two such regions and switches between them (Pool::SwitchRangeMap).
 
-#ifndef PLUSH_POOL_RANGE_MAP_REGION_H_
-#define PLUSH_POOL_RANGE_MAP_REGION_H_
+#ifndef PLUSH_PLACEMENT_RANGE_MAP_REGION_H_
+#define PLUSH_PLACEMENT_RANGE_MAP_REGION_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "media/media.h"
+#include "placement/range_map.h"
 #include "plush/status.h"
-#include "util/range_map.h"
 
-namespace plush::pool {
+namespace plush {
 
 // Bytes the region of `layout` takes, header included.
 uint64_t RangeMapRegionBytes(const RangeMap::Layout& layout);
@@ -49,6 +49,6 @@ Status ReadRangeChanges(const media::Media& media, uint64_t offset,
                         uint32_t count, std::vector<RangeMap::Change>* changes,
                         uint64_t* end);
 
-}  // namespace plush::pool
+}  // namespace plush
 
-#endif  // PLUSH_POOL_RANGE_MAP_REGION_H_
+#endif  // PLUSH_PLACEMENT_RANGE_MAP_REGION_H_

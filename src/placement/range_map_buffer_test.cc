@@ -4,7 +4,7 @@
 // against a model (sorted separators, a unit per position), answers
 // checked by brute force, blocks split, emptied and rebuilt.
 
-#include "util/range_map_buffer.h"
+#include "placement/range_map_buffer.h"
 
 #include <gtest/gtest.h>
 

@@ -9,11 +9,11 @@
 //   hash partitioning    KeyHash(key)
 //   range partitioning   (KeyHash(key) << d | unit(key)) mod 2^40
 //                        unit = the unit the pool's range map names for
-//                               the key's position (util/range_map.h)
+//                               the key's position (placement/range_map.h)
 //
 // with d = dram_directory_bits. A range pool's bits 40..63 are zero: an
 // indirect slot's key word holds there the key's fingerprint on its unit
-// (util/key_fingerprint.h). Range partitioning thus orders the DRAM
+// (placement/key_fingerprint.h). Range partitioning thus orders the DRAM
 // entries by key (an ordered scan visits them in the order of the map's
 // positions); below the DRAM level keys still spread by hash, so that a
 // DRAM entry's subtree fills evenly whatever the keys of its unit look
@@ -22,17 +22,17 @@
 // Part of the on-media format (indirect slots and payload checksums store
 // the table hash): DO NOT CHANGE.
 
-#ifndef PLUSH_UTIL_KEY_HASHER_H_
-#define PLUSH_UTIL_KEY_HASHER_H_
+#ifndef PLUSH_PLACEMENT_KEY_HASHER_H_
+#define PLUSH_PLACEMENT_KEY_HASHER_H_
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string_view>
 
+#include "placement/key_fingerprint.h"
+#include "placement/range_map.h"
 #include "util/hash.h"
-#include "util/key_fingerprint.h"
-#include "util/range_map.h"
 
 namespace plush {
 
@@ -126,4 +126,4 @@ class KeyHasher {
 
 }  // namespace plush
 
-#endif  // PLUSH_UTIL_KEY_HASHER_H_
+#endif  // PLUSH_PLACEMENT_KEY_HASHER_H_

@@ -16,8 +16,8 @@
 //
 // Part of the on-media format: DO NOT CHANGE.
 
-#ifndef PLUSH_UTIL_KEY_FINGERPRINT_H_
-#define PLUSH_UTIL_KEY_FINGERPRINT_H_
+#ifndef PLUSH_PLACEMENT_KEY_FINGERPRINT_H_
+#define PLUSH_PLACEMENT_KEY_FINGERPRINT_H_
 
 #include <array>
 #include <cstdint>
@@ -87,4 +87,4 @@ std::optional<std::string> BatchEnd(std::string_view from,
 
 }  // namespace plush::fingerprint
 
-#endif  // PLUSH_UTIL_KEY_FINGERPRINT_H_
+#endif  // PLUSH_PLACEMENT_KEY_FINGERPRINT_H_

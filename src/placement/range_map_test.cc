@@ -6,7 +6,7 @@
 // whole keys only among equal prefixes), units out of key order, the
 // checks of a layout, and readers racing changes.
 
-#include "util/range_map.h"
+#include "placement/range_map.h"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "util/key_hasher.h"
+#include "placement/key_hasher.h"
 #include "util/key_prefix.h"
 
 namespace plush {

@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// One copy of a range map for lock-free readers (util/range_map.h keeps
+// One copy of a range map for lock-free readers (placement/range_map.h keeps
 // two, and writes a change into the one readers are not using).
 //
 // The separators lie in key order in blocks of at most kBlock, each block
@@ -18,8 +18,8 @@
 // changes under it gets a wrong unit, never a crash (indices are bounded),
 // and its caller (RangeMap's version check) retries.
 
-#ifndef PLUSH_UTIL_RANGE_MAP_BUFFER_H_
-#define PLUSH_UTIL_RANGE_MAP_BUFFER_H_
+#ifndef PLUSH_PLACEMENT_RANGE_MAP_BUFFER_H_
+#define PLUSH_PLACEMENT_RANGE_MAP_BUFFER_H_
 
 #include <atomic>
 #include <cstdint>
@@ -109,4 +109,4 @@ class RangeMapBuffer {
 
 }  // namespace plush
 
-#endif  // PLUSH_UTIL_RANGE_MAP_BUFFER_H_
+#endif  // PLUSH_PLACEMENT_RANGE_MAP_BUFFER_H_

@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 
-#include "util/key_fingerprint.h"
+#include "placement/key_fingerprint.h"
 
 #include <algorithm>
 #include <array>

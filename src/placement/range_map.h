@@ -14,7 +14,7 @@
 // Lookups, writes and scans place keys with UnitOf() from any thread
 // without locks while a re-balance changes the map. The map is kept twice,
 // in two buffers of fixed capacity read with atomic loads
-// (util/range_map_buffer.h): a change is
+// (placement/range_map_buffer.h): a change is
 // written to the buffer readers are not using, which then becomes theirs
 // (so a reader never waits for a change), and a reader whose buffer was
 // written under it — two changes during one read — retries. A separator's
@@ -23,8 +23,8 @@
 // map. version() lets a longer read (a lookup that searches the unit it
 // placed the key on) tell whether a change came in between.
 
-#ifndef PLUSH_UTIL_RANGE_MAP_H_
-#define PLUSH_UTIL_RANGE_MAP_H_
+#ifndef PLUSH_PLACEMENT_RANGE_MAP_H_
+#define PLUSH_PLACEMENT_RANGE_MAP_H_
 
 #include <atomic>
 #include <cstdint>
@@ -35,8 +35,8 @@
 #include <string_view>
 #include <vector>
 
+#include "placement/range_map_buffer.h"
 #include "util/mutex.h"
-#include "util/range_map_buffer.h"
 #include "util/thread_annotations.h"
 
 namespace plush {
@@ -233,4 +233,4 @@ class RangeMap {
 
 }  // namespace plush
 
-#endif  // PLUSH_UTIL_RANGE_MAP_H_
+#endif  // PLUSH_PLACEMENT_RANGE_MAP_H_

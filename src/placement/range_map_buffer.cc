@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 
-#include "util/range_map_buffer.h"
+#include "placement/range_map_buffer.h"
 
 #include "util/key_prefix.h"
 

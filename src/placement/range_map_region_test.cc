@@ -1,12 +1,12 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The range map regions on their own (pool/range_map_region.h), on a
+// The range map regions on their own (placement/range_map_region.h), on a
 // simulated device: a base written by WriteRangeMap reads back as the same
 // layout and generation; change records written by WriteRangeChange read
 // back in order, where they end; and every kind of damage to either is
 // reported as Corruption naming what is wrong.
 
-#include "pool/range_map_region.h"
+#include "placement/range_map_region.h"
 
 #include <gtest/gtest.h>
 #include <xxhash.h>
@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "media/sim_media.h"
+#include "placement/range_map_format.h"
 #include "plush/limits.h"
-#include "pool/pool_format.h"
 #include "testutil.h"
 #include "util/hash.h"
 
-namespace plush::pool {
+namespace plush {
 namespace {
 
 constexpr uint64_t kDeviceBytes = 2ull << 20;
@@ -361,4 +361,4 @@ TEST_F(RangeChangeLogTest, DamagedRecordsAreCorruptionNamingTheChange) {
 }
 
 }  // namespace
-}  // namespace plush::pool
+}  // namespace plush

@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 
-#include "util/range_map.h"
+#include "placement/range_map.h"
 
 #include <algorithm>
 #include <cassert>
