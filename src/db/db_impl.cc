@@ -12,6 +12,7 @@
 
 #include "db/open_db.h"
 #include "db/recovery.h"
+#include "placement/placed.h"
 #include "util/parallel.h"
 
 namespace plush {
@@ -228,8 +229,7 @@ Status DBImpl::Acknowledged(const WriteOptions& options, Apply apply) {
   return media.SyncAnnounced();
 }
 
-Placement DBImpl::Place(std::string_view key) const {
-  const uint64_t version = table_->hasher().version();
+Placement DBImpl::Place(std::string_view key, uint64_t version) const {
   const KeyHasher::Placed placed = table_->hasher().PlaceKey(key);
   return {placed.hash, version, key, placed.indirect_word};
 }
@@ -237,15 +237,14 @@ Placement DBImpl::Place(std::string_view key) const {
 Status DBImpl::WriteInline(const WriteOptions& options, uint64_t key_word,
                            const table::Slot& slot) {
   const std::string_view key(reinterpret_cast<const char*>(&key_word), 8);
-  bool moved = true;
-  Status s;
+  const KeyHasher& hasher = table_->hasher();
   Placement placement;
   unsigned entry_size = 0;
-  while (s.ok() && moved) {
-    const uint64_t version = table_->hasher().version();
-    placement = {table_->hasher().InlineHash(key_word), version, key};
-    s = write_path_->WriteSlot(options, placement, slot, &moved, &entry_size);
-  }
+  Status s = Placed(hasher, [&](uint64_t version, bool* moved) {
+    placement = {hasher.InlineHash(key_word), version, key};
+    return write_path_->WriteSlot(options, placement, slot, moved,
+                                  &entry_size);
+  });
   if (s.ok()) SplitIfDue(placement.hash, key, 1, entry_size);
   return s;
 }
@@ -300,30 +299,27 @@ void DBImpl::SplitUnitsIfDue(const std::vector<WritePath::Record>& records) {
 
 Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
                             std::string_view value, bool tombstone) {
-  for (;;) {
-    const Placement placement = Place(key);
+  Placement placement;
+  unsigned entry_size = 0;
+  // A key that moved to another unit needs an entry checked against its
+  // new table hash; the one written for the old is left to compaction.
+  Status s = Placed(table_->hasher(), [&](uint64_t version, bool* moved) {
+    placement = Place(key, version);
     uint64_t ref = 0;
     payload::PayloadLogs::Ticket ticket;  // until the reference is published
-    Status s = payload_->Append(key, placement.hash, value, &ref, &ticket,
+    Status r = payload_->Append(key, placement.hash, value, &ref, &ticket,
                                 options.sync);
-    if (!s.ok()) return s;
+    if (!r.ok()) return r;
     // A logged write's fence (its log append) covers the entry. An unlogged
     // one is published without a fence of its own, and a migration by
     // another thread cannot persist this thread's flushes: fence here.
     if (!options.log) pool_->media().Drain();
-    bool moved = false;
-    unsigned entry_size = 0;
-    s = write_path_->WriteSlot(
+    return write_path_->WriteSlot(
         options, placement, {placement.indirect_word, ref, tombstone, true},
-        &moved, &entry_size);
-    if (!s.ok()) return s;
-    // A key that moved to another unit needs an entry checked against its
-    // new table hash; the one written is left to compaction.
-    if (!moved) {
-      SplitIfDue(placement.hash, key, 1, entry_size);
-      return s;
-    }
-  }
+        moved, &entry_size);
+  });
+  if (s.ok()) SplitIfDue(placement.hash, key, 1, entry_size);
+  return s;
 }
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key,
@@ -404,25 +400,26 @@ Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
   // Payload entries are written (flushed, not fenced) before the records
   // that reference them; the batch's one log barrier covers both. If a
   // re-balance moves keys meanwhile, the whole batch is placed again.
-  for (bool moved = true; moved;) {
+  const KeyHasher& hasher = table_->hasher();
+  std::vector<WritePath::Record> records;
+  s = Placed(hasher, [&](uint64_t version, bool* moved) {
     std::deque<payload::PayloadLogs::Ticket> tickets;  // until published
-    std::vector<WritePath::Record> records;
+    records.clear();
     records.reserve(collect.ops.size());
     bool payloads = false;
-    const uint64_t version = table_->hasher().version();
     for (const Op& op : collect.ops) {
       if (op.key.size() == 8 && (op.tombstone || op.value.size() == 8)) {
-        records.push_back({table_->hasher().InlineHash(Word(op.key)),
+        records.push_back({hasher.InlineHash(Word(op.key)),
                            {Word(op.key), op.tombstone ? 0 : Word(op.value),
                             op.tombstone, false},
                            op.key});
         continue;
       }
-      const KeyHasher::Placed placed = table_->hasher().PlaceKey(op.key);
+      const KeyHasher::Placed placed = hasher.PlaceKey(op.key);
       uint64_t ref = 0;
-      s = payload_->Append(op.key, placed.hash, op.value, &ref,
-                           &tickets.emplace_back(), options.sync);
-      if (!s.ok()) return s;
+      Status r = payload_->Append(op.key, placed.hash, op.value, &ref,
+                                  &tickets.emplace_back(), options.sync);
+      if (!r.ok()) return r;
       records.push_back({placed.hash,
                          {placed.indirect_word, ref, op.tombstone, true},
                          op.key});
@@ -430,10 +427,10 @@ Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
     }
     // An unlogged batch has no barrier of its own (WritePayload).
     if (!options.log && payloads) pool_->media().Drain();
-    s = write_path_->WriteRecords(options, records, version, &moved);
-    if (!s.ok()) return s;
-    if (!moved) SplitUnitsIfDue(records);
-  }
+    return write_path_->WriteRecords(options, records, version, moved);
+  });
+  if (!s.ok()) return s;
+  SplitUnitsIfDue(records);
   user_bytes_.Add(bytes);
   return Status::OK();
 }
@@ -462,72 +459,72 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   Status s;
   const bool inline_key = key.size() == 8;
-  // A key that a re-balance moved (`moved`) is placed again, and the
-  // decision taken again on its current value.
+  // A key that a re-balance moved is placed again, and a key whose value
+  // changed before the new version was published is decided again; both
+  // on its current value.
   for (;;) {
-    const Placement placement = Place(key);
-    const table::LookupKey lookup = table::LookupKey::For(key, placement.hash);
-    std::string current;
     std::string next;
-    bool present = false;
     UpdateAction action = UpdateAction::kKeep;
-    bool needs_payload = false;
-    bool moved = false;
-    s = write_path_->Write(
-        options, placement,
-        [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
-          *skip = true;
-          Status r = ReadCurrent(lookup, &current, &present);
-          if (r.ok()) r = decide(present ? &current : nullptr, &next, &action);
-          if (!r.ok() || action == UpdateAction::kKeep) return r;
-          const bool tombstone = action == UpdateAction::kDelete;
-          if (!tombstone && next.size() > kMaxValueSize) {
-            return Status::InvalidArgument(
-                "new value of " + std::to_string(next.size()) +
-                " bytes exceeds the limit of " +
-                std::to_string(kMaxValueSize) + " bytes");
-          }
-          if (inline_key && (tombstone || next.size() == 8)) {
-            *slot = {Word(key), tombstone ? 0 : Word(next), tombstone, false};
-            *skip = false;
-          } else {
-            needs_payload = true;
-          }
-          return Status::OK();
-        },
-        &moved);
+    bool changed = false;
+    s = Placed(table_->hasher(), [&](uint64_t version, bool* moved) {
+      const Placement placement = Place(key, version);
+      const table::LookupKey lookup =
+          table::LookupKey::For(key, placement.hash);
+      std::string current;
+      bool present = false;
+      bool needs_payload = false;
+      action = UpdateAction::kKeep;
+      Status w = write_path_->Write(
+          options, placement,
+          [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
+            *skip = true;
+            Status r = ReadCurrent(lookup, &current, &present);
+            if (r.ok()) r = decide(present ? &current : nullptr, &next, &action);
+            if (!r.ok() || action == UpdateAction::kKeep) return r;
+            const bool tombstone = action == UpdateAction::kDelete;
+            if (!tombstone && next.size() > kMaxValueSize) {
+              return Status::InvalidArgument(
+                  "new value of " + std::to_string(next.size()) +
+                  " bytes exceeds the limit of " +
+                  std::to_string(kMaxValueSize) + " bytes");
+            }
+            if (inline_key && (tombstone || next.size() == 8)) {
+              *slot = {Word(key), tombstone ? 0 : Word(next), tombstone,
+                       false};
+              *skip = false;
+            } else {
+              needs_payload = true;
+            }
+            return Status::OK();
+          },
+          moved);
+      if (!w.ok() || *moved || !needs_payload) return w;
+      const bool tombstone = action == UpdateAction::kDelete;
+      uint64_t ref = 0;
+      payload::PayloadLogs::Ticket ticket;  // until the reference is published
+      w = payload_->Append(key, placement.hash,
+                           tombstone ? std::string_view() : next, &ref,
+                           &ticket, options.sync);
+      if (!w.ok()) return w;
+      if (!options.log) pool_->media().Drain();  // as in WritePayload
+      return write_path_->Write(
+          options, placement,
+          [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
+            std::string now;
+            bool now_present = false;
+            Status r = ReadCurrent(lookup, &now, &now_present);
+            changed = now_present != present || (present && now != current);
+            *skip = changed;
+            *slot = {placement.indirect_word, ref, tombstone, true};
+            return r;
+          },
+          moved);
+    });
     if (!s.ok()) return s;
-    if (moved) continue;
-    if (!needs_payload) {
+    if (!changed) {
       if (action != UpdateAction::kKeep)
         user_bytes_.Add(key.size() + next.size());
       return s;
-    }
-    const bool tombstone = action == UpdateAction::kDelete;
-    uint64_t ref = 0;
-    payload::PayloadLogs::Ticket ticket;  // until the reference is published
-    s = payload_->Append(key, placement.hash,
-                         tombstone ? std::string_view() : next, &ref, &ticket,
-                         options.sync);
-    if (!s.ok()) return s;
-    if (!options.log) pool_->media().Drain();  // as in WritePayload
-    bool changed = false;
-    s = write_path_->Write(
-        options, placement,
-        [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
-          std::string now;
-          bool now_present = false;
-          Status r = ReadCurrent(lookup, &now, &now_present);
-          changed = now_present != present || (present && now != current);
-          *skip = changed;
-          *slot = {placement.indirect_word, ref, tombstone, true};
-          return r;
-        },
-        &moved);
-    if (!s.ok()) return s;
-    if (!changed && !moved) {
-      user_bytes_.Add(key.size() + next.size());
-      return Status::OK();
     }
   }
 }
@@ -580,12 +577,13 @@ Status DBImpl::Get(const ReadOptions&, std::string_view key,
   if (closed()) return WritePath::ClosedError();
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   const KeyHasher& hasher = table_->hasher();
-  for (;;) {
-    const uint64_t version = hasher.version();
-    const table::Found found =
-        table_->Get(table::LookupKey::For(key, hasher.Hash(key)), value);
-    if (hasher.Unchanged(version)) return FoundStatus(found);
-  }
+  table::Found found = table::Found::kAbsent;
+  (void)Placed(hasher, [&](uint64_t version, bool* moved) {
+    found = table_->Get(table::LookupKey::For(key, hasher.Hash(key)), value);
+    *moved = !hasher.Unchanged(version);
+    return Status::OK();
+  });
+  return FoundStatus(found);
 }
 
 std::vector<Status> DBImpl::MultiGet(const ReadOptions&,
@@ -612,16 +610,16 @@ std::vector<Status> DBImpl::MultiGet(const ReadOptions&,
   std::vector<std::string> found_values(positions.size());
   std::vector<table::Found> found(positions.size());
   const KeyHasher& hasher = table_->hasher();
-  for (;;) {
-    const uint64_t version = hasher.version();
+  (void)Placed(hasher, [&](uint64_t version, bool* moved) {
     for (size_t j = 0; j < positions.size(); ++j) {
       const std::string_view key = keys[positions[j]];
       lookups[j] = table::LookupKey::For(key, hasher.Hash(key));
     }
     table_->MultiGet(lookups.data(), lookups.size(), found_values.data(),
                      found.data());
-    if (hasher.Unchanged(version)) break;
-  }
+    *moved = !hasher.Unchanged(version);
+    return Status::OK();
+  });
   for (size_t j = 0; j < positions.size(); ++j) {
     statuses[positions[j]] = FoundStatus(found[j]);
     (*values)[positions[j]] = std::move(found_values[j]);

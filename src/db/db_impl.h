@@ -81,8 +81,9 @@ class DBImpl final : public DB {
   // Runs `work` while writers, migrations and rotations wait (Backup,
   // Verify); ClosedError if the DB is closed.
   Status WithWritersStopped(const std::function<Status()>& work);
-  // The placement of a key on the table, as of now.
-  Placement Place(std::string_view key) const;
+  // The key's placement (placement/placed.h: `version` is the range map's,
+  // read before).
+  Placement Place(std::string_view key, uint64_t version) const;
   // A record stored inline: an 8-byte key with an 8-byte value, or an
   // 8-byte key's tombstone.
   Status WriteInline(const WriteOptions& options, uint64_t key_word,

@@ -9,6 +9,7 @@
 #include "db/slot_prefetch.h"
 #include "placement/key_fingerprint.h"
 #include "placement/key_hasher.h"
+#include "placement/placed.h"
 #include "util/key_prefix.h"
 
 namespace plush {
@@ -56,17 +57,14 @@ Status UnitReader::ReadRange(std::string_view from, size_t want,
                              std::optional<std::string>* upper) {
   const KeyHasher& hasher = table_.hasher();
   std::string lower;
-  for (;;) {
-    const uint64_t version = hasher.version();
+  return Placed(hasher, [&](uint64_t version, bool* moved) {
     const uint64_t unit = Place(from, upper, &lower);
-    bool moved = false;
-    Status s = write_path_.WithEntryLocked(unit, [&](uint64_t) {
-      moved = !hasher.Unchanged(version);
-      if (moved) return Status::OK();
+    return write_path_.WithEntryLocked(unit, [&](uint64_t) {
+      *moved = !hasher.Unchanged(version);
+      if (*moved) return Status::OK();
       return CollectLocked(unit, from, lower, want, upper, batch);
     });
-    if (!moved) return s;
-  }
+  });
 }
 
 uint64_t UnitReader::PositionOf(std::string_view key) {
