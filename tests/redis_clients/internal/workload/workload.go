@@ -1,0 +1,160 @@
+// Package workload runs concurrent go-redis clients against plush-server,
+// each doing random GET, SET, INCR and DEL on a few shared keys, and records
+// what they did as a Porcupine history.
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
+
+	"plush/tests/redis_clients/internal/kvmodel"
+)
+
+// Config is what the clients do.
+type Config struct {
+	Addr    string
+	Clients int
+	Keys    int // few, so that clients' operations conflict
+	Seed    uint64
+}
+
+// Counts sum up how the clients' operations ended.
+type Counts struct {
+	Answered int // the client got the replies
+	Unknown  int // sent, no reply: recorded as returning at infinity
+	NotSent  int // no connection could be made, or a read got no reply: not recorded
+}
+
+// History is the operations the clients recorded, with timestamps in
+// nanoseconds since Start.
+type History struct {
+	start  time.Time
+	mu     sync.Mutex
+	ops    []porcupine.Operation
+	counts Counts
+}
+
+// Since is the time of t in the history's timestamps.
+func (h *History) Since(t time.Time) int64 { return t.Sub(h.start).Nanoseconds() }
+
+// Operations and Counts are to be read once Run has returned.
+func (h *History) Operations() []porcupine.Operation { return h.ops }
+func (h *History) Counts() Counts                    { return h.counts }
+
+// Run starts the clients and returns the history they record until ctx is
+// cancelled; wait returns once every client has stopped.
+func Run(ctx context.Context, cfg Config) (history *History, wait func()) {
+	// go-redis logs each failed dial, which here are expected: the server
+	// is being killed.
+	logging.Disable()
+	h := &History{start: time.Now()}
+	var wg sync.WaitGroup
+	for id := 0; id < cfg.Clients; id++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.runClient(ctx, cfg, id)
+		}()
+	}
+	return h, wg.Wait
+}
+
+func (h *History) runClient(ctx context.Context, cfg Config, id int) {
+	rdb := redis.NewClient(&redis.Options{
+		Addr:     cfg.Addr,
+		PoolSize: 1,
+		// A retried INCR could be applied twice: every request is sent once,
+		// and one that fails is recorded as such.
+		MaxRetries: -1,
+		// Dialling again is safe (nothing was sent) and covers a restart:
+		// once a dial has failed all its tries, go-redis answers the same
+		// error for a second before it tries again.
+		DialerRetries:      50,
+		DialerRetryTimeout: 20 * time.Millisecond,
+		DialTimeout:        time.Second,
+		ReadTimeout:        2 * time.Second,
+		WriteTimeout:       2 * time.Second,
+	})
+	defer rdb.Close()
+	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(id)))
+	for seq := 0; ctx.Err() == nil; seq++ {
+		input := kvmodel.Input{Commands: []kvmodel.Command{randomCommand(rng, cfg.Keys, id, seq)}}
+		call := time.Now()
+		cmd := send(context.Background(), rdb, input.Commands[0])
+		returned := time.Now()
+		reply, err := replyOf(cmd)
+		op := porcupine.Operation{ClientId: id, Input: input, Call: h.Since(call)}
+		switch {
+		case err == nil:
+			op.Output, op.Return = kvmodel.Output{Replies: []kvmodel.Reply{reply}}, h.Since(returned)
+			h.record(&op)
+			continue
+		case neverSent(err) || isRead(input):
+			h.record(nil)
+		default:
+			op.Output, op.Return = kvmodel.Output{Unknown: true}, math.MaxInt64
+			h.record(&op)
+		}
+		time.Sleep(10 * time.Millisecond) // while the server restarts
+	}
+}
+
+// record adds op to the history and counts it; a nil op counts as not sent.
+func (h *History) record(op *porcupine.Operation) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case op == nil:
+		h.counts.NotSent++
+		return
+	case op.Output.(kvmodel.Output).Unknown:
+		h.counts.Unknown++
+	default:
+		h.counts.Answered++
+	}
+	h.ops = append(h.ops, *op)
+}
+
+// neverSent tells a request that never left the client: it found no server
+// to connect to, so it cannot have taken effect.
+func neverSent(err error) bool {
+	var opError *net.OpError
+	return errors.As(err, &opError) && opError.Op == "dial"
+}
+
+// isRead tells an operation that changes nothing: without its reply it
+// tells nothing either, and leaving it out of the history loses nothing.
+func isRead(input kvmodel.Input) bool {
+	for _, command := range input.Commands {
+		if _, ok := command.(kvmodel.Get); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// randomCommand picks a command on one of the keys. SET writes a value no
+// other SET writes, so that a read tells which write it saw.
+func randomCommand(rng *rand.Rand, keys, client, seq int) kvmodel.Command {
+	key := fmt.Sprintf("lin:%d", rng.IntN(keys))
+	switch r := rng.IntN(100); {
+	case r < 35:
+		return kvmodel.Get{Key: key}
+	case r < 60:
+		return kvmodel.Set{Key: key, Value: fmt.Sprintf("%d%09d", client+1, seq)}
+	case r < 90:
+		return kvmodel.Incr{Key: key}
+	default:
+		return kvmodel.Del{Key: key}
+	}
+}
