@@ -105,7 +105,7 @@ func run(c config) error {
 	rng := rand.New(rand.NewPCG(c.seed, 0))
 	kills, firstRestart := 0, int64(-1)
 	for deadline := time.Now().Add(c.duration); time.Now().Before(deadline); {
-		time.Sleep(time.Duration(100+rng.IntN(500)) * time.Millisecond)
+		time.Sleep(time.Duration(50+rng.IntN(350)) * time.Millisecond)
 		proc.Kill()
 		kills++
 		if c.control {
