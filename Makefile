@@ -52,8 +52,9 @@ test-clang: deps
 test: test-release test-asan test-tsan test-fuzz test-clang
 	@scripts/test_extra.sh $(BUILD)
 
-# Long runs behind a flag: more crash states, kill rounds and fuzz inputs
-# (about 15 minutes); docs/reliability.md records the last one.
+# Long runs behind a flag: more crash states, kill rounds, fuzz inputs and
+# linearizability runs of plush-server (about half an hour);
+# docs/reliability.md records the last one.
 soak: build
 	@scripts/soak.sh $(BUILD)
 

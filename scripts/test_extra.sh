@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The parts of `make test` that are not ctest binaries: the installed CMake
-# package, the Python package, the README's examples, what docs/api.md and
+# package, the Python package, the README's examples, plush-server with
+# real Redis clients (redis-py, redis-cli, go-redis), what docs/api.md and
 # docs/operations.md quote from the code, the paths docs and comments
 # cite, and that every source file is listed in a CMake file.
 set -euo pipefail
@@ -12,6 +13,8 @@ for extra in scripts/test_python.sh scripts/test_readme.sh scripts/test_docs.sh;
 done
 # plush-server (issue #19): redis-py protocol tests and redis-cli; a cluster behind nutcracker.
 scripts/test_server.sh "$build"
+# plush-server with go-redis, and its linearizability under kill -9 checked by Porcupine (issue 30).
+scripts/test_redis_clients.sh "$build"
 scripts/test_cluster.sh "$build"
 # Every path a doc or a comment cites exists (no build needed).
 scripts/test_citations.sh
