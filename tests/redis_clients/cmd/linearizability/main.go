@@ -147,25 +147,30 @@ func check(c config, history *workload.History, kills int, firstRestart int64) e
 	result := porcupine.CheckOperationsTimeout(kvmodel.Model, ops, c.checkTimeout)
 	summary := fmt.Sprintf("%v, seed %d: %d kills, %d operations answered (%d after the first restart), %d unknown, %d not sent; %s after checking for %.1f s",
 		c.duration, c.seed, kills, counts.Answered, afterRestart, counts.Unknown, counts.NotSent,
-		map[porcupine.CheckResult]string{porcupine.Ok: "linearizable", porcupine.Illegal: "NOT linearizable",
-			porcupine.Unknown: "undecided"}[result], time.Since(start).Seconds())
-	if result == porcupine.Unknown {
+		verdicts[result], time.Since(start).Seconds())
+	switch {
+	case result == porcupine.Unknown:
 		return fmt.Errorf("%s (--check-timeout %v)", summary, c.checkTimeout)
-	}
-	if result == porcupine.Illegal {
+	case result == porcupine.Ok && c.control:
+		return fmt.Errorf("%s: the control was NOT caught, although its restarts lost acknowledged writes", summary)
+	case result == porcupine.Illegal:
 		if err := visualize(c, ops); err != nil {
 			return err
 		}
 		summary += "; visualization: " + c.html
-	}
-	if (result == porcupine.Illegal) != c.control {
-		return fmt.Errorf("%s", summary)
-	}
-	if c.control {
+		if !c.control {
+			return fmt.Errorf("%s", summary)
+		}
 		summary += " (as it must be: caught)"
 	}
 	fmt.Printf("[linearizability] %s: %s\n", c.name(), summary)
 	return nil
+}
+
+var verdicts = map[porcupine.CheckResult]string{
+	porcupine.Ok:      "linearizable",
+	porcupine.Illegal: "NOT linearizable",
+	porcupine.Unknown: "undecided",
 }
 
 // visualize writes Porcupine's HTML view of the history and of its longest
