@@ -145,8 +145,8 @@ func check(c config, history *workload.History, kills int, firstRestart int64) e
 	}
 	start := time.Now()
 	result := porcupine.CheckOperationsTimeout(kvmodel.Model, ops, c.checkTimeout)
-	summary := fmt.Sprintf("%v, seed %d: %d kills, %d operations answered (%d after the first restart), %d unknown, %d not sent; %s after checking for %.1f s",
-		c.duration, c.seed, kills, counts.Answered, afterRestart, counts.Unknown, counts.NotSent,
+	summary := fmt.Sprintf("%v, seed %d: %d kills, %d operations answered (%d after the first restart), %d unknown, %d left out; %s after checking for %.1f s",
+		c.duration, c.seed, kills, counts.Answered, afterRestart, counts.Unknown, counts.LeftOut,
 		verdicts[result], time.Since(start).Seconds())
 	switch {
 	case result == porcupine.Unknown:

@@ -10,6 +10,21 @@ import (
 	"plush/tests/redis_clients/internal/kvmodel"
 )
 
+// execute sends an operation and returns its replies, or the error that
+// kept the client from learning them. Every operation is one command for
+// now; a MULTI ... EXEC kind would queue its commands on a TxPipeline with
+// send, and read each reply with replyOf.
+func execute(ctx context.Context, rdb *redis.Client, input kvmodel.Input) ([]kvmodel.Reply, error) {
+	if len(input.Commands) != 1 {
+		panic(fmt.Sprintf("workload: an operation of %d commands", len(input.Commands)))
+	}
+	reply, err := replyOf(send(ctx, rdb, input.Commands[0]))
+	if err != nil {
+		return nil, err
+	}
+	return []kvmodel.Reply{reply}, nil
+}
+
 // send issues one modelled command through go-redis. On a client it runs at
 // once; on a pipeline (a MULTI ... EXEC one included) it is queued, and its
 // reply read once the pipeline has run.

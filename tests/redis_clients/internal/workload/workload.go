@@ -32,11 +32,11 @@ type Config struct {
 type Counts struct {
 	Answered int // the client got the replies
 	Unknown  int // sent, no reply: recorded as returning at infinity
-	NotSent  int // no connection could be made, or a read got no reply: not recorded
+	LeftOut  int // never sent (no server to connect to), or a read without a reply
 }
 
 // History is the operations the clients recorded, with timestamps in
-// nanoseconds since Start.
+// nanoseconds since Run started.
 type History struct {
 	start  time.Time
 	mu     sync.Mutex
@@ -88,15 +88,14 @@ func (h *History) runClient(ctx context.Context, cfg Config, id int) {
 	defer rdb.Close()
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(id)))
 	for seq := 0; ctx.Err() == nil; seq++ {
-		input := kvmodel.Input{Commands: []kvmodel.Command{randomCommand(rng, cfg.Keys, id, seq)}}
+		input := randomOperation(rng, cfg.Keys, id, seq)
 		call := time.Now()
-		cmd := send(context.Background(), rdb, input.Commands[0])
+		replies, err := execute(context.Background(), rdb, input)
 		returned := time.Now()
-		reply, err := replyOf(cmd)
 		op := porcupine.Operation{ClientId: id, Input: input, Call: h.Since(call)}
 		switch {
 		case err == nil:
-			op.Output, op.Return = kvmodel.Output{Replies: []kvmodel.Reply{reply}}, h.Since(returned)
+			op.Output, op.Return = kvmodel.Output{Replies: replies}, h.Since(returned)
 			h.record(&op)
 			continue
 		case neverSent(err) || isRead(input):
@@ -109,13 +108,13 @@ func (h *History) runClient(ctx context.Context, cfg Config, id int) {
 	}
 }
 
-// record adds op to the history and counts it; a nil op counts as not sent.
+// record adds op to the history and counts it; a nil op counts as left out.
 func (h *History) record(op *porcupine.Operation) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
 	case op == nil:
-		h.counts.NotSent++
+		h.counts.LeftOut++
 		return
 	case op.Output.(kvmodel.Output).Unknown:
 		h.counts.Unknown++
@@ -143,18 +142,21 @@ func isRead(input kvmodel.Input) bool {
 	return true
 }
 
-// randomCommand picks a command on one of the keys. SET writes a value no
-// other SET writes, so that a read tells which write it saw.
-func randomCommand(rng *rand.Rand, keys, client, seq int) kvmodel.Command {
+// randomOperation picks an operation: one command on one of the keys. SET
+// writes a value no other SET writes, so that a read tells which write it
+// saw.
+func randomOperation(rng *rand.Rand, keys, client, seq int) kvmodel.Input {
 	key := fmt.Sprintf("lin:%d", rng.IntN(keys))
+	var command kvmodel.Command
 	switch r := rng.IntN(100); {
 	case r < 35:
-		return kvmodel.Get{Key: key}
+		command = kvmodel.Get{Key: key}
 	case r < 60:
-		return kvmodel.Set{Key: key, Value: fmt.Sprintf("%d%09d", client+1, seq)}
+		command = kvmodel.Set{Key: key, Value: fmt.Sprintf("%d%09d", client+1, seq)}
 	case r < 90:
-		return kvmodel.Incr{Key: key}
+		command = kvmodel.Incr{Key: key}
 	default:
-		return kvmodel.Del{Key: key}
+		command = kvmodel.Del{Key: key}
 	}
+	return kvmodel.Input{Commands: []kvmodel.Command{command}}
 }
