@@ -2,7 +2,7 @@
 # The reliability soak: long runs of the crash explorer, the kill -9 test,
 # the damaged-pool tests, the fuzzer and plush-server's linearizability
 # check, ending in one summary whose figures go into docs/reliability.md.
-# Takes about 32 minutes on 2 cores.
+# Takes about 35 minutes on 2 cores.
 #
 #   scripts/soak.sh [BUILD_DIR]        default build/release
 #

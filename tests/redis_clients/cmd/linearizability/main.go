@@ -106,7 +106,10 @@ func run(c config) error {
 	kills, firstRestart := 0, int64(-1)
 	for deadline := time.Now().Add(c.duration); time.Now().Before(deadline); {
 		time.Sleep(time.Duration(50+rng.IntN(350)) * time.Millisecond)
-		proc.Kill()
+		if err := proc.Kill(); err != nil {
+			stop()
+			return err
+		}
 		kills++
 		if c.control {
 			opts.Pool = c.poolPath(kills)

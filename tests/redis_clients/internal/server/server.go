@@ -79,7 +79,7 @@ func Start(opts Options) (*Process, error) {
 	case <-p.exited:
 		return nil, fmt.Errorf("plush-server %s exited before serving: %s", strings.Join(args, " "), p.Stderr())
 	case <-time.After(10 * time.Second):
-		p.Kill()
+		_ = p.Kill() // whether or not it exited first, its stderr says why
 		return nil, fmt.Errorf("plush-server %s did not serve within 10 s: %s", strings.Join(args, " "), p.Stderr())
 	}
 }
@@ -123,10 +123,17 @@ func (p *Process) Stderr() string {
 	return p.stderr.String()
 }
 
-// Kill ends the server with SIGKILL (kill -9) and returns once it is gone.
-func (p *Process) Kill() {
+// Kill ends the server with SIGKILL (kill -9) and returns once it is gone;
+// it fails if the server had exited before, on its own.
+func (p *Process) Kill() error {
+	select {
+	case <-p.exited:
+		return fmt.Errorf("plush-server had exited on its own (%v): %s", p.cmd.ProcessState, p.Stderr())
+	default:
+	}
 	p.cmd.Process.Kill()
 	<-p.exited
+	return nil
 }
 
 // Stop asks the server to close its pool (SIGTERM) and fails unless it
@@ -136,7 +143,7 @@ func (p *Process) Stop() error {
 	select {
 	case <-p.exited:
 	case <-time.After(10 * time.Second):
-		p.Kill()
+		_ = p.Kill()
 		return fmt.Errorf("plush-server did not stop within 10 s of SIGTERM: %s", p.Stderr())
 	}
 	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
