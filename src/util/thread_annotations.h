@@ -23,6 +23,12 @@
   PLUSH_THREAD_ANNOTATION(acquired_before(__VA_ARGS__))
 #define ACQUIRE(...) PLUSH_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
 #define RELEASE(...) PLUSH_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
+#define ACQUIRE_SHARED(...) \
+  PLUSH_THREAD_ANNOTATION(acquire_shared_capability(__VA_ARGS__))
+#define RELEASE_SHARED(...) \
+  PLUSH_THREAD_ANNOTATION(release_shared_capability(__VA_ARGS__))
+#define REQUIRES_SHARED(...) \
+  PLUSH_THREAD_ANNOTATION(requires_shared_capability(__VA_ARGS__))
 #define ASSERT_CAPABILITY(x) PLUSH_THREAD_ANNOTATION(assert_capability(x))
 #define NO_THREAD_SAFETY_ANALYSIS \
   PLUSH_THREAD_ANNOTATION(no_thread_safety_analysis)

@@ -9,6 +9,7 @@
 #define PLUSH_TOOLS_SERVER_COMMAND_HANDLERS_H_
 
 #include <cstddef>
+#include <span>
 #include <string_view>
 
 #include "command_table.h"
@@ -26,8 +27,22 @@ inline constexpr std::string_view kNotAnInteger =
 // larger answers an error, or stops early where the command can resume.
 inline constexpr size_t kMaxReplyBytes = 64 << 20;
 
+// The most a session's transaction may hold: the bytes of its queued
+// commands, and apart from them those of the keys it watches
+// (TransactionBytes). Beyond it, MULTI's queue refuses the command (and
+// EXEC then fails), and WATCH the keys.
+inline constexpr size_t kMaxTransactionBytes = 64 << 20;
+
+// What `args` cost a transaction that holds them: their bytes and the
+// strings that keep them.
+size_t TransactionBytes(std::span<const std::string_view> args);
+
 // An engine error as an error reply: "ERR NoSpace: <message>".
 void ReplyError(ReplyWriter& reply, const Status& status);
+
+// A command wrote `key` (changed or not): clients that WATCH it are
+// touched. REQUIRES: the keyspace gate held.
+void KeyWritten(CommandCall& call, std::string_view key);
 
 // True iff `arg` is `keyword` (lower case) in any case.
 bool IsKeyword(std::string_view arg, std::string_view keyword);
@@ -70,6 +85,18 @@ void RunAuth(CommandCall& call);
 void RunHello(CommandCall& call);
 void RunSelect(CommandCall& call);
 void RunClient(CommandCall& call);
+void RunReset(CommandCall& call);
+
+// commands_transactions.cc
+void RunMulti(CommandCall& call);
+void RunExec(CommandCall& call);
+void RunDiscard(CommandCall& call);
+void RunWatch(CommandCall& call);
+void RunUnwatch(CommandCall& call);
+// Adds call.args to the session's transaction, or refuses it (too large).
+void QueueCommand(CommandCall& call);
+// Forgets the session's transaction and the keys it watches.
+void DiscardTransaction(CommandCall& call);
 
 // commands_server.cc
 void RunInfo(CommandCall& call);

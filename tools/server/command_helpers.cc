@@ -3,10 +3,21 @@
 // What the commands share (command_handlers.h).
 
 #include <cctype>
+#include <string>
 
 #include "command_handlers.h"
 
 namespace plush::server {
+
+size_t TransactionBytes(std::span<const std::string_view> args) {
+  size_t bytes = sizeof(std::vector<std::string>);
+  for (std::string_view arg : args) bytes += sizeof(std::string) + arg.size();
+  return bytes;
+}
+
+void KeyWritten(CommandCall& call, std::string_view key) {
+  call.server.watched_keys.Touch(key);
+}
 
 void ReplyError(ReplyWriter& reply, const Status& status) {
   reply.Error("ERR " + status.ToString());

@@ -28,7 +28,9 @@ constexpr std::array kCommands = {
     CommandSpec{"decr", 2, F::kWrite | F::kFast, 1, 1, 1, RunDecr},
     CommandSpec{"decrby", 3, F::kWrite | F::kFast, 1, 1, 1, RunDecrBy},
     CommandSpec{"del", -2, F::kWrite, 1, -1, 1, RunDel},
+    CommandSpec{"discard", 1, F::kFast | F::kRunsInMulti, 0, 0, 0, RunDiscard},
     CommandSpec{"echo", 2, F::kFast, 0, 0, 0, RunEcho},
+    CommandSpec{"exec", 1, F::kRunsInMulti | F::kAlone, 0, 0, 0, RunExec},
     CommandSpec{"exists", -2, F::kReadOnly | F::kFast, 1, -1, 1, RunExists},
     CommandSpec{"get", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunGet},
     CommandSpec{"getrange", 4, F::kReadOnly, 1, 1, 1, RunGetRange},
@@ -43,22 +45,29 @@ constexpr std::array kCommands = {
     CommandSpec{"lastsave", 1, F::kFast, 0, 0, 0, RunLastSave},
     CommandSpec{"mget", -2, F::kReadOnly | F::kFast, 1, -1, 1, RunMGet},
     CommandSpec{"mset", -3, F::kWrite, 1, -1, 2, RunMSet},
+    CommandSpec{"multi", 1, F::kFast | F::kRunsInMulti, 0, 0, 0, RunMulti},
     CommandSpec{"ping", -1, F::kFast, 0, 0, 0, RunPing},
-    CommandSpec{"quit", -1, F::kNoAuth | F::kFast, 0, 0, 0, RunQuit},
+    CommandSpec{"quit", -1, F::kNoAuth | F::kFast | F::kRunsInMulti, 0, 0, 0,
+                RunQuit},
     CommandSpec{"randomkey", 1, F::kReadOnly, 0, 0, 0, RunRandomKey},
-    CommandSpec{"save", 1, F::kAdmin, 0, 0, 0, RunSave},
+    CommandSpec{"reset", 1, F::kNoAuth | F::kFast | F::kRunsInMulti, 0, 0, 0,
+                RunReset},
+    CommandSpec{"save", 1, F::kAdmin | F::kNoMulti, 0, 0, 0, RunSave},
     CommandSpec{"scan", -2, F::kReadOnly, 0, 0, 0, RunScan},
     CommandSpec{"select", 2, F::kFast, 0, 0, 0, RunSelect},
     CommandSpec{"set", -3, F::kWrite, 1, 1, 1, RunSet},
     CommandSpec{"setnx", 3, F::kWrite | F::kFast, 1, 1, 1, RunSetNx},
     CommandSpec{"setrange", 4, F::kWrite, 1, 1, 1, RunSetRange},
-    CommandSpec{"shutdown", -1, F::kAdmin, 0, 0, 0, RunShutdown},
+    CommandSpec{"shutdown", -1, F::kAdmin | F::kNoMulti, 0, 0, 0, RunShutdown},
     CommandSpec{"strlen", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunStrLen},
     CommandSpec{"time", 1, F::kFast, 0, 0, 0, RunTime},
     CommandSpec{"touch", -2, F::kReadOnly | F::kFast, 1, -1, 1, RunExists},
     CommandSpec{"type", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunType},
     CommandSpec{"unlink", -2, F::kWrite | F::kFast, 1, -1, 1, RunDel},
+    CommandSpec{"unwatch", 1, F::kFast, 0, 0, 0, RunUnwatch},
     CommandSpec{"wait", 3, 0, 0, 0, 0, RunWait},
+    CommandSpec{"watch", -2, F::kFast | F::kRunsInMulti | F::kAlone, 1, -1, 1,
+                RunWatch},
 };
 
 static_assert(std::is_sorted(kCommands.begin(), kCommands.end(),
@@ -111,7 +120,7 @@ std::span<const CommandSpec> AllCommands() { return kCommands; }
 
 bool IsPlainPut(const Session& session,
                 std::span<const std::string_view> args) {
-  if (!session.authenticated) return false;
+  if (!session.authenticated || session.transaction) return false;
   if (IsKeyword(args[0], "set")) return args.size() == 3;
   return IsKeyword(args[0], "mset") && args.size() >= 3 && args.size() % 2 == 1;
 }
@@ -124,26 +133,65 @@ void ReplyToPuts(ReplyWriter& reply, const Status& status) {
   }
 }
 
+namespace {
+
+// Between MULTI and EXEC, a command refused before it is queued (unknown,
+// wrong arity, not allowed) makes EXEC fail, as in Redis.
+void Refuse(CommandCall& call, std::string_view error) {
+  call.reply.Error(error);
+  if (call.session.transaction) call.session.transaction->refused_command = true;
+}
+
+// Runs a command through the keyspace gate (keyspace_gate.h).
+void RunThroughGate(const CommandSpec& spec, CommandCall& call) {
+  if ((spec.flags & F::kAlone) != 0) {
+    ExclusiveGateLock gate(&call.server.gate);
+    spec.run(call);
+  } else if ((spec.flags & (F::kReadOnly | F::kWrite)) != 0) {
+    SharedGateLock gate(&call.server.gate);
+    spec.run(call);
+  } else {
+    spec.run(call);
+  }
+}
+
+}  // namespace
+
 void Execute(CommandCall& call) {
   call.server.commands_processed.fetch_add(1, std::memory_order_relaxed);
   const CommandSpec* spec = FindCommand(call.args[0]);
-  // Before AUTH, nothing but AUTH, HELLO and QUIT: not even whether a
-  // command exists.
+  // Before AUTH, nothing but AUTH, HELLO, QUIT and RESET: not even whether
+  // a command exists.
   if (!call.session.authenticated &&
       (spec == nullptr || (spec->flags & F::kNoAuth) == 0)) {
     call.reply.Error("NOAUTH Authentication required.");
     return;
   }
   if (spec == nullptr) {
-    call.reply.Error(UnknownCommandError(call.args));
+    Refuse(call, UnknownCommandError(call.args));
     return;
   }
   if (!ArityMatches(*spec, call.args.size())) {
-    call.reply.Error("ERR wrong number of arguments for '" +
-                     std::string(spec->name) + "' command");
+    const std::string error = "wrong number of arguments for '" +
+                              std::string(spec->name) + "' command";
+    if (spec->run == RunExec) {
+      // Redis's words for EXEC, which ends the transaction (if any).
+      DiscardTransaction(call);
+      call.reply.Error("EXECABORT Transaction discarded because of: " + error);
+    } else {
+      Refuse(call, "ERR " + error);
+    }
     return;
   }
-  spec->run(call);
+  if (call.session.transaction && (spec->flags & F::kRunsInMulti) == 0) {
+    if ((spec->flags & F::kNoMulti) != 0) {
+      Refuse(call, "ERR Command not allowed inside a transaction");
+    } else {
+      QueueCommand(call);
+    }
+    return;
+  }
+  RunThroughGate(*spec, call);
 }
 
 }  // namespace plush::server

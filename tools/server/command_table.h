@@ -37,11 +37,13 @@ struct CommandCall {
   bool wrote = false;
 };
 
-// Runs call.args: authentication, lookup, arity, then the command.
+// Runs call.args: authentication, lookup, arity, then the command —
+// or, between MULTI and EXEC, queues it.
 void Execute(CommandCall& call);
 
 // True iff `args` is a command that only puts — SET key value, or MSET
-// with whole pairs — from a session that may run it: Execute() then adds
+// with whole pairs — from a session that may run it now (authenticated,
+// not queueing a transaction): Execute() then adds
 // its puts to call.puts and writes no reply. A connection may run several
 // in a row and commit their puts together (a pipeline of SETs).
 bool IsPlainPut(const Session& session, std::span<const std::string_view> args);
@@ -54,6 +56,13 @@ struct CommandSpec {
     kAdmin = 4,     // SAVE, SHUTDOWN, CONFIG
     kNoAuth = 8,    // allowed before AUTH (AUTH, HELLO, QUIT)
     kFast = 16,     // O(1) (Redis's meaning)
+    kNoMulti = 32,  // refused between MULTI and EXEC (SAVE, SHUTDOWN)
+    // Runs at once between MULTI and EXEC instead of being queued (EXEC,
+    // DISCARD, MULTI, WATCH, QUIT, RESET). Not reported by COMMAND.
+    kRunsInMulti = 64,
+    // Runs with the keyspace gate held alone (EXEC, WATCH); commands that
+    // read or write keys (kReadOnly, kWrite) hold it shared. Not reported.
+    kAlone = 128,
   };
   std::string_view name;  // lower case
   // Redis's convention, the name included: N exactly N arguments, -N at

@@ -1,6 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The connection commands: PING, ECHO, QUIT, AUTH, HELLO, SELECT, CLIENT.
+// The connection commands: PING, ECHO, QUIT, AUTH, HELLO, SELECT, CLIENT,
+// RESET.
 
 #include <string>
 
@@ -198,6 +199,17 @@ void RunClient(CommandCall& call) {
   } else {
     call.reply.Integer(static_cast<int64_t>(call.session.id));
   }
+}
+
+// RESET: the connection as it was when it opened, as Redis: no
+// transaction, no watched keys, RESP2, no name, and (with a password) not
+// authenticated.
+void RunReset(CommandCall& call) {
+  DiscardTransaction(call);
+  call.session.name.clear();
+  call.session.authenticated = !call.server.config.password.has_value();
+  call.reply.set_protocol(2);
+  call.reply.Status("RESET");
 }
 
 }  // namespace plush::server

@@ -28,7 +28,10 @@ void RunDel(CommandCall& call) {
       ReplyError(call.reply, s);
       return;
     }
-    deleted += existed ? 1 : 0;
+    if (existed) {
+      ++deleted;
+      KeyWritten(call, call.args[i]);
+    }
   }
   call.wrote = deleted > 0;
   call.reply.Integer(deleted);

@@ -21,7 +21,7 @@ void ReplyCommandSpec(ReplyWriter& reply, const CommandSpec& spec) {
   static constexpr std::pair<uint32_t, std::string_view> kFlagNames[] = {
       {CommandSpec::kWrite, "write"}, {CommandSpec::kReadOnly, "readonly"},
       {CommandSpec::kAdmin, "admin"}, {CommandSpec::kNoAuth, "no_auth"},
-      {CommandSpec::kFast, "fast"},
+      {CommandSpec::kFast, "fast"},     {CommandSpec::kNoMulti, "no_multi"},
   };
   reply.ArrayHeader(10);
   reply.Bulk(spec.name);

@@ -57,6 +57,11 @@ void WritePart(CommandCall& call, std::optional<size_t> offset,
         return DB::UpdateAction::kPut;
       });
   call.wrote = s.ok() && stored;
+  // An APPEND of nothing to an existing value stores nothing, but Redis
+  // counts it as a write of the key (WATCH); SETRANGE's does not.
+  if (call.wrote || (s.ok() && !too_long && !offset)) {
+    KeyWritten(call, call.args[1]);
+  }
   if (!s.ok()) {
     ReplyError(call.reply, s);
   } else if (too_long) {

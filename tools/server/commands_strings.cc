@@ -49,6 +49,7 @@ Status ConditionalSet(CommandCall& call, std::string_view key,
         return DB::UpdateAction::kPut;
       });
   call.wrote = s.ok() && *stored;
+  if (call.wrote) KeyWritten(call, key);
   return s;
 }
 
@@ -85,6 +86,7 @@ void Increment(CommandCall& call, std::string_view key, int64_t delta) {
         return DB::UpdateAction::kPut;
       });
   call.wrote = s.ok() && outcome == Outcome::kDone;
+  if (call.wrote) KeyWritten(call, key);
   if (!s.ok()) {
     ReplyError(call.reply, s);
   } else if (outcome == Outcome::kNotAnInteger) {
@@ -123,6 +125,7 @@ void IncrementFloat(CommandCall& call, std::string_view key,
         return DB::UpdateAction::kPut;
       });
   call.wrote = s.ok() && outcome == Outcome::kDone;
+  if (call.wrote) KeyWritten(call, key);
   if (!s.ok()) {
     ReplyError(call.reply, s);
   } else if (outcome == Outcome::kNotAFloat) {

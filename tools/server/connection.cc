@@ -55,6 +55,7 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerContext& server,
 }
 
 Connection::~Connection() {
+  server_.watched_keys.Unwatch(session_.id, session_.watched);
   server_.connected_clients.fetch_sub(1);
   on_destroy_(this);
 }
@@ -134,8 +135,9 @@ void Connection::Run(std::span<const std::string_view> args) {
       pending_bytes_ += puts_[i].key.size() + puts_[i].value.size();
     }
   }
-  if (session_.authenticated && !was_authenticated) {
-    parser_.set_limits(AuthenticatedLimits(server_));
+  if (session_.authenticated != was_authenticated) {  // AUTH, RESET
+    parser_.set_limits(session_.authenticated ? AuthenticatedLimits(server_)
+                                              : UnauthenticatedLimits());
   }
 }
 

@@ -76,8 +76,13 @@ std::vector<GroupCommit::Submission> GroupCommit::TakeGroup() {
   return group;
 }
 
-GroupCommit::GroupCommit(DB* db, size_t max_batch_bytes, bool sync)
-    : db_(db), max_batch_bytes_(max_batch_bytes), sync_(sync) {
+GroupCommit::GroupCommit(DB* db, size_t max_batch_bytes, KeyspaceGate* gate,
+                         WatchedKeys* watched_keys, bool sync)
+    : db_(db),
+      gate_(gate),
+      watched_keys_(watched_keys),
+      max_batch_bytes_(max_batch_bytes),
+      sync_(sync) {
   if (sync_) writer_ = std::thread([this] { WriteLoop(); });
 }
 
@@ -93,14 +98,17 @@ GroupCommit::~GroupCommit() {
 
 void GroupCommit::Commit(const std::vector<Submission>& group) {
   WriteBatch batch;
+  std::vector<std::span<const KeyValue>> puts;
   size_t commands = 0;
   bool awaits_sync = false;
   for (const Submission& s : group) {
     AddPuts(s.puts, &batch);
+    puts.push_back(s.puts);
     commands += s.command_ends.size();
     awaits_sync |= s.command_ends.empty();
   }
-  const Status status = batch.Count() > 0 ? Write(&batch) : Status::OK();
+  const Status status =
+      batch.Count() > 0 ? Write(&batch, puts) : Status::OK();
   commands_.fetch_add(commands, std::memory_order_relaxed);
   const bool split = status.IsInvalidArgument() && commands > 1;
   // A write made before AwaitSync() was called needs a sync that began
@@ -121,9 +129,11 @@ void GroupCommit::Commit(const std::vector<Submission>& group) {
     size_t begin = 0;
     for (size_t end : s.command_ends) {
       if (split) {
+        const std::span<const KeyValue> command =
+            s.puts.subspan(begin, end - begin);
         WriteBatch alone;
-        AddPuts(s.puts.subspan(begin, end - begin), &alone);
-        statuses.push_back(Write(&alone));
+        AddPuts(command, &alone);
+        statuses.push_back(Write(&alone, {&command, 1}));
       } else {
         statuses.push_back(status);
       }
@@ -155,12 +165,20 @@ void GroupCommit::WriteLoop() {
   }
 }
 
-Status GroupCommit::Write(WriteBatch* batch) {
+Status GroupCommit::Write(WriteBatch* batch,
+                          std::span<const std::span<const KeyValue>> puts) {
   groups_.fetch_add(1, std::memory_order_relaxed);
   WriteOptions options;
   options.sync = sync_;
   if (sync_) syncs_.fetch_add(1, std::memory_order_relaxed);
-  return db_->Write(options, batch);
+  SharedGateLock gate(gate_);
+  const Status status = db_->Write(options, batch);
+  if (status.ok()) {
+    for (std::span<const KeyValue> part : puts) {
+      for (const KeyValue& kv : part) watched_keys_->Touch(kv.key);
+    }
+  }
+  return status;
 }
 
 }  // namespace plush::server

@@ -30,6 +30,10 @@
 // where no two submissions overlap, it is what groups writes at all (as
 // Redis's `appendfsync always` fsyncs once per event-loop pass).
 //
+// Each group is written through the keyspace gate, shared, and its keys
+// are then touched for WATCH (keyspace_gate.h, watched_keys.h): an EXEC
+// sees a group's writes whole or not at all.
+//
 // A group carries at most max_batch_bytes of keys and values (its first
 // submission may carry more alone): WriteBatchLimit(), which bounds the
 // memory one request may hold and the time one commit keeps the clients
@@ -51,7 +55,9 @@
 #include <thread>
 #include <vector>
 
+#include "keyspace_gate.h"
 #include "plush/db.h"
+#include "watched_keys.h"
 
 namespace plush::server {
 
@@ -89,7 +95,8 @@ class GroupCommit {
   // are told, so that it survives power loss on the file back end (by the
   // writer thread, which the destructor stops once it has told every
   // waiter).
-  GroupCommit(DB* db, size_t max_batch_bytes, bool sync = false);
+  GroupCommit(DB* db, size_t max_batch_bytes, KeyspaceGate* gate,
+              WatchedKeys* watched_keys, bool sync = false);
   ~GroupCommit();
   GroupCommit(const GroupCommit&) = delete;
   GroupCommit& operator=(const GroupCommit&) = delete;
@@ -131,10 +138,14 @@ class GroupCommit {
   // The writer thread (with sync): commits the queued groups until
   // stopped with nothing left.
   void WriteLoop();
-  // DB::Write (with sync: WriteOptions::sync), counted.
-  Status Write(WriteBatch* batch);
+  // DB::Write (with sync: WriteOptions::sync), counted, through the gate;
+  // the keys of `puts` (what the batch holds) are touched if it succeeds.
+  Status Write(WriteBatch* batch,
+               std::span<const std::span<const KeyValue>> puts);
 
   DB* const db_;
+  KeyspaceGate* const gate_;
+  WatchedKeys* const watched_keys_;
   const size_t max_batch_bytes_;
   const bool sync_;
   std::mutex mu_;

@@ -39,6 +39,10 @@ void ReplyWriter::Bulk(std::string_view data) {
 
 void ReplyWriter::Null() { out_->append(protocol_ == 3 ? "_\r\n" : "$-1\r\n"); }
 
+void ReplyWriter::NullArray() {
+  out_->append(protocol_ == 3 ? "_\r\n" : "*-1\r\n");
+}
+
 void ReplyWriter::ArrayHeader(size_t elements) { Header('*', elements); }
 
 void ReplyWriter::MapHeader(size_t pairs) {

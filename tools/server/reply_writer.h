@@ -33,6 +33,8 @@ class ReplyWriter {
   void Bulk(std::string_view data);
   // The null reply: a missing key's value.
   void Null();
+  // The null array: an EXEC whose watched keys were written.
+  void NullArray();
   void ArrayHeader(size_t elements);
   // A map of `pairs` key/value pairs follows (RESP2: a flat array).
   void MapHeader(size_t pairs);

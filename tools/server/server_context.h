@@ -3,6 +3,9 @@
 // ServerContext: the state that the commands of every connection share:
 // the pool, the group commit, the configuration and the counters that
 // INFO reports. Session: what the commands know about one connection.
+// Transactions: the commands a session queues between MULTI and EXEC run
+// with the keyspace gate held alone (keyspace_gate.h), and the keys it
+// WATCHes are kept in watched_keys.
 
 #ifndef PLUSH_TOOLS_SERVER_SERVER_CONTEXT_H_
 #define PLUSH_TOOLS_SERVER_SERVER_CONTEXT_H_
@@ -12,12 +15,16 @@
 #include <cstdint>
 #include <ctime>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "group_commit.h"
+#include "keyspace_gate.h"
 #include "plush/db.h"
 #include "scan_cursors.h"
 #include "server_config.h"
+#include "watched_keys.h"
 
 namespace plush::server {
 
@@ -36,7 +43,8 @@ struct ServerContext {
         max_write_bytes(WriteBatchLimit(pool)),
         ordered(IsRangePool(pool)),
         partitions(PartitionCount(pool)),
-        group_commit(pool, max_write_bytes, config.sync_writes),
+        group_commit(pool, max_write_bytes, &gate, &watched_keys,
+                     config.sync_writes),
         port(config.port) {}
 
   DB* const db;
@@ -48,7 +56,9 @@ struct ServerContext {
   const bool ordered;
   const uint64_t partitions;  // PartitionCount
   ScanCursors scan_cursors;
-  GroupCommit group_commit;
+  KeyspaceGate gate;
+  WatchedKeys watched_keys;
+  GroupCommit group_commit;  // writes through gate, tells watched_keys
   const std::chrono::steady_clock::time_point started =
       std::chrono::steady_clock::now();
   // Asks the server to stop (SHUTDOWN); set by the server. Thread-safe.
@@ -67,12 +77,27 @@ struct ServerContext {
   std::atomic<int64_t> last_save_time{std::time(nullptr)};
 };
 
+// The commands a session queued since MULTI, copied out of the request
+// buffer, and whether one was refused (EXEC then fails).
+struct Transaction {
+  std::vector<std::vector<std::string>> commands;
+  size_t bytes = 0;  // TransactionBytes() of what is queued
+  bool refused_command = false;
+};
+
 struct Session {
   uint64_t id = 0;
   bool authenticated = false;
   std::string name;  // CLIENT SETNAME
   // Close the connection once the replies so far are sent (QUIT).
   bool close_after_reply = false;
+
+  // Between MULTI and EXEC (or DISCARD).
+  std::optional<Transaction> transaction;
+  // The keys it WATCHes (in server.watched_keys too), until EXEC, DISCARD,
+  // UNWATCH or RESET.
+  std::vector<std::string> watched;
+  size_t watched_bytes = 0;  // TransactionBytes() of the keys
 };
 
 }  // namespace plush::server

@@ -70,10 +70,12 @@ class GroupCommitTest : public ::testing::Test {
   std::string path_;
   std::unique_ptr<DB> db_;
   bool sync_failed_ = false;
+  KeyspaceGate gate_;
+  WatchedKeys watched_;
 };
 
 TEST_F(GroupCommitTest, ALoneSubmissionIsCommittedBeforeSubmitReturns) {
-  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()));
+  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()), &gate_, &watched_);
   RecordingWaiter waiter;
   // Two commands: an MSET of two keys, then a SET.
   const std::vector<KeyValue> puts = {{"a", "1"}, {"b", "2"}, {"a", "3"}};
@@ -92,7 +94,7 @@ TEST_F(GroupCommitTest, ALoneSubmissionIsCommittedBeforeSubmitReturns) {
 // Submissions made while a commit runs form the next group; a failing
 // command in it fails alone, all of its puts and none of the others'.
 TEST_F(GroupCommitTest, AFailingCommandDoesNotFailItsGroup) {
-  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()));
+  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()), &gate_, &watched_);
   RecordingWaiter first, other, mixed;
   const std::vector<KeyValue> first_puts = {{"first", "1"}};
   const std::vector<size_t> first_ends = {1};
@@ -135,7 +137,7 @@ TEST_F(GroupCommitTest, TheBatchLimitIsAPayloadChunk) {
 }
 
 TEST_F(GroupCommitTest, GroupsStopAtTheByteLimit) {
-  GroupCommit commit(db_.get(), 10);
+  GroupCommit commit(db_.get(), 10, &gate_, &watched_);
   RecordingWaiter first, second, third;
   const std::vector<KeyValue> first_puts = {{"a", "123456789012"}};  // alone
   const std::vector<KeyValue> puts = {{"b", "12345"}};               // 6 bytes
@@ -156,7 +158,8 @@ TEST_F(GroupCommitTest, GroupsStopAtTheByteLimit) {
 // that would have failed on its own too. (The writer tells `first` on its
 // thread; the two submissions made from there are the next group.)
 TEST_F(GroupCommitTest, AFailedSyncFailsEveryCommandOfItsGroup) {
-  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()), /*sync=*/true);
+  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()), &gate_, &watched_,
+                     /*sync=*/true);
   RecordingWaiter first, second, third;
   const std::vector<KeyValue> first_puts = {{"first", "1"}};
   const std::vector<KeyValue> second_puts = {{"second", "1"}};
@@ -196,7 +199,8 @@ TEST_F(GroupCommitTest, AFailedSyncFailsEveryCommandOfItsGroup) {
 // began after their write (AwaitSync): the next group's, or one of their
 // own when no group comes.
 TEST_F(GroupCommitTest, AwaitSyncIsCoveredByTheNextGroupsSync) {
-  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()), /*sync=*/true);
+  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()), &gate_, &watched_,
+                     /*sync=*/true);
   RecordingWaiter alone;
   commit.AwaitSync(&alone);
   while (alone.calls.load() == 0) std::this_thread::yield();
@@ -225,7 +229,7 @@ TEST_F(GroupCommitTest, AwaitSyncIsCoveredByTheNextGroupsSync) {
 }
 
 TEST_F(GroupCommitTest, ConcurrentClientsAreCommittedTogether) {
-  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()));
+  GroupCommit commit(db_.get(), WriteBatchLimit(db_.get()), &gate_, &watched_);
   constexpr int kThreads = 8;
   constexpr int kRequests = 300;
   std::vector<std::thread> threads;
