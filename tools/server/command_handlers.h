@@ -33,8 +33,9 @@ inline constexpr size_t kMaxReplyBytes = 64 << 20;
 // EXEC then fails), and WATCH the keys.
 inline constexpr size_t kMaxTransactionBytes = 64 << 20;
 
-// What `args` cost a transaction that holds them: their bytes and the
-// strings that keep them.
+// What `args` cost a transaction that holds them: their bytes, and
+// kHeldArgumentBytes each for the string that keeps it.
+inline constexpr size_t kHeldArgumentBytes = 32;
 size_t TransactionBytes(std::span<const std::string_view> args);
 
 // An engine error as an error reply: "ERR NoSpace: <message>".

@@ -10,8 +10,8 @@
 namespace plush::server {
 
 size_t TransactionBytes(std::span<const std::string_view> args) {
-  size_t bytes = sizeof(std::vector<std::string>);
-  for (std::string_view arg : args) bytes += sizeof(std::string) + arg.size();
+  size_t bytes = 0;
+  for (std::string_view arg : args) bytes += arg.size() + kHeldArgumentBytes;
   return bytes;
 }
 

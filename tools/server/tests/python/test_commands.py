@@ -77,7 +77,8 @@ def test_errors_name_the_problem(server):
     # Commands Redis has and this server does not: an error, never a silent
     # success.
     for command in (["EXPIRE", "k", "10"], ["RENAME", "a", "b"], ["FLUSHALL"],
-                    ["MULTI"], ["HSET", "h", "f", "v"], ["DUMP", "k"]):
+                    ["EVALSHA", "x", "0"], ["HSET", "h", "f", "v"],
+                    ["DUMP", "k"]):
         assert error_of(lambda: r.execute_command(*command)).startswith(
             f"unknown command '{command[0]}'")
 
