@@ -179,7 +179,7 @@ Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
   unit_reader_ = std::make_unique<UnitReader>(table_.get(), payload_.get(),
                                               write_path_.get());
   rebalancer_ = std::make_unique<RangeRebalancer>(
-      pool_.get(), table_.get(), payload_.get(), unit_tails_.get(), &closed_,
+      pool_->range_map_store(), table_.get(), payload_.get(), unit_tails_.get(), &closed_,
       created);
   auto_rebalance_ = rebalancer_->enabled() && options_.range_rebalance &&
                     options_.background_threads > 0;
@@ -743,7 +743,7 @@ Status DBImpl::GetStats(Stats* stats) {
   const pool::PoolParams& p = pool_->params();
   if (table_->hasher().range()) {
     stats->range_units = "adaptive";
-    stats->range_rebalances = pool_->range_map_generation();
+    stats->range_rebalances = pool_->range_map_store()->generation();
     stats->range_records_copied = rebalancer_->records_copied();
   }
   stats->dram_directory_bits = p.dram_directory_bits;
@@ -765,7 +765,7 @@ Status DBImpl::GetStats(Stats* stats) {
   table::LeveledTable::Occupancy occupancy = table_->CountRecords();
   stats->records_per_level = std::move(occupancy.per_level);
   std::vector<uint64_t> units;
-  if (const RangeMap* map = pool_->range_map()) {
+  if (const RangeMap* map = table_->hasher().map()) {
     for (const uint32_t u : map->Read().units)
       units.push_back(occupancy.per_unit[u]);
   } else {

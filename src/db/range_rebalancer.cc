@@ -66,16 +66,17 @@ class TwoEntryLock {
 
 }  // namespace
 
-RangeRebalancer::RangeRebalancer(pool::Pool* pool, table::LeveledTable* table,
+RangeRebalancer::RangeRebalancer(RangeMapStore* store,
+                                 table::LeveledTable* table,
                                  payload::PayloadLogs* payload,
                                  UnitTails* tails,
                                  const std::atomic<bool>* closed, bool empty)
-    : pool_(*pool),
+    : store_(store),
       table_(*table),
       payload_(*payload),
       tails_(tails),
       closed_(*closed),
-      map_(pool->range_map()),
+      map_(store != nullptr ? store->map().get() : nullptr),
       counted_(empty) {}
 
 void RangeRebalancer::CountUnits() {
@@ -158,9 +159,9 @@ Status RangeRebalancer::RebalanceOverloaded(uint64_t* moves) {
     return Status::OK();
   }
   MutexLock lock(&mu_);
-  const uint64_t before = pool_.range_map_generation();
+  const uint64_t before = store_->generation();
   Status s = RebalanceHeaviestLocked(/*overloaded_only=*/true);
-  *moves = pool_.range_map_generation() - before;
+  *moves = store_->generation() - before;
   return s;
 }
 
@@ -180,9 +181,9 @@ Status RangeRebalancer::RebalanceHeaviestLocked(bool overloaded_only) {
 Status RangeRebalancer::Rebalance(uint64_t unit, std::string_view written,
                                   uint64_t* moves) {
   MutexLock lock(&mu_);
-  const uint64_t before = pool_.range_map_generation();
+  const uint64_t before = store_->generation();
   Status s = RebalanceLocked(unit, written, /*split_blind=*/false);
-  *moves = pool_.range_map_generation() - before;
+  *moves = store_->generation() - before;
   return s;
 }
 
@@ -194,7 +195,7 @@ Status RangeRebalancer::RebalanceAll(uint64_t* moves) {
   }
   if (!counted_.load(std::memory_order_acquire)) CountUnits();
   MutexLock lock(&mu_);
-  const uint64_t before = pool_.range_map_generation();
+  const uint64_t before = store_->generation();
   // Rounds over the units due a split, heaviest first; each split changes the
   // counts, so a round ends at its first move. A unit that cannot be split
   // (no free units for it, or not heavy once recounted) leaves the others
@@ -208,19 +209,19 @@ Status RangeRebalancer::RebalanceAll(uint64_t* moves) {
     }
     std::sort(heavy.rbegin(), heavy.rend());
     for (const auto& [records, unit] : heavy) {
-      const uint64_t round = pool_.range_map_generation();
+      const uint64_t round = store_->generation();
       Status s = RebalanceLocked(unit, {}, /*split_blind=*/true);
       if (!s.ok()) {
-        *moves = pool_.range_map_generation() - before;
+        *moves = store_->generation() - before;
         return s;
       }
-      if (pool_.range_map_generation() != round) {
+      if (store_->generation() != round) {
         moved = true;
         break;
       }
     }
   }
-  *moves = pool_.range_map_generation() - before;
+  *moves = store_->generation() - before;
   return Status::OK();
 }
 
@@ -406,7 +407,7 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
   // Once every unit holds records, every split asks: a walk of the map
   // that found nothing is not made again for the next kEmptyRunRetry
   // changes (runs of empty positions are made by few of them).
-  const uint64_t generation = pool_.range_map_generation();
+  const uint64_t generation = store_->generation();
   if (no_empty_run_at_ && generation < *no_empty_run_at_ + kEmptyRunRetry)
     return Status::OK();
   no_empty_run_at_.reset();
@@ -454,7 +455,7 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
     merge.position = static_cast<uint32_t>(first);
     merge.unit = static_cast<uint32_t>(kept);
     merge.count = static_cast<uint32_t>(n);
-    if (s.ok()) s = pool_.SwitchRangeMap(merge);
+    if (s.ok()) s = store_->Switch(merge);
     if (s.ok()) {
       for (const uint64_t u : locked) {
         if (u != kept) table_.ClearUnit(u);
@@ -746,7 +747,7 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
   s = table_.MigrateDram(to);
   if (!s.ok()) return s;
   // 4.
-  s = pool_.SwitchRangeMap(change);
+  s = store_->Switch(change);
   if (!s.ok()) return s;
   // 5. What moved stays behind in `from`, where no lookup reaches it; a
   // unit left without a position holds nothing else: cleared.

@@ -37,7 +37,7 @@
 //      log record by the map it finds, then takes every older record of a
 //      key in R for one already on PMem;
 //   4. switch the map: one change, persisted in one atomic store
-//      (Pool::SwitchRangeMap) — the only persist point that changes what a
+//      (RangeMapStore::Switch) — the only persist point that changes what a
 //      lookup finds — then installed in DRAM, which makes lookups that
 //      raced it retry (DBImpl::Get) and writers that raced it place their
 //      key again (WritePath);
@@ -64,8 +64,8 @@
 #include "db/unit_tails.h"
 #include "payload/payload_logs.h"
 #include "placement/range_map.h"
+#include "placement/range_map_store.h"
 #include "plush/status.h"
-#include "pool/pool.h"
 #include "table/leveled_table.h"
 #include "util/mutex.h"
 #include "util/thread_annotations.h"
@@ -77,7 +77,9 @@ class RangeRebalancer {
   // `tails`: the pool's, when it is a range pool (the write path notes
   // them). `empty`: the pool holds nothing yet (it was just
   // created): every unit's count is known, 0, without CountUnits().
-  RangeRebalancer(pool::Pool* pool, table::LeveledTable* table,
+  // `store`: the pool's range map (null in hash pools, which do not
+  // re-balance).
+  RangeRebalancer(RangeMapStore* store, table::LeveledTable* table,
                   payload::PayloadLogs* payload, UnitTails* tails,
                   const std::atomic<bool>* closed, bool empty);
 
@@ -219,7 +221,7 @@ class RangeRebalancer {
       REQUIRES(mu_);
   Status MigrateIfNotEmpty(uint64_t unit);
 
-  pool::Pool& pool_;
+  RangeMapStore* const store_;
   table::LeveledTable& table_;
   payload::PayloadLogs& payload_;
   UnitTails* const tails_;

@@ -56,7 +56,7 @@ class RangeRebalancerTest : public ::testing::Test {
   void Open(const Options& options) {
     ASSERT_OK(layers_.Open(options));
     rebalancer_ = std::make_unique<RangeRebalancer>(
-        &layers_.pool(), &layers_.table(), &layers_.payload(),
+        layers_.pool().range_map_store(), &layers_.table(), &layers_.payload(),
         layers_.tails(), layers_.closed(), /*empty=*/false);
   }
   void TearDown() override { rebalancer_.reset(); }
@@ -113,8 +113,10 @@ class RangeRebalancerTest : public ::testing::Test {
   std::vector<uint64_t> Stored() {
     return layers_.table().CountRecords().per_unit;
   }
-  RangeMap& map() { return *layers_.pool().range_map(); }
-  uint64_t generation() { return layers_.pool().range_map_generation(); }
+  RangeMap& map() { return *layers_.pool().range_map_store()->map(); }
+  uint64_t generation() {
+    return layers_.pool().range_map_store()->generation();
+  }
 
   test::EngineLayers layers_{"sim:range_rebalancer_test"};
   std::unique_ptr<RangeRebalancer> rebalancer_;
@@ -324,7 +326,7 @@ TEST_F(RangeRebalancerTest, WhatCannotBeRebalancedSaysWhy) {
   {
     test::EngineLayers hash("sim:range_rebalancer_test_hash");
     ASSERT_OK(hash.Open(Options::SmallProfile()));
-    RangeRebalancer r(&hash.pool(), &hash.table(), &hash.payload(),
+    RangeRebalancer r(hash.pool().range_map_store(), &hash.table(), &hash.payload(),
                       hash.tails(), hash.closed(), /*empty=*/true);
     EXPECT_FALSE(r.enabled());
     uint64_t moves = 7;

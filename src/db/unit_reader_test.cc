@@ -218,13 +218,13 @@ TEST_F(UnitReaderTest, KeysOutsideTheirUnitsRangeAreLeftOut) {
   merge.position = 2;
   merge.unit = 2;
   merge.count = 2;
-  ASSERT_OK(layers_.pool().SwitchRangeMap(merge));
+  ASSERT_OK(layers_.pool().range_map_store()->Switch(merge));
   RangeMap::Change split;
   split.kind = RangeMap::Change::Kind::kSplit;
   split.position = 0;
   split.unit = 3;
   split.separator = "\x20";
-  ASSERT_OK(layers_.pool().SwitchRangeMap(split));
+  ASSERT_OK(layers_.pool().range_map_store()->Switch(split));
   EXPECT_EQ(reader().RangeStart(1), std::string(1, '\x20'));
   EXPECT_EQ(reader().RangeStart(2), std::string(1, '\x40'));
   EXPECT_EQ(reader().RangeStart(3), std::string(1, '\x80'));

@@ -2,7 +2,7 @@
 //
 // Reads and writes one copy of a range pool's map (placement/range_map.h;
 // range_map_format.h, RangeMapHeader; docs/format.md, "Range map"). The pool
-// keeps two such regions and switches between them (Pool::SwitchRangeMap).
+// keeps two such regions and switches between them (range_map_store.h).
 
 #ifndef PLUSH_PLACEMENT_RANGE_MAP_REGION_H_
 #define PLUSH_PLACEMENT_RANGE_MAP_REGION_H_

@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "media/sim_media.h"
-#include "placement/range_map_region.h"
+#include "placement/range_map_store.h"
 #include "plush/limits.h"
 #include "util/hash.h"
 
@@ -47,15 +47,10 @@ const char* RetiredPartitioningName(uint8_t partitioning) {
                                               : "range without fingerprints";
 }
 
-// A range map region's capacity: a power of two, at least a page.
-uint64_t RangeMapCapacity(uint64_t bytes) {
-  return std::max<uint64_t>(kPageSize, std::bit_ceil(bytes));
-}
-
 // The heap's first bytes: a new range pool's map.
 uint64_t RangeMapBytesFor(const PoolParams& p) {
   return p.partitioning == Partitioning::kRange
-             ? RangeMapCapacity(RangeMapRegionBytes(p.range_layout))
+             ? RangeMapStore::CapacityFor(p.range_layout)
              : 0;
 }
 
@@ -253,14 +248,8 @@ Status Pool::Create(const FormatFn& format_new) {
   r->range_map_log = 0;
   r->range_map_log_state = 0;
   if (params_.partitioning == Partitioning::kRange) {
-    const uint64_t capacity = RangeMapBytesFor(params_);
-    WriteRangeMap(media_.get(), heap_offset_, params_.dram_directory_bits,
-                  /*generation=*/0, params_.range_layout);
-    r->range_map =
-        RangeMapRef{heap_offset_, static_cast<unsigned>(std::countr_zero(capacity))}
-            .Encode();
-    range_map_ = std::make_shared<RangeMap>(params_.dram_directory_bits,
-                                            params_.range_layout);
+    range_map_store_ = NewRangeMapStore();
+    range_map_store_->Create(heap_offset_, params_.range_layout);
   }
   r->alloc_high_water = heap_offset_ + RangeMapBytesFor(params_);
   r->level_count = 0;
@@ -392,7 +381,8 @@ Status Pool::Load() {
         std::to_string(pool_end) + " bytes");
   }
   if (params_.partitioning == Partitioning::kRange) {
-    s = LoadRangeMap();
+    range_map_store_ = NewRangeMapStore();
+    s = range_map_store_->Load(heap_offset_, root()->alloc_high_water);
     if (!s.ok()) return s;
   }
   std::string report;
@@ -405,190 +395,18 @@ Status Pool::Load() {
 }
 
 KeyHasher Pool::key_hasher() const {
-  return range_map_ ? KeyHasher(range_map_) : KeyHasher();
+  return range_map_store_ ? KeyHasher(range_map_store_->map()) : KeyHasher();
 }
 
-namespace {
-
-// The smallest change log: a few thousand changes before a new base.
-constexpr uint64_t kMinRangeLogBytes = 64 << 10;
-
-}  // namespace
-
-Status Pool::CheckRangeMapRef(const char* name, uint64_t word,
-                              RangeMapRef* ref) const {
-  *ref = RangeMapRef::Decode(word);
-  const uint64_t mark = root()->alloc_high_water;
-  // A region reference is checked before anything is read or written
-  // through it: aligned, a sane capacity, inside the allocated heap.
-  if ((word & 0xFC0) != 0 || ref->capacity_bits < 12 ||
-      ref->capacity_bits > 40 || ref->offset < heap_offset_ ||
-      ref->offset > mark || mark - ref->offset < ref->capacity()) {
-    return Status::Corruption(std::string("range map: the root page's ") +
-                              name + " reference (" + std::to_string(word) +
-                              ") is not a region inside the allocated heap");
-  }
-  return Status::OK();
-}
-
-Status Pool::LoadRangeMap() {
-  const RootPage* r = root();
-  RangeMapRef active;
-  Status s = CheckRangeMapRef("active", r->range_map, &active);
-  if (!s.ok()) return s;
-  uint64_t generation = 0;
-  s = ReadRangeMap(*media_, active.offset, active.offset + active.capacity(),
-                   params_.dram_directory_bits, &generation,
-                   &params_.range_layout);
-  if (!s.ok()) return s;
-  range_base_generation_ = generation;
-  // A crash between a new base's two root stores leaves the spare naming
-  // the base in use: there is no spare then.
-  range_map_spare_ = RangeMapRef{};
-  if (r->range_map_spare != 0 && r->range_map_spare != r->range_map) {
-    s = CheckRangeMapRef("spare", r->range_map_spare, &range_map_spare_);
-    if (!s.ok()) return s;
-    if (range_map_spare_.offset < active.offset + active.capacity() &&
-        active.offset < range_map_spare_.offset + range_map_spare_.capacity()) {
-      return Status::Corruption(
-          "range map: the spare region overlaps the region in use");
-    }
-  }
-  // The changes since the base, if the log belongs to it.
-  const RangeLogState state = RangeLogState::Decode(r->range_map_log_state);
-  range_log_ = RangeMapRef{};
-  range_log_count_ = 0;
-  if (r->range_map_log != 0) {
-    s = CheckRangeMapRef("change log", r->range_map_log, &range_log_);
-    if (!s.ok()) return s;
-    for (const RangeMapRef& base : {active, range_map_spare_}) {
-      if (base.offset != 0 &&
-          range_log_.offset < base.offset + base.capacity() &&
-          base.offset < range_log_.offset + range_log_.capacity()) {
-        return Status::Corruption(
-            "range map: the change log overlaps a base region");
-      }
-    }
-  }
-  range_log_end_ = range_log_.offset;
-  if (state.base_generation == generation && state.count > 0) {
-    if (range_log_.offset == 0) {
-      return Status::Corruption("range map: " + std::to_string(state.count) +
-                                " changes counted, and no change log");
-    }
-    std::vector<RangeMap::Change> changes;
-    s = ReadRangeChanges(*media_, range_log_.offset, range_log_.capacity(),
-                         generation, state.count, &changes, &range_log_end_);
-    if (!s.ok()) return s;
-    for (size_t i = 0; i < changes.size(); ++i) {
-      const std::string wrong = RangeMap::ApplyTo(params_.dram_directory_bits,
-                                                changes[i],
-                                                &params_.range_layout);
-      if (!wrong.empty()) {
-        return Status::Corruption("range map: change " + std::to_string(i) +
-                                  " of " + std::to_string(changes.size()) +
-                                  ": " + wrong);
-      }
-    }
-    range_log_count_ = state.count;
-  }
-  range_map_ = std::make_shared<RangeMap>(params_.dram_directory_bits,
-                                          params_.range_layout);
-  return Status::OK();
-}
-
-uint64_t Pool::range_map_generation() const {
-  MutexLock lock(&range_map_mu_);
-  return range_base_generation_ + range_log_count_;
-}
-
-void Pool::StoreRootWord(uint64_t* word, uint64_t value) {
-  std::atomic_ref<uint64_t>(*word).store(value, std::memory_order_relaxed);
-  media_->Persist(word, sizeof(uint64_t));
-}
-
-Status Pool::AllocateRangeMapRegion(uint64_t bytes, RangeMapRef* ref) {
-  const uint64_t capacity = RangeMapCapacity(bytes);
-  uint64_t offset = 0;
-  Status s = allocator_->Allocate(capacity, kPageSize, &offset);
-  if (!s.ok()) return s.WithContext("allocating a range map region");
-  *ref = RangeMapRef{offset, static_cast<unsigned>(std::countr_zero(capacity))};
-  return Status::OK();
-}
-
-Status Pool::SwitchRangeMap(const RangeMap::Change& change) {
-  MutexLock lock(&range_map_mu_);
-  const std::string wrong = range_map_->Check(change);
-  if (!wrong.empty())
-    return Status::InvalidArgument("range map change: " + wrong);
+std::unique_ptr<RangeMapStore> Pool::NewRangeMapStore() {
   RootPage* r = root();
-  const uint64_t bytes = RangeChangeBytes(change);
-  if (range_log_.offset == 0 && range_log_count_ == 0) {
-    // The first change: no log yet. Naming one is safe while it holds no
-    // change of the base in use.
-    Status s = AllocateRangeMapRegion(
-        std::max(kMinRangeLogBytes, 2 * RangeMapRegionBytes(params_.range_layout)),
-        &range_log_);
-    if (!s.ok()) return s;
-    StoreRootWord(&r->range_map_log, range_log_.Encode());
-    range_log_end_ = range_log_.offset;
-  }
-  if (range_log_end_ + bytes <= range_log_.offset + range_log_.capacity()) {
-    WriteRangeChange(media_.get(), range_log_end_, range_base_generation_,
-                     range_log_count_, change);
-    media_->Drain();
-    StoreRootWord(&r->range_map_log_state,
-                  RangeLogState{range_base_generation_, range_log_count_ + 1}
-                      .Encode());
-    range_log_end_ += bytes;
-    ++range_log_count_;
-  } else {
-    RangeMap::Layout next = range_map_->Read();
-    RangeMap::ApplyTo(params_.dram_directory_bits, change, &next);
-    Status s = WriteRangeMapBase(next);
-    if (!s.ok()) return s;
-  }
-  range_map_->Apply(change);
-  return Status::OK();
-}
-
-// The change log is full: the map with its changes becomes a new base, in
-// the spare region (allocated, or grown, first), named by the root in one
-// atomic store; then the log starts over (a bigger one if the base grew).
-// A crash before that store leaves the old base with its changes, after it
-// the new base, whose generation the log's state then does not match.
-Status Pool::WriteRangeMapBase(const RangeMap::Layout& layout) {
-  RootPage* r = root();
-  const uint64_t bytes = RangeMapRegionBytes(layout);
-  if (range_map_spare_.offset == 0 || range_map_spare_.capacity() < bytes) {
-    // Twice what is needed, so that a region is rarely replaced. The one
-    // replaced is left behind (the allocator frees nothing); capacities
-    // double, so the regions ever left take less than the last one.
-    Status s = AllocateRangeMapRegion(2 * bytes, &range_map_spare_);
-    if (!s.ok()) return s;
-    StoreRootWord(&r->range_map_spare, range_map_spare_.Encode());
-  }
-  const uint64_t generation = range_base_generation_ + range_log_count_ + 1;
-  WriteRangeMap(media_.get(), range_map_spare_.offset,
-                params_.dram_directory_bits, generation, layout);
-  media_->Drain();
-  const uint64_t previous = r->range_map;
-  StoreRootWord(&r->range_map, range_map_spare_.Encode());
-  if (range_log_.capacity() < bytes) {
-    RangeMapRef bigger;
-    if (AllocateRangeMapRegion(std::max(kMinRangeLogBytes, 2 * bytes), &bigger)
-            .ok()) {
-      range_log_ = bigger;
-      StoreRootWord(&r->range_map_log, range_log_.Encode());
-    }
-  }
-  StoreRootWord(&r->range_map_log_state, RangeLogState{generation, 0}.Encode());
-  StoreRootWord(&r->range_map_spare, previous);
-  range_map_spare_ = RangeMapRef::Decode(previous);
-  range_base_generation_ = generation;
-  range_log_count_ = 0;
-  range_log_end_ = range_log_.offset;
-  return Status::OK();
+  return std::make_unique<RangeMapStore>(
+      media_.get(),
+      RangeMapStore::RootWords{&r->range_map, &r->range_map_spare,
+                               &r->range_map_log, &r->range_map_log_state},
+      params_.dram_directory_bits, [this](uint64_t bytes, uint64_t* offset) {
+        return allocator_->Allocate(bytes, kPageSize, offset);
+      });
 }
 
 uint64_t Pool::level_count() const {

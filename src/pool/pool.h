@@ -22,7 +22,7 @@
 #include "media/write_amp_probe.h"
 #include "placement/key_hasher.h"
 #include "placement/range_map.h"
-#include "placement/range_map_format.h"
+#include "placement/range_map_store.h"
 #include "plush/options.h"
 #include "plush/status.h"
 #include "pool/allocator.h"
@@ -45,8 +45,8 @@ struct PoolParams {
   uint32_t log_chunks_per_log = 0;
   uint32_t payload_log_count = 0;
   uint32_t payload_chunk_size = 0;
-  // Range pools: the map the pool was created with, or, once opened, the
-  // one it holds (read back from the pool).
+  // Range pools: the map a new pool is created with (an opened pool's is
+  // its RangeMapStore's).
   RangeMap::Layout range_layout;
   // Options::range_key_sample was given (only range pools take one).
   bool has_range_key_sample = false;
@@ -92,19 +92,9 @@ class Pool {
   // The placement of keys on DRAM directory entries (its map is shared by
   // every copy: a re-balance changes it for all).
   KeyHasher key_hasher() const;
-  // Range pools: the range map; hash pools: null.
-  RangeMap* range_map() const { return range_map_.get(); }
-  // Changes of the range map since the pool was created (persisted).
-  uint64_t range_map_generation() const EXCLUDES(range_map_mu_);
-  // Applies `change` to the pool's range map: persists it, then installs
-  // the new map in range_map() (range pools only). The change is
-  // appended to the change log and counted in the root page in one atomic
-  // store; when the log is full, the whole map is written as a new base
-  // instead (pool_format.h). A crash leaves the old map or the new one.
-  // NoSpace if a region cannot be allocated, InvalidArgument if the change
-  // does not apply (nothing changed then).
-  Status SwitchRangeMap(const RangeMap::Change& change)
-      EXCLUDES(range_map_mu_);
+  // Range pools: the range map, kept in the pool's regions; hash pools:
+  // null.
+  RangeMapStore* range_map_store() const { return range_map_store_.get(); }
 
   // End of the heap space handed out so far (the allocation mark): every
   // valid reference into the heap points below it. (A DRAM mirror of the
@@ -129,16 +119,9 @@ class Pool {
   Pool(std::shared_ptr<media::Media> media, const Options& options);
   Status Create(const FormatFn& format_new);
   Status Load();
-  // Reads and checks the range map of a range pool: its base, the
-  // spare region and the change log, whose changes it applies.
-  Status LoadRangeMap() NO_THREAD_SAFETY_ANALYSIS;  // before any sharing
-  Status CheckRangeMapRef(const char* name, uint64_t word,
-                          RangeMapRef* ref) const;
-  Status AllocateRangeMapRegion(uint64_t bytes, RangeMapRef* ref);
-  Status WriteRangeMapBase(const RangeMap::Layout& layout)
-      REQUIRES(range_map_mu_);
-  // Stores a root page word in one atomic store and persists it.
-  void StoreRootWord(uint64_t* word, uint64_t value);
+  // The store of a range pool's map, on the root page's words; it
+  // allocates its regions from the heap.
+  std::unique_ptr<RangeMapStore> NewRangeMapStore();
 
   std::shared_ptr<media::Media> media_;
   std::unique_ptr<media::WriteAmpProbe> write_amp_probe_;
@@ -147,14 +130,7 @@ class Pool {
   uint64_t heap_offset_ = 0;
   uint32_t stored_version_ = 0;
   std::unique_ptr<Allocator> allocator_;
-  std::shared_ptr<RangeMap> range_map_;
-  // DRAM copies of the range map's root words (offset 0: none).
-  mutable Mutex range_map_mu_;
-  RangeMapRef range_map_spare_ GUARDED_BY(range_map_mu_);
-  RangeMapRef range_log_ GUARDED_BY(range_map_mu_);
-  uint64_t range_log_end_ GUARDED_BY(range_map_mu_) = 0;
-  uint32_t range_log_count_ GUARDED_BY(range_map_mu_) = 0;
-  uint64_t range_base_generation_ GUARDED_BY(range_map_mu_) = 0;
+  std::unique_ptr<RangeMapStore> range_map_store_;
 };
 
 }  // namespace plush::pool
