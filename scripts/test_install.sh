@@ -28,4 +28,8 @@ if [[ "$exported" != "$allowed" ]]; then
   diff <(echo "$allowed") <(echo "$exported") >&2 || true
   exit 1
 fi
-echo "install test: find_package(plush) consumers (static and shared) built and ran; libplush.so exports the $(wc -l <<<"$exported") symbols of the allow-list"
+# Neither library holds test or benchmark hooks (the testing library's
+# code: crash simulator, write-amplification probe, broken recovery, ...).
+"$root/scripts/check_no_test_hooks.sh" "$work/prefix/lib/libplush.so" \
+  "$work/prefix/lib/libplush.a"
+echo "install test: find_package(plush) consumers (static and shared) built and ran; libplush.so exports the $(wc -l <<<"$exported") symbols of the allow-list; neither libplush.so nor libplush.a holds the testing library's hooks"

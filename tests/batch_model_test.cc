@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 #include "util/hash.h"
 

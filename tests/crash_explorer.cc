@@ -11,7 +11,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush::test {

@@ -7,9 +7,9 @@
 #include <initializer_list>
 #include <memory>
 
-#include "db/open_db.h"
-#include "media/sim_media.h"
 #include "pool_image.h"
+#include "testing/open_db.h"
+#include "testing/sim_media.h"
 
 namespace plush::test {
 namespace {

@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "media/internal_options.h"
 #include "plush/db.h"
+#include "testing/internal_options.h"
 
 namespace plush::test {
 

@@ -26,11 +26,11 @@
 #include "db/unit_tails.h"
 #include "db/write_path.h"
 #include "log/recovery_log.h"
-#include "media/sim_media.h"
 #include "payload/payload_logs.h"
 #include "pool/pool.h"
 #include "sim_pool.h"
 #include "table/leveled_table.h"
+#include "testing/sim_media.h"
 
 namespace plush::test {
 
@@ -159,7 +159,7 @@ class EngineLayers {
   // now (`create`) or existing.
   Status OpenLayers(const Options& options, bool create) {
     bool created = false;
-    Status s = pool::Pool::Open(options, Simulated(), device_, &pool_,
+    Status s = pool::Pool::Open(options, SimDevices(), device_, &pool_,
                                 &created, log::RecoveryLogs::Format);
     if (!s.ok()) return s;
     if (created != create) {

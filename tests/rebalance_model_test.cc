@@ -51,7 +51,7 @@
 #include <vector>
 
 #include "crash_explorer.h"
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush {

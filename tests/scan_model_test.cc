@@ -32,9 +32,9 @@
 #include <thread>
 #include <vector>
 
-#include "media/sim_media.h"
 #include "plush/write_batch.h"
 #include "pool_image.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush {

@@ -1,7 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Opening DBs on the crash simulator (media/sim_media.h), for the tests and
-// the fuzzer. Free of gtest: the fuzzer links it too.
+// Opening DBs and pools on the crash simulator (testing/sim_media.h), for
+// the tests and the fuzzer. Free of gtest: the fuzzer links it too.
 
 #ifndef PLUSH_TESTS_SIM_POOL_H_
 #define PLUSH_TESTS_SIM_POOL_H_
@@ -9,7 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "db/open_db.h"
+#include "testing/open_db.h"
+#include "testing/sim_media_factory.h"
 
 namespace plush::test {
 
@@ -18,6 +19,12 @@ inline InternalOptions Simulated() {
   InternalOptions o;
   o.simulated = true;
   return o;
+}
+
+// The factory of simulated devices, for tests that open a pool::Pool.
+inline media::MediaFactory& SimDevices() {
+  static media::SimMediaFactory factory;
+  return factory;
 }
 
 // Opens (or creates) the simulated device `device`.

@@ -27,9 +27,9 @@
 #include <thread>
 #include <vector>
 
-#include "media/sim_media.h"
 #include "plush/db.h"
 #include "sim_pool.h"
+#include "testing/sim_media.h"
 
 // Status assertions; like gtest's own, they take more context with <<.
 #define ASSERT_OK(expr) ASSERT_PRED_FORMAT1(::plush::test::StatusIsOk, expr)

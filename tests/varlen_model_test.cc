@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "crash_explorer.h"  // SmallestPayloadChunkSize
-#include "media/sim_media.h"
 #include "payload/payload_format.h"
 #include "pool/pool_format.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 #include "util/hash.h"
 

@@ -10,7 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include "db/open_db.h"
 #include "db/recovery.h"
 #include "placement/placed.h"
 #include "util/parallel.h"
@@ -102,12 +101,7 @@ class UnsupportedIterator final : public Iterator {
 
 Status DB::Open(const Options& options, const std::string& path,
                 std::unique_ptr<DB>* db) {
-  return DBImpl::Open(options, InternalOptions(), path, db);
-}
-
-Status OpenDB(const Options& options, const InternalOptions& internal,
-              const std::string& path, std::unique_ptr<DB>* db) {
-  return DBImpl::Open(options, internal, path, db);
+  return DBImpl::Open(options, EngineSeams(), path, db);
 }
 
 DBImpl::~DBImpl() {
@@ -116,14 +110,14 @@ DBImpl::~DBImpl() {
   if (opened_) (void)Close();
 }
 
-Status DBImpl::Open(const Options& options, const InternalOptions& internal,
+Status DBImpl::Open(const Options& options, const EngineSeams& seams,
                     const std::string& path, std::unique_ptr<DB>* db) {
   db->reset();
   const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<DBImpl> impl(new DBImpl(options));
+  std::unique_ptr<DBImpl> impl(new DBImpl(options, seams));
   bool created = false;
-  Status s = pool::Pool::Open(options, internal, path, &impl->pool_, &created,
-                              log::RecoveryLogs::Format);
+  Status s = pool::Pool::Open(options, *seams.media, path, &impl->pool_,
+                              &created, log::RecoveryLogs::Format);
   if (!s.ok()) return s;
   // Asking for ordered scans of a pool that cannot give them is a mistake
   // to report, not to pass over. (Other creation parameters only tune
@@ -135,7 +129,7 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
         "' is hash-partitioned; Options::partitioning = kRange applies only "
         "when a pool is created (convert with plush dump | plush load)");
   }
-  s = impl->OpenLayers(internal, created);
+  s = impl->OpenLayers(created);
   if (!s.ok()) {
     return s.WithContext((created ? "pool '" : "recovering pool '") + path +
                          "'");
@@ -158,7 +152,7 @@ Status DBImpl::Open(const Options& options, const InternalOptions& internal,
   return Status::OK();
 }
 
-Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
+Status DBImpl::OpenLayers(bool created) {
   Status s = table::LeveledTable::Open(pool_.get(), &table_);
   if (!s.ok()) return s;
   background_ = std::make_unique<BackgroundWork>(
@@ -166,7 +160,7 @@ Status DBImpl::OpenLayers(const InternalOptions& internal, bool created) {
   log_recycling_ = std::make_unique<LogRecycling>(
       table_.get(), pool_->params().log_count, background_.get());
   logs_ = std::make_unique<log::RecoveryLogs>(
-      pool_.get(), log_recycling_.get(), internal.replay_uncommitted_batches);
+      pool_.get(), log_recycling_.get(), seams_.incomplete_batches.get());
   if (pool_->params().partitioning == Partitioning::kRange)
     unit_tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);
   write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(),
@@ -790,12 +784,10 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->persist_calls = m.persist_calls();
   stats->flushed_lines = m.flushed_lines();
   stats->user_bytes_written = user_bytes_.Read();
-  if (const media::WriteAmpProbe* probe = pool_->write_amp_probe()) {
-    stats->media_bytes_written = probe->MediaBytes();
-    if (stats->user_bytes_written > 0) {
-      stats->media_write_amp = static_cast<double>(stats->media_bytes_written) /
-                               static_cast<double>(stats->user_bytes_written);
-    }
+  stats->media_bytes_written = seams_.media->ModeledMediaBytes();
+  if (stats->media_bytes_written > 0 && stats->user_bytes_written > 0) {
+    stats->media_write_amp = static_cast<double>(stats->media_bytes_written) /
+                             static_cast<double>(stats->user_bytes_written);
   }
   stats->recovery_seconds = recovery_seconds_;
   stats->recovered_log_entries = recovered_entries_;

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "db/background_work.h"
+#include "db/engine_seams.h"
 #include "db/log_recycling.h"
 #include "db/payload_gc.h"
 #include "db/range_rebalancer.h"
@@ -31,7 +32,6 @@
 #include "db/unit_tails.h"
 #include "db/write_path.h"
 #include "log/recovery_log.h"
-#include "media/internal_options.h"
 #include "payload/payload_logs.h"
 #include "plush/db.h"
 #include "pool/pool.h"
@@ -42,7 +42,8 @@ namespace plush {
 
 class DBImpl final : public DB {
  public:
-  static Status Open(const Options& options, const InternalOptions& internal,
+  // DB::Open with `seams` in place of the engine's defaults.
+  static Status Open(const Options& options, const EngineSeams& seams,
                      const std::string& path, std::unique_ptr<DB>* db);
   ~DBImpl() override;
 
@@ -74,10 +75,11 @@ class DBImpl final : public DB {
   table::LeveledTable& table() { return *table_; }
 
  private:
-  explicit DBImpl(const Options& options) : options_(options) {}
+  DBImpl(const Options& options, const EngineSeams& seams)
+      : options_(options), seams_(seams) {}
   // Opens the layers on an opened pool, then recovers an existing pool.
   // Writes nothing to an existing pool.
-  Status OpenLayers(const InternalOptions& internal, bool created);
+  Status OpenLayers(bool created);
   // Runs `work` while writers, migrations and rotations wait (Backup,
   // Verify); ClosedError if the DB is closed.
   Status WithWritersStopped(const std::function<Status()>& work);
@@ -127,6 +129,8 @@ class DBImpl final : public DB {
   Status WriteBatchNow(const WriteOptions& options, WriteBatch* batch);
 
   const Options options_;
+  // Before the layers: they may use it until they are destroyed.
+  const EngineSeams seams_;
   std::unique_ptr<pool::Pool> pool_;
   std::unique_ptr<table::LeveledTable> table_;
   std::unique_ptr<BackgroundWork> background_;

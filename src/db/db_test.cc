@@ -14,7 +14,7 @@
 #include <unordered_map>
 
 #include "media/fault_injection.h"
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush {

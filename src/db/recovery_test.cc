@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine_layers.h"
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush {

@@ -20,13 +20,13 @@ bool IsZero(const uint64_t* words) {
 }  // namespace
 
 RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host,
-                           bool replay_uncommitted)
+                           const IncompleteBatchHook* incomplete_batches)
     : media_(pool->media()),
       host_(host),
       entries_per_chunk_(EntriesPerChunk(pool->params().log_chunk_size)),
       chunks_per_log_(pool->params().log_chunks_per_log),
       spill_(pool, host),
-      replay_uncommitted_(replay_uncommitted) {
+      incomplete_batches_(incomplete_batches) {
   const pool::PoolParams& p = pool->params();
   for (unsigned l = 0; l < p.log_count; ++l) {
     auto log = std::make_unique<Log>();
@@ -193,12 +193,12 @@ Status RecoveryLogs::ScanChunk(const LogChunk& chunk, OnRecord on_record,
   uint64_t first_member = 0;
   Status error;
   auto abandon_batch = [&] {
-    for (uint64_t i = 0; i < members.size(); ++i) {
-      if (replay_uncommitted_ && error.ok()) {
-        error = on_record(members[i]);  // the broken control
-      } else {
+    if (members.empty()) return;
+    if (incomplete_batches_ != nullptr && error.ok()) {
+      error = incomplete_batches_->OnIncompleteBatch(members, on_record);
+    } else {
+      for (uint64_t i = 0; i < members.size(); ++i)
         on_invalid(first_member + i);
-      }
     }
     members.clear();
   };
@@ -404,9 +404,13 @@ Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
     auto on_spilled = [&](const LogRecord& commit, uint64_t slot) {
       const bool whole = spill_.ReadBatch(commit.key, commit.value, &spilled);
       if (whole) spill_.NoteRecovered(commit.key, commit.value);
-      if (!whole) on_invalid(slot);
-      if (!whole && !replay_uncommitted_) return Status::OK();
-      for (const LogRecord& m : spilled) {  // (or the broken control's)
+      if (!whole) {
+        on_invalid(slot);
+        return incomplete_batches_ == nullptr
+                   ? Status::OK()
+                   : incomplete_batches_->OnIncompleteBatch(spilled, on_record);
+      }
+      for (const LogRecord& m : spilled) {
         Status s = on_record(m);
         if (!s.ok()) return s;
       }

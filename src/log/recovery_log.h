@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "log/batch_spill.h"
+#include "log/incomplete_batch_hook.h"
 #include "log/log_format.h"
 #include "log/log_host.h"
 #include "plush/status.h"
@@ -57,9 +58,11 @@ namespace plush::log {
 
 class RecoveryLogs {
  public:
-  // `replay_uncommitted`: InternalOptions::replay_uncommitted_batches.
+  // `incomplete_batches`: what is done with the members of incomplete
+  // write batches instead of dropping them (null: they are dropped, the
+  // engine's behaviour; incomplete_batch_hook.h); outlives the logs.
   RecoveryLogs(pool::Pool* pool, LogHost* host,
-               bool replay_uncommitted = false);
+               const IncompleteBatchHook* incomplete_batches = nullptr);
   ~RecoveryLogs();
 
   // Formats the log region of a new pool: every chunk free, check 1
@@ -201,7 +204,8 @@ class RecoveryLogs {
   // complete batches in the chunk), on_spilled(commit, slot) for each
   // commit of spilled members, and on_invalid(slot) for each non-zero slot
   // that holds nothing to replay (torn, stale, or part of a batch without
-  // its commit). Stops at the first error of on_record or on_spilled.
+  // its commit, unless incomplete_batches_ takes the batch's members).
+  // Stops at the first error of on_record or on_spilled.
   template <typename OnRecord, typename OnSpilled, typename OnInvalid>
   Status ScanChunk(const LogChunk& chunk, OnRecord on_record,
                    OnSpilled on_spilled, OnInvalid on_invalid) const;
@@ -214,7 +218,7 @@ class RecoveryLogs {
   std::vector<std::unique_ptr<Log>> logs_;
   BatchSpill spill_;
   std::atomic<bool> closed_{false};
-  const bool replay_uncommitted_;
+  const IncompleteBatchHook* const incomplete_batches_;
   ShardedCounter compactions_;
   ShardedCounter forced_migrations_;
 };

@@ -20,7 +20,8 @@
 #include <tuple>
 #include <vector>
 
-#include "media/sim_media.h"
+#include "testing/replay_incomplete_batches.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush::log {
@@ -75,7 +76,7 @@ class RecoveryLogTest : public ::testing::Test {
 
   void SetUp() override {
     bool created = false;
-    ASSERT_OK(pool::Pool::Open(Options::SmallProfile(), test::Simulated(),
+    ASSERT_OK(pool::Pool::Open(Options::SmallProfile(), test::SimDevices(),
                                path_, &pool_, &created, RecoveryLogs::Format));
     ASSERT_EQ(pool_->params().log_chunks_per_log, kChunks);
     ASSERT_EQ(EntriesPerChunk(pool_->params().log_chunk_size), kEntries);
@@ -140,8 +141,9 @@ class RecoveryLogTest : public ::testing::Test {
   std::vector<std::vector<LogRecord>> Recover(
       bool replay_uncommitted = false, Status* status = nullptr,
       const std::function<Status(const LogRecord&)>& check = nullptr) {
-    logs_ =
-        std::make_unique<RecoveryLogs>(pool_.get(), &host_, replay_uncommitted);
+    static const ReplayIncompleteBatches kReplayIncomplete;
+    logs_ = std::make_unique<RecoveryLogs>(
+        pool_.get(), &host_, replay_uncommitted ? &kReplayIncomplete : nullptr);
     std::vector<std::vector<LogRecord>> replayed(logs_->log_count());
     uint64_t count = 0;
     const Status s = logs_->Recover(
@@ -966,7 +968,7 @@ class ChunkProvisioningTest : public ::testing::Test {
     o.log_chunks_per_log = 2;
     o.initial_pool_size = 8 << 20;
     bool created = false;
-    ASSERT_OK(pool::Pool::Open(o, test::Simulated(), path_, &pool_, &created,
+    ASSERT_OK(pool::Pool::Open(o, test::SimDevices(), path_, &pool_, &created,
                                RecoveryLogs::Format));
     logs_ = std::make_unique<RecoveryLogs>(pool_.get(), &host_);
   }

@@ -16,8 +16,6 @@
 // open/close cycles of a 1 TiB-capable pool.
 
 #include <fcntl.h>
-#include <immintrin.h>
-#include <libpmem.h>
 #include <libpmem2.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -36,6 +34,7 @@
 #include "media/fault_injection.h"
 #include "media/media.h"
 #include "media/new_file.h"
+#include "media/persist_primitives.h"
 #include "util/mutex.h"
 
 namespace plush::media {
@@ -150,30 +149,6 @@ Granularity FromPmem2(pmem2_granularity g) {
 
 void NoFlush(void*, uintptr_t, uint64_t) noexcept {}
 void NoDrain(void*) noexcept {}
-
-// Plain stores: the page cache (file back end) or the platform (eADR)
-// makes them durable.
-void StoreWords(void*, uint64_t* dst, const uint64_t* src, size_t n) noexcept {
-  for (size_t i = 0; i < n; ++i)
-    std::atomic_ref<uint64_t>(dst[i]).store(src[i], std::memory_order_relaxed);
-}
-
-// libpmem2's memcpy routes copies below 256 bytes through cached stores
-// plus flushes; a 24-byte log entry streamed with three movnti is ~40%
-// cheaper to persist (measured on this machine), hence our own loop.
-void StreamNonTemporal(void*, uint64_t* dst, const uint64_t* src,
-                       size_t n) noexcept {
-  for (size_t i = 0; i < n; ++i) {
-    _mm_stream_si64(reinterpret_cast<long long*>(dst + i),
-                    static_cast<long long>(src[i]));
-  }
-}
-
-// The file back end emulating PMem costs: libpmem's CPU flush and fence.
-void EmulatedFlush(void*, uintptr_t first_line, uint64_t lines) noexcept {
-  pmem_flush(reinterpret_cast<void*>(first_line), lines * kCacheLine);
-}
-void EmulatedDrain(void*) noexcept { pmem_drain(); }
 
 // The pmem back end: the flush and drain functions libpmem2 chose for the
 // mapping (the context is the function pointers).
@@ -308,16 +283,13 @@ class MappedFileMedia final : public Media {
   }
   bool InMemory() const override { return in_memory_; }
 
-  // Chooses the persistence primitives: libpmem2's for PMem (none at all
-  // with byte granularity: eADR), libpmem's CPU flushes when a file
-  // emulates PMem costs, none for a plain file.
-  void ChoosePersistOps(bool emulate_pmem_costs, Pmem2Functions pmem2) {
+  // Chooses the persistence primitives: libpmem2's for PMem, none for a
+  // plain file or where the platform flushes caches on power loss (byte
+  // granularity: eADR).
+  void ChoosePersistOps(Pmem2Functions pmem2) {
     pmem2_ = pmem2;
-    const bool pmem = kind() == MediaKind::kPmem;
-    if (pmem && granularity() != Granularity::kByte) {
+    if (kind() == MediaKind::kPmem && granularity() != Granularity::kByte) {
       set_persist_ops({&pmem2_, Pmem2Flush, Pmem2Drain, StreamNonTemporal});
-    } else if (!pmem && emulate_pmem_costs) {
-      set_persist_ops({nullptr, EmulatedFlush, EmulatedDrain, StreamNonTemporal});
     } else {
       set_persist_ops({nullptr, NoFlush, NoDrain, StoreWords});
     }
@@ -524,7 +496,7 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
   auto mapped = std::make_unique<MappedFileMedia>(
       is_pmem ? MediaKind::kPmem : MediaKind::kFile, granularity,
       test_override, fd, file_id);
-  mapped->ChoosePersistOps(options.emulate_pmem_costs, pmem2);
+  mapped->ChoosePersistOps(pmem2);
   Status s = mapped->Init(file_size, options.max_size);
   if (!s.ok()) {
     mapped.reset();  // closes the file and forgets it

@@ -19,11 +19,14 @@
 //   pmem  clwb/clflushopt + sfence as libpmem2 chooses for the mapping;
 //         nothing at all where the platform flushes caches on power loss
 //         (byte granularity, eADR). Survives power failure.
-//   file  nothing, or (InternalOptions::emulate_pmem_costs, for benchmarks)
-//         the same instructions as pmem so
-//         that throughput comparisons with PMem structures are fair. Survives
-//         process crashes; power failure only up to the last Sync() (msync).
-//   sim   a crash simulator (sim_media.h) with a durable shadow image.
+//   file  nothing. Survives process crashes; power failure only up to the
+//         last Sync() (msync). (The benchmark tools can make it issue the
+//         same instructions as pmem, so that throughput comparisons with
+//         PMem structures are fair: testing/pmem_cost_emulation.h.)
+//   sim   a crash simulator with a durable shadow image, for the tests
+//         (testing/sim_media.h; not part of libplush).
+//
+// Pools open their media through a MediaFactory (media_factory.h).
 //
 // The hot-path primitives are noexcept and cannot fail; everything fallible
 // (mapping, growing, syncing) returns a Status. Each back end installs its
@@ -115,8 +118,8 @@ class Media {
   }
 
   // The primitives in use, and a way to interpose on them (a wrapper in the
-  // spirit of LevelDB's EnvWrapper: write_amp_probe.h). Not thread-safe:
-  // REQUIRES no concurrent use of the media.
+  // spirit of LevelDB's EnvWrapper: testing/write_amp_probe.h). Not
+  // thread-safe: REQUIRES no concurrent use of the media.
   const PersistOps& persist_ops() const { return ops_; }
   void set_persist_ops(const PersistOps& ops) { ops_ = ops; }
 
@@ -251,11 +254,10 @@ class Media {
   Status sync_error_ GUARDED_BY(sync_mu_);
 };
 
-// How a pool file should be opened.
+// How a pool file (or another media: MediaFactory) should be opened.
 struct FileMediaOptions {
   Backend backend = Backend::kAuto;
   Granularity required_granularity = Granularity::kPage;
-  bool emulate_pmem_costs = false;
   bool create = false;       // create the file (it must not exist)
   uint64_t create_size = 0;  // initial size when creating
   // When creating: [unbacked_offset, unbacked_offset + unbacked_size) is

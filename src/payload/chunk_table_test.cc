@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush::payload {
@@ -30,7 +30,7 @@ class ChunkTableTest : public ::testing::Test {
   void OpenPool(const Options& options) {
     bool created = false;
     ASSERT_OK(
-        pool::Pool::Open(options, test::Simulated(), path_, &pool_, &created));
+        pool::Pool::Open(options, test::SimDevices(), path_, &pool_, &created));
     chunk_size_ = pool_->params().payload_chunk_size;
     table_ = std::make_unique<ChunkTable>(pool_.get(), chunk_size_);
     ASSERT_OK(table_->Load());

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush::payload {
@@ -81,7 +81,7 @@ class PayloadLogsTest : public ::testing::Test {
   void OpenPool(const Options& options) {
     bool created = false;
     ASSERT_OK(
-        pool::Pool::Open(options, test::Simulated(), path_, &pool_, &created));
+        pool::Pool::Open(options, test::SimDevices(), path_, &pool_, &created));
     ASSERT_OK(PayloadLogs::Open(pool_.get(), &host_, &logs_));
     logs_->FinishOpen();
   }

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "media/sim_media.h"
 #include "placement/range_map_format.h"
 #include "plush/limits.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 #include "util/hash.h"
 

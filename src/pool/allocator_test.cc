@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush::pool {

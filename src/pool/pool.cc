@@ -2,16 +2,13 @@
 
 #include "pool/pool.h"
 
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstring>
 
-#include "media/sim_media.h"
 #include "placement/range_map_store.h"
 #include "plush/limits.h"
 #include "util/hash.h"
@@ -159,13 +156,10 @@ Pool::~Pool() {
   if (media_) media_->ReleaseLock();
 }
 
-Status Pool::Open(const Options& options, const InternalOptions& internal,
+Status Pool::Open(const Options& options, media::MediaFactory& media_factory,
                   const std::string& path, std::unique_ptr<Pool>* pool,
                   bool* created, const FormatFn& format_new) {
-  const bool sim = internal.simulated;
-  struct stat st {};
-  const bool exists = sim ? media::SimMedia::Find(path) != nullptr
-                          : stat(path.c_str(), &st) == 0;
+  const bool exists = media_factory.Exists(path);
   if (!exists && !options.create_if_missing) {
     return Status::InvalidArgument(
         "pool '" + path + "' does not exist and create_if_missing is false");
@@ -191,45 +185,28 @@ Status Pool::Open(const Options& options, const InternalOptions& internal,
     }
   }
 
+  media::FileMediaOptions fo;
+  fo.backend = options.backend;
+  fo.required_granularity = options.required_granularity;
+  fo.create = !exists;
+  fo.create_size = create_size;
+  // The recovery logs back their chunks as they fill them
+  // (RecoveryLogs): a small pool stays small on disk.
+  fo.unbacked_offset = kLogRegionOffset;
+  fo.unbacked_size = params.log_region_size();
+  fo.max_size = AlignUp(std::max(options.max_pool_size, create_size),
+                        media::Media::kGrowAlignment);
   std::shared_ptr<media::Media> media;
-  if (sim) {
-    std::shared_ptr<media::SimMedia> device;
-    Status s = media::SimMedia::Open(
-        path, !exists, create_size,
-        std::min<uint64_t>(options.max_pool_size, 16ull << 30), &device);
-    if (!s.ok()) return s;
-    media = std::move(device);
-  } else {
-    media::FileMediaOptions fo;
-    fo.backend = options.backend;
-    fo.required_granularity = options.required_granularity;
-    fo.emulate_pmem_costs = internal.emulate_pmem_costs;
-    fo.create = !exists;
-    fo.create_size = create_size;
-    // The recovery logs back their chunks as they fill them
-    // (RecoveryLogs): a small pool stays small on disk.
-    fo.unbacked_offset = kLogRegionOffset;
-    fo.unbacked_size = params.log_region_size();
-    fo.max_size = AlignUp(std::max(options.max_pool_size, create_size),
-                          media::Media::kGrowAlignment);
-    std::unique_ptr<media::Media> file;
-    Status s = media::OpenFileMedia(path, fo, &file);
-    if (!s.ok()) return s;
-    media = std::move(file);
-  }
+  Status s = media_factory.Open(path, fo, &media);
+  if (!s.ok()) return s;
   std::unique_ptr<Pool> p(new Pool(std::move(media), options));
-  if (internal.model_media_write_amp) {
-    p->write_amp_probe_ =
-        std::make_unique<media::WriteAmpProbe>(p->media_.get());
-  }
-  Status s;
   if (!exists) {
     p->params_ = params;
     s = p->Create(format_new);
     // A pool whose creation failed has no superblock: no pool to keep.
-    if (!s.ok() && !sim) {
+    if (!s.ok()) {
       p.reset();
-      unlink(path.c_str());
+      media_factory.RemoveFailedCreation(path);
     }
   } else {
     s = p->Load();

@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// A pool: one file (or simulated device) holding everything persistent of
+// A pool: one file (or test device) holding everything persistent of
 // a DB. Pool owns the media mapping and the file lock, validates or writes
 // the superblock and root page, hands out space (Allocator) and records new
 // hash-table levels. It knows nothing about records.
@@ -17,9 +17,8 @@
 #include <memory>
 #include <string>
 
-#include "media/internal_options.h"
 #include "media/media.h"
-#include "media/write_amp_probe.h"
+#include "media/media_factory.h"
 #include "placement/key_hasher.h"
 #include "placement/range_map.h"
 #include "placement/range_map_store.h"
@@ -72,18 +71,16 @@ class Pool {
   // error (no space to back a region) fails the creation.
   using FormatFn = std::function<Status(Pool&)>;
 
-  // Opens or creates the pool at `path` according to `options`.
+  // Opens or creates the pool at `path` according to `options`, its media
+  // through `media_factory` (media::DefaultMediaFactory(): pmem or file).
   // *created tells which happened; a new pool is formatted by `format_new`.
-  static Status Open(const Options& options, const InternalOptions& internal,
+  static Status Open(const Options& options,
+                     media::MediaFactory& media_factory,
                      const std::string& path, std::unique_ptr<Pool>* pool,
                      bool* created, const FormatFn& format_new = {});
   ~Pool();
 
   media::Media& media() const { return *media_; }
-  // The write-amplification model, if InternalOptions asked for it.
-  const media::WriteAmpProbe* write_amp_probe() const {
-    return write_amp_probe_.get();
-  }
   const PoolParams& params() const { return params_; }
   RootPage* root() const { return media_->At<RootPage>(kRootOffset); }
   Allocator& allocator() { return *allocator_; }
@@ -124,7 +121,6 @@ class Pool {
   std::unique_ptr<RangeMapStore> NewRangeMapStore();
 
   std::shared_ptr<media::Media> media_;
-  std::unique_ptr<media::WriteAmpProbe> write_amp_probe_;
   const uint64_t max_pool_size_;
   PoolParams params_;
   uint64_t heap_offset_ = 0;

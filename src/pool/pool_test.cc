@@ -15,7 +15,7 @@
 #include <fstream>
 #include <vector>
 
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 #include "util/hash.h"
 
@@ -33,9 +33,9 @@ Options Small() {
 
 Status OpenPool(const Options& o, const std::string& path,
                 std::unique_ptr<Pool>* pool,
-                const InternalOptions& internal = InternalOptions()) {
+                media::MediaFactory& media = *media::DefaultMediaFactory()) {
   bool created = false;
-  return Pool::Open(o, internal, path, pool, &created);
+  return Pool::Open(o, media, path, pool, &created);
 }
 
 // Rewrites part of a pool file in place.
@@ -62,13 +62,15 @@ TEST(PoolTest, CreateThenReopenKeepsCreationParameters) {
   {
     std::unique_ptr<Pool> pool;
     bool created = false;
-    ASSERT_OK(Pool::Open(o, {}, file.path(), &pool, &created));
+    ASSERT_OK(Pool::Open(o, *media::DefaultMediaFactory(), file.path(), &pool,
+                         &created));
     EXPECT_TRUE(created);
   }
   Options other;  // defaults differ: the superblock must win
   std::unique_ptr<Pool> pool;
   bool created = true;
-  ASSERT_OK(Pool::Open(other, {}, file.path(), &pool, &created));
+  ASSERT_OK(Pool::Open(other, *media::DefaultMediaFactory(), file.path(), &pool,
+                       &created));
   EXPECT_FALSE(created);
   EXPECT_EQ(pool->params().dram_directory_bits, 3u);
   EXPECT_EQ(pool->params().first_level_fanout_bits, 2u);
@@ -231,7 +233,7 @@ TEST(PoolTest, AllocatorStateSurvivesASimulatedCrash) {
   std::shared_ptr<media::SimMedia> device;
   {
     std::unique_ptr<Pool> pool;
-    ASSERT_OK(OpenPool(o, name, &pool, test::Simulated()));
+    ASSERT_OK(OpenPool(o, name, &pool, test::SimDevices()));
     device = media::SimMedia::Find(name);
     uint64_t a = 0;
     for (int i = 0; i < 3000; ++i) {  // crosses several slabs
@@ -244,7 +246,7 @@ TEST(PoolTest, AllocatorStateSurvivesASimulatedCrash) {
   }
   device->Restore(device->CrashImage(3));
   std::unique_ptr<Pool> pool;
-  ASSERT_OK(OpenPool(o, name, &pool, test::Simulated()));
+  ASSERT_OK(OpenPool(o, name, &pool, test::SimDevices()));
   uint64_t b = 0;
   ASSERT_OK(pool->allocator().Allocate(256, 256, &b));
   EXPECT_GE(b, end)

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush::table {
@@ -74,7 +74,7 @@ class LeveledTableTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bool created = false;
-    ASSERT_OK(pool::Pool::Open(Options::SmallProfile(), test::Simulated(),
+    ASSERT_OK(pool::Pool::Open(Options::SmallProfile(), test::SimDevices(),
                                path_, &pool_, &created));
     ASSERT_OK(LeveledTable::Open(pool_.get(), &table_));
     table_->set_resolver(&resolver_);

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "media/sim_media.h"
 #include "table/leveled_table.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush::table {
@@ -75,7 +75,7 @@ class MigrationTest : public ::testing::Test {
   void Open(const Options& options) {
     bool created = false;
     ASSERT_OK(
-        pool::Pool::Open(options, test::Simulated(), path_, &pool_, &created));
+        pool::Pool::Open(options, test::SimDevices(), path_, &pool_, &created));
     ASSERT_OK(LeveledTable::Open(pool_.get(), &table_));
     table_->set_resolver(&resolver_);
     ASSERT_EQ(table_->capacity(), kCapacity);

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "media/sim_media.h"
 #include "table/leveled_table.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush::table {
@@ -47,7 +47,7 @@ class SubtreeScanTest : public ::testing::Test {
   }
   void Open(const Options& options) {
     bool created = false;
-    ASSERT_OK(pool::Pool::Open(options, test::Simulated(), path_, &pool_,
+    ASSERT_OK(pool::Pool::Open(options, test::SimDevices(), path_, &pool_,
                                &created));
     ASSERT_TRUE(created);
     ASSERT_OK(LeveledTable::Open(pool_.get(), &table_));

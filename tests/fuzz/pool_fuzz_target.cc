@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "damaged_pool.h"
-#include "media/sim_media.h"
 #include "sim_pool.h"
 #include "pool_image.h"
+#include "testing/sim_media.h"
 
 namespace plush::test {
 namespace {

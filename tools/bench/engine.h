@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "media/internal_options.h"
 #include "plush/options.h"
 #include "plush/status.h"
+#include "testing/internal_options.h"
 
 namespace plush::bench {
 

@@ -4,9 +4,9 @@
 
 #include <utility>
 
-#include "db/open_db.h"
 #include "engine.h"
 #include "plush/db.h"
+#include "testing/open_db.h"
 
 namespace plush::bench {
 namespace {

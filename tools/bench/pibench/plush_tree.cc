@@ -17,9 +17,9 @@
 #include <string>
 #include <string_view>
 
-#include "db/open_db.h"
 #include "plush/db.h"
 #include "pool_location.h"
+#include "testing/open_db.h"
 #include "tree_api.h"
 
 namespace {

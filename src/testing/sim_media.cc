@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 
-#include "media/write_amp_model.h"
+#include "testing/write_amp_model.h"
 
 #include <immintrin.h>
 

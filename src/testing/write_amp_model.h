@@ -14,8 +14,8 @@
 // The model is exact for the order in which Flush() calls reach it: each
 // call is recorded atomically. Thread safety: all methods are thread-safe.
 
-#ifndef PLUSH_MEDIA_WRITE_AMP_MODEL_H_
-#define PLUSH_MEDIA_WRITE_AMP_MODEL_H_
+#ifndef PLUSH_TESTING_WRITE_AMP_MODEL_H_
+#define PLUSH_TESTING_WRITE_AMP_MODEL_H_
 
 #include <array>
 #include <atomic>
@@ -47,4 +47,4 @@ class WriteAmpModel {
 
 }  // namespace plush::media
 
-#endif  // PLUSH_MEDIA_WRITE_AMP_MODEL_H_
+#endif  // PLUSH_TESTING_WRITE_AMP_MODEL_H_

@@ -2,7 +2,8 @@
 //
 // The sim back end: an in-memory pool with an explicit model of a
 // persistence domain, used to prove crash consistency
-// (docs/reliability.md §2.1).
+// (docs/reliability.md §2.1). Part of the testing library, not of
+// libplush: pools reach it through SimMediaFactory (sim_media_factory.h).
 //
 // It keeps two images of the pool:
 //
@@ -24,15 +25,16 @@
 // content again, ready for the engine to recover from it.
 //
 // Devices live in a process-wide registry keyed by the pool "path", so that
-// OpenDB with InternalOptions::simulated can reopen the same device after a close or a
-// simulated crash. Like a pool file, a device may be open only once at a
+// OpenDB with InternalOptions::simulated (or a pool opened through
+// SimMediaFactory) can reopen the same device after a close or a simulated
+// crash. Like a pool file, a device may be open only once at a
 // time (a second open returns Busy).
 //
 // Thread safety: the Media primitives are thread-safe; the crash-control
 // methods must not race with Drain() unless stated.
 
-#ifndef PLUSH_MEDIA_SIM_MEDIA_H_
-#define PLUSH_MEDIA_SIM_MEDIA_H_
+#ifndef PLUSH_TESTING_SIM_MEDIA_H_
+#define PLUSH_TESTING_SIM_MEDIA_H_
 
 #include <atomic>
 #include <cstdint>
@@ -132,4 +134,4 @@ class SimMedia final : public Media {
 
 }  // namespace plush::media
 
-#endif  // PLUSH_MEDIA_SIM_MEDIA_H_
+#endif  // PLUSH_TESTING_SIM_MEDIA_H_

@@ -1,13 +1,13 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 
-#include "media/write_amp_model.h"
+#include "testing/write_amp_model.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "media/sim_media.h"
-#include "media/write_amp_probe.h"
+#include "testing/sim_media.h"
+#include "testing/write_amp_probe.h"
 
 namespace plush::media {
 namespace {

@@ -1,19 +1,22 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Benchmark instrumentation: feeds every line a Media flushes or streams
-// into the model of PMem's write-combining buffer (write_amp_model.h).
+// Benchmark instrumentation (InternalOptions::model_media_write_amp):
+// feeds every line a Media flushes or streams into the model of PMem's
+// write-combining buffer (write_amp_model.h). Part of the testing library,
+// not of libplush: InternalMediaFactory attaches it when it opens a pool's
+// media, and reports what it counted (Stats::media_bytes_written).
 //
 // A wrapper in the spirit of LevelDB's EnvWrapper: it takes the media's
 // persistence primitives, installs its own in their place, and forwards to
 // the originals after recording. Media without a probe pay nothing for it.
 
-#ifndef PLUSH_MEDIA_WRITE_AMP_PROBE_H_
-#define PLUSH_MEDIA_WRITE_AMP_PROBE_H_
+#ifndef PLUSH_TESTING_WRITE_AMP_PROBE_H_
+#define PLUSH_TESTING_WRITE_AMP_PROBE_H_
 
 #include <cstdint>
 
 #include "media/media.h"
-#include "media/write_amp_model.h"
+#include "testing/write_amp_model.h"
 
 namespace plush::media {
 
@@ -42,4 +45,4 @@ class WriteAmpProbe {
 
 }  // namespace plush::media
 
-#endif  // PLUSH_MEDIA_WRITE_AMP_PROBE_H_
+#endif  // PLUSH_TESTING_WRITE_AMP_PROBE_H_

@@ -3,7 +3,7 @@
 // The crash simulator on its own: what it keeps, what it drops, and how it
 // tears unpersisted words.
 
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 
 #include <gtest/gtest.h>
 
