@@ -785,7 +785,7 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->flushed_lines = m.flushed_lines();
   stats->user_bytes_written = user_bytes_.Read();
   stats->media_bytes_written = seams_.media->ModeledMediaBytes();
-  if (stats->media_bytes_written > 0 && stats->user_bytes_written > 0) {
+  if (stats->user_bytes_written > 0) {
     stats->media_write_amp = static_cast<double>(stats->media_bytes_written) /
                              static_cast<double>(stats->user_bytes_written);
   }

@@ -366,5 +366,63 @@ TEST(PoolTest, PmemBackendUnderForcedGranularity) {
   EXPECT_GT(pool->media().persist_calls(), 0u);
 }
 
+// A factory that opens the file back end and records what the pool asked.
+class RecordingFactory final : public media::MediaFactory {
+ public:
+  bool Exists(const std::string& path) const override {
+    return media::DefaultMediaFactory()->Exists(path);
+  }
+  Status Open(const std::string& path, const media::FileMediaOptions& options,
+              std::shared_ptr<media::Media>* media) override {
+    opened.push_back(path);
+    created = options.create;
+    create_size = options.create_size;
+    return media::DefaultMediaFactory()->Open(path, options, media);
+  }
+  void RemoveFailedCreation(const std::string& path) override {
+    removed.push_back(path);
+    media::DefaultMediaFactory()->RemoveFailedCreation(path);
+  }
+
+  std::vector<std::string> opened;
+  std::vector<std::string> removed;
+  bool created = false;
+  uint64_t create_size = 0;
+};
+
+// The pool takes its media from the factory it is given, whether it
+// creates the pool or opens it.
+TEST(PoolTest, OpensItsMediaThroughTheGivenFactory) {
+  ScratchPool file("factory");
+  RecordingFactory factory;
+  {
+    std::unique_ptr<Pool> pool;
+    ASSERT_OK(OpenPool(Small(), file.path(), &pool, factory));
+    EXPECT_TRUE(factory.created);
+    EXPECT_EQ(factory.create_size, pool->media().size());
+  }
+  std::unique_ptr<Pool> pool;
+  ASSERT_OK(OpenPool(Small(), file.path(), &pool, factory));
+  EXPECT_FALSE(factory.created);
+  EXPECT_EQ(factory.opened,
+            (std::vector<std::string>{file.path(), file.path()}));
+  EXPECT_TRUE(factory.removed.empty());
+}
+
+// A creation whose formatting fails leaves no pool: the factory that
+// created the media removes it.
+TEST(PoolTest, FailedCreationIsRemovedThroughTheFactory) {
+  ScratchPool file("factory_failed");
+  RecordingFactory factory;
+  std::unique_ptr<Pool> pool;
+  bool created = false;
+  const Status s =
+      Pool::Open(Small(), factory, file.path(), &pool, &created,
+                 [](Pool&) { return Status::NoSpace("formatting refused"); });
+  EXPECT_TRUE(s.IsNoSpace()) << s.ToString();
+  EXPECT_EQ(factory.removed, std::vector<std::string>{file.path()});
+  EXPECT_FALSE(factory.Exists(file.path()));
+}
+
 }  // namespace
 }  // namespace plush::pool
