@@ -9,8 +9,9 @@
 // deliberately broken control, replays them
 // (testing/replay_incomplete_batches.h), and is not part of libplush.
 //
-// Called while recovery reads the logs and while log recycling reads a
-// chunk, from the threads that do; never on a write path.
+// Called by recovery and by log recycling, which read whole chunks, when
+// they meet an incomplete batch, from the thread that reads; never by the
+// appends of writers.
 
 #ifndef PLUSH_LOG_INCOMPLETE_BATCH_HOOK_H_
 #define PLUSH_LOG_INCOMPLETE_BATCH_HOOK_H_
