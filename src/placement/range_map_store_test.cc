@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "media/sim_media.h"
+#include "testing/sim_media.h"
 #include "testutil.h"
 
 namespace plush {
