@@ -41,8 +41,15 @@ size_t TransactionBytes(std::span<const std::string_view> args);
 // An engine error as an error reply: "ERR NoSpace: <message>".
 void ReplyError(ReplyWriter& reply, const Status& status);
 
+// What the command reads and writes keys through: the pool, or the
+// overlay of the transaction it runs in (keyspace.h).
+inline Keyspace& Keys(CommandCall& call) {
+  return call.keyspace != nullptr ? *call.keyspace : call.server.keyspace;
+}
+
 // A command wrote `key` (changed or not): clients that WATCH it are
-// touched. REQUIRES: the keyspace gate held.
+// touched (in a transaction, once it is committed). REQUIRES: the keyspace
+// gate held.
 void KeyWritten(CommandCall& call, std::string_view key);
 
 // True iff `arg` is `keyword` (lower case) in any case.
@@ -71,12 +78,20 @@ void RunSetRange(CommandCall& call);
 void RunDel(CommandCall& call);
 void RunExists(CommandCall& call);
 void RunType(CommandCall& call);
+void RunRename(CommandCall& call);
+void RunRenameNx(CommandCall& call);
 
 // commands_key_walks.cc
 void RunScan(CommandCall& call);
 void RunDbSize(CommandCall& call);
 void RunKeys(CommandCall& call);
 void RunRandomKey(CommandCall& call);
+
+// commands_client.cc
+void RunClient(CommandCall& call);
+// CLIENT SETNAME's (and HELLO's SETNAME): names the session, or answers
+// Redis's error for a name with spaces or special characters.
+bool SetClientName(CommandCall& call, std::string_view name);
 
 // commands_connection.cc
 void RunPing(CommandCall& call);
@@ -85,7 +100,6 @@ void RunQuit(CommandCall& call);
 void RunAuth(CommandCall& call);
 void RunHello(CommandCall& call);
 void RunSelect(CommandCall& call);
-void RunClient(CommandCall& call);
 void RunReset(CommandCall& call);
 
 // commands_transactions.cc
@@ -98,6 +112,12 @@ void RunUnwatch(CommandCall& call);
 void QueueCommand(CommandCall& call);
 // Forgets the session's transaction and the keys it watches.
 void DiscardTransaction(CommandCall& call);
+// Runs `commands` in order, each writing its reply, against an overlay of
+// the pool (each sees the writes of those before it), then writes all
+// their writes as one WriteBatch (commands_transactions.cc: EXEC, and
+// RENAME on its own). REQUIRES: the keyspace gate held alone.
+void RunInOneBatch(CommandCall& call,
+                   std::span<const std::span<const std::string_view>> commands);
 
 // commands_server.cc
 void RunInfo(CommandCall& call);

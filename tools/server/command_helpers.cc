@@ -16,7 +16,7 @@ size_t TransactionBytes(std::span<const std::string_view> args) {
 }
 
 void KeyWritten(CommandCall& call, std::string_view key) {
-  call.server.watched_keys.Touch(key);
+  Keys(call).KeyWritten(key);
 }
 
 void ReplyError(ReplyWriter& reply, const Status& status) {

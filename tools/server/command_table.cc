@@ -21,9 +21,10 @@ using F = CommandSpec::Flag;
 constexpr std::array kCommands = {
     CommandSpec{"append", 3, F::kWrite | F::kFast, 1, 1, 1, RunAppend},
     CommandSpec{"auth", -2, F::kNoAuth | F::kFast, 0, 0, 0, RunAuth},
-    CommandSpec{"client", -2, 0, 0, 0, 0, RunClient},
-    CommandSpec{"command", -1, 0, 0, 0, 0, RunCommand},
-    CommandSpec{"config", -2, F::kAdmin, 0, 0, 0, RunConfig},
+    CommandSpec{"client", -2, F::kSubcommands, 0, 0, 0, RunClient},
+    CommandSpec{"command", -1, F::kSubcommands, 0, 0, 0, RunCommand},
+    CommandSpec{"config", -2, F::kAdmin | F::kSubcommands, 0, 0, 0,
+                RunConfig},
     CommandSpec{"dbsize", 1, F::kReadOnly, 0, 0, 0, RunDbSize},
     CommandSpec{"decr", 2, F::kWrite | F::kFast, 1, 1, 1, RunDecr},
     CommandSpec{"decrby", 3, F::kWrite | F::kFast, 1, 1, 1, RunDecrBy},
@@ -50,6 +51,9 @@ constexpr std::array kCommands = {
     CommandSpec{"quit", -1, F::kNoAuth | F::kFast | F::kRunsInMulti, 0, 0, 0,
                 RunQuit},
     CommandSpec{"randomkey", 1, F::kReadOnly, 0, 0, 0, RunRandomKey},
+    CommandSpec{"rename", 3, F::kWrite | F::kOneBatch, 1, 2, 1, RunRename},
+    CommandSpec{"renamenx", 3, F::kWrite | F::kFast | F::kOneBatch, 1, 2, 1,
+                RunRenameNx},
     CommandSpec{"reset", 1, F::kNoAuth | F::kFast | F::kRunsInMulti, 0, 0, 0,
                 RunReset},
     CommandSpec{"save", 1, F::kAdmin | F::kNoMulti, 0, 0, 0, RunSave},
@@ -144,7 +148,11 @@ void Refuse(CommandCall& call, std::string_view error) {
 
 // Runs a command through the keyspace gate (keyspace_gate.h).
 void RunThroughGate(const CommandSpec& spec, CommandCall& call) {
-  if ((spec.flags & F::kAlone) != 0) {
+  if ((spec.flags & F::kOneBatch) != 0) {
+    ExclusiveGateLock gate(&call.server.gate);
+    const std::span<const std::string_view> commands[] = {call.args};
+    RunInOneBatch(call, commands);
+  } else if ((spec.flags & F::kAlone) != 0) {
     ExclusiveGateLock gate(&call.server.gate);
     spec.run(call);
   } else if ((spec.flags & (F::kReadOnly | F::kWrite)) != 0) {
@@ -155,11 +163,24 @@ void RunThroughGate(const CommandSpec& spec, CommandCall& call) {
   }
 }
 
-}  // namespace
+// What CLIENT LIST shows of a command: its subcommand, in lower case, if
+// it takes one (and the name is short enough to be one).
+std::string SubcommandOf(const CommandSpec& spec,
+                         std::span<const std::string_view> args) {
+  constexpr size_t kLongestSubcommand = 32;
+  std::string sub;
+  if ((spec.flags & F::kSubcommands) == 0 || args.size() < 2 ||
+      args[1].size() > kLongestSubcommand) {
+    return sub;
+  }
+  for (char c : args[1]) {
+    sub += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return sub;
+}
 
-void Execute(CommandCall& call) {
-  call.server.commands_processed.fetch_add(1, std::memory_order_relaxed);
-  const CommandSpec* spec = FindCommand(call.args[0]);
+// Execute() but for what the client registry learns.
+void Dispatch(CommandCall& call, const CommandSpec* spec) {
   // Before AUTH, nothing but AUTH, HELLO, QUIT and RESET: not even whether
   // a command exists.
   if (!call.session.authenticated &&
@@ -192,6 +213,27 @@ void Execute(CommandCall& call) {
     return;
   }
   RunThroughGate(*spec, call);
+}
+
+}  // namespace
+
+void Execute(CommandCall& call) {
+  call.server.commands_processed.fetch_add(1, std::memory_order_relaxed);
+  const CommandSpec* spec = FindCommand(call.args[0]);
+  ClientRecord* client = call.session.client.get();
+  // Before it runs, so that CLIENT LIST and INFO show themselves running.
+  if (client != nullptr && spec != nullptr) {
+    client->CommandStarted(spec->name, SubcommandOf(*spec, call.args));
+  }
+  Dispatch(call, spec);
+  if (client != nullptr) {
+    client->Update(call.session.name,
+                   call.session.transaction
+                       ? static_cast<int64_t>(
+                             call.session.transaction->commands.size())
+                       : -1,
+                   call.session.watched.size(), call.reply.protocol());
+  }
 }
 
 }  // namespace plush::server

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "group_commit.h"
+#include "keyspace.h"
 #include "reply_writer.h"
 #include "server_context.h"
 
@@ -35,6 +36,9 @@ struct CommandCall {
   // with options): with --sync-writes its reply may go out only after a
   // sync that began after it (GroupCommit::AwaitSync).
   bool wrote = false;
+  // What the command reads and writes keys through (Keys()): null for the
+  // pool itself (server.keyspace); a transaction's overlay in EXEC.
+  Keyspace* keyspace = nullptr;
 };
 
 // Runs call.args: authentication, lookup, arity, then the command —
@@ -63,6 +67,13 @@ struct CommandSpec {
     // Runs with the keyspace gate held alone (EXEC, WATCH); commands that
     // read or write keys (kReadOnly, kWrite) hold it shared. Not reported.
     kAlone = 128,
+    // Writes several keys (RENAME): runs with the gate held alone against
+    // a transaction's overlay, its writes one batch (RunInOneBatch), as if
+    // it were a transaction of its own. Not reported.
+    kOneBatch = 256,
+    // Takes a subcommand (CLIENT, CONFIG, COMMAND): CLIENT LIST shows it
+    // with the name. Not reported.
+    kSubcommands = 512,
   };
   std::string_view name;  // lower case
   // Redis's convention, the name included: N exactly N arguments, -N at

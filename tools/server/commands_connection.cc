@@ -1,7 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The connection commands: PING, ECHO, QUIT, AUTH, HELLO, SELECT, CLIENT,
-// RESET.
+// The connection commands: PING, ECHO, QUIT, AUTH, HELLO, SELECT, RESET
+// (CLIENT: commands_client.cc).
 
 #include <string>
 
@@ -25,25 +25,6 @@ bool Authenticate(CommandCall& call, std::string_view user,
   // A failed attempt does not undo an earlier success (as in Redis).
   if (match) call.session.authenticated = true;
   return match;
-}
-
-// Redis's rule for client names: printable ASCII without spaces.
-bool IsValidClientName(std::string_view name) {
-  for (char c : name) {
-    if (c < '!' || c > '~') return false;
-  }
-  return true;
-}
-
-bool SetClientName(CommandCall& call, std::string_view name) {
-  if (!IsValidClientName(name)) {
-    call.reply.Error(
-        "ERR Client names cannot contain spaces, newlines or special "
-        "characters.");
-    return false;
-  }
-  call.session.name = name;
-  return true;
 }
 
 }  // namespace
@@ -166,38 +147,6 @@ void RunSelect(CommandCall& call) {
     call.reply.Error("ERR DB index is out of range");
   } else {
     call.reply.Ok();
-  }
-}
-
-// CLIENT SETNAME name | GETNAME | ID
-void RunClient(CommandCall& call) {
-  const std::string_view sub = call.args[1];
-  struct Subcommand {
-    std::string_view name;
-    size_t arguments;  // "client" and the subcommand included
-  };
-  static constexpr Subcommand kSubcommands[] = {
-      {"setname", 3}, {"getname", 2}, {"id", 2}};
-  const Subcommand* found = nullptr;
-  for (const Subcommand& s : kSubcommands) {
-    if (IsKeyword(sub, s.name)) found = &s;
-  }
-  if (found == nullptr) {
-    call.reply.Error("ERR unknown subcommand '" + std::string(sub) +
-                     "'. Try CLIENT HELP.");
-  } else if (call.args.size() != found->arguments) {
-    call.reply.Error("ERR wrong number of arguments for 'client|" +
-                     std::string(found->name) + "' command");
-  } else if (found->name == "setname") {
-    if (SetClientName(call, call.args[2])) call.reply.Ok();
-  } else if (found->name == "getname") {
-    if (call.session.name.empty()) {
-      call.reply.Null();
-    } else {
-      call.reply.Bulk(call.session.name);
-    }
-  } else {
-    call.reply.Integer(static_cast<int64_t>(call.session.id));
   }
 }
 

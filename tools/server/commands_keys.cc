@@ -1,6 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The commands on named keys: DEL (UNLINK), EXISTS (TOUCH), TYPE.
+// The commands on named keys: DEL (UNLINK), EXISTS (TOUCH), TYPE, RENAME,
+// RENAMENX.
 
 #include <string>
 #include <vector>
@@ -12,14 +13,15 @@ namespace plush::server {
 // DEL key [key ...], and UNLINK (which differs in Redis only in freeing
 // the values' memory on another thread, a step a Plush delete does not
 // have): the number of keys that existed. Each key is deleted atomically on its
-// own (DB::Update), so the count is exact under concurrent writers; a crash
-// in the middle may leave some deleted.
+// own (an Update of the keyspace), so the count is exact under concurrent
+// writers; a crash in the middle may leave some deleted (not in EXEC,
+// whose writes are one batch).
 void RunDel(CommandCall& call) {
   int64_t deleted = 0;
   for (size_t i = 1; i < call.args.size(); ++i) {
     bool existed = false;
-    Status s = call.server.db->Update(
-        WriteOptions(), call.args[i],
+    Status s = Keys(call).Update(
+        call.args[i],
         [&](const std::string* current, std::string*) {
           existed = current != nullptr;
           return existed ? DB::UpdateAction::kDelete : DB::UpdateAction::kKeep;
@@ -46,7 +48,7 @@ void RunExists(CommandCall& call) {
   std::vector<std::string> values;
   int64_t found = 0;
   for (const Status& s :
-       call.server.db->MultiGet(ReadOptions(), keys, &values)) {
+       Keys(call).MultiGet(keys, &values)) {
     if (s.ok()) {
       ++found;
     } else if (!s.IsNotFound()) {
@@ -60,7 +62,7 @@ void RunExists(CommandCall& call) {
 // TYPE key: every value is a string.
 void RunType(CommandCall& call) {
   std::string value;
-  Status s = call.server.db->Get(ReadOptions(), call.args[1], &value);
+  Status s = Keys(call).Get(call.args[1], &value);
   if (s.ok()) {
     call.reply.Status("string");
   } else if (s.IsNotFound()) {
@@ -69,5 +71,63 @@ void RunType(CommandCall& call) {
     ReplyError(call.reply, s);
   }
 }
+
+namespace {
+
+// RENAME and RENAMENX (`only_if_absent`): Execute() runs them with the
+// keyspace gate held alone against a transaction's overlay (kOneBatch), so
+// that the put of the new key and the deletion of the old one reach the
+// pool as one batch. Redis's replies: renaming a key to itself changes
+// nothing and touches no watcher (RENAME answers OK, RENAMENX 0), and a
+// missing key is an error even then.
+void Rename(CommandCall& call, bool only_if_absent) {
+  Keyspace& keys = Keys(call);
+  const std::string_view from = call.args[1];
+  const std::string_view to = call.args[2];
+  std::string value;
+  Status s = keys.Get(from, &value);
+  if (s.IsNotFound()) {
+    call.reply.Error("ERR no such key");
+    return;
+  }
+  if (s.ok() && only_if_absent && from != to) {
+    std::string existing;
+    s = keys.Get(to, &existing);
+    if (s.ok()) {
+      call.reply.Integer(0);
+      return;
+    }
+    if (s.IsNotFound()) s = Status::OK();
+  }
+  if (s.ok() && from != to) {
+    s = keys.Update(to, [&](const std::string*, std::string* next) {
+      *next = value;
+      return DB::UpdateAction::kPut;
+    });
+  }
+  if (s.ok() && from != to) {
+    // In the overlay, after the put succeeded, this cannot fail.
+    s = keys.Update(from, [](const std::string*, std::string*) {
+      return DB::UpdateAction::kDelete;
+    });
+    KeyWritten(call, from);
+    KeyWritten(call, to);
+  }
+  if (!s.ok()) {
+    ReplyError(call.reply, s);
+  } else if (only_if_absent) {
+    call.reply.Integer(from != to ? 1 : 0);
+  } else {
+    call.reply.Ok();
+  }
+}
+
+}  // namespace
+
+// RENAME key newkey
+void RunRename(CommandCall& call) { Rename(call, /*only_if_absent=*/false); }
+
+// RENAMENX key newkey
+void RunRenameNx(CommandCall& call) { Rename(call, /*only_if_absent=*/true); }
 
 }  // namespace plush::server

@@ -1,8 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // The commands that read or write part of a value: APPEND, GETRANGE,
-// SETRANGE. The writes run as DB::Update, atomically under the key's lock
-// (the value they write depends on the one before), like INCR.
+// SETRANGE. The writes are an Update of the keyspace, atomic under the
+// key's lock (the value they write depends on the one before), like INCR.
 //
 // Redis refuses strings over 512 MB (proto-max-bulk-len); here a value
 // holds at most kMaxValueSize bytes, and a write that would make a longer
@@ -32,8 +32,8 @@ void WritePart(CommandCall& call, std::optional<size_t> offset,
   bool too_long = false;
   bool stored = false;
   size_t length = 0;
-  Status s = call.server.db->Update(
-      WriteOptions(), call.args[1],
+  Status s = Keys(call).Update(
+      call.args[1],
       [&](const std::string* current, std::string* next) {
         const size_t old_length = current == nullptr ? 0 : current->size();
         const size_t at = offset.value_or(old_length);
@@ -108,7 +108,7 @@ void RunGetRange(CommandCall& call) {
     return;
   }
   std::string value;
-  Status s = call.server.db->Get(ReadOptions(), call.args[1], &value);
+  Status s = Keys(call).Get(call.args[1], &value);
   if (!s.ok() && !s.IsNotFound()) {
     ReplyError(call.reply, s);
     return;

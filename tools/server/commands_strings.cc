@@ -5,8 +5,10 @@
 //
 // Plain puts (SET without options, MSET) go through the group commit.
 // Writes that depend on the current value (SET NX/XX/GET, SETNX, GETSET,
-// INCR...) run as DB::Update, atomically under the key's lock, each with
-// its own persistence barrier: a WriteBatch cannot hold a condition.
+// INCR...) are an Update of the keyspace (keyspace.h): on their own a
+// DB::Update, atomic under the key's lock, each with its own persistence
+// barrier (a WriteBatch cannot hold a condition); in a transaction a write
+// of its overlay.
 
 #include <cmath>
 #include <limits>
@@ -28,7 +30,7 @@ struct SetMode {
   bool reply_old_value = false;  // GET
 };
 
-// A SET with a condition or GET: one DB::Update. On success *stored says
+// A SET with a condition or GET: one Update of the keyspace. On success *stored says
 // whether the value was written (and so call.wrote), *old holds the value
 // before (nullopt if the key was absent; filled only with
 // mode.reply_old_value).
@@ -36,8 +38,8 @@ Status ConditionalSet(CommandCall& call, std::string_view key,
                       std::string_view value, const SetMode& mode, bool* stored,
                       std::optional<std::string>* old) {
   // The function may run more than once; only its last run counts.
-  const Status s = call.server.db->Update(
-      WriteOptions(), key, [&](const std::string* current, std::string* next) {
+  const Status s = Keys(call).Update(
+      key, [&](const std::string* current, std::string* next) {
         if (mode.reply_old_value) {
           *old = current == nullptr ? std::nullopt
                                     : std::optional<std::string>(*current);
@@ -67,8 +69,8 @@ void ReplyOptionalValue(ReplyWriter& reply,
 void Increment(CommandCall& call, std::string_view key, int64_t delta) {
   enum class Outcome { kDone, kNotAnInteger, kOverflow } outcome{};
   int64_t result = 0;
-  Status s = call.server.db->Update(
-      WriteOptions(), key, [&](const std::string* current, std::string* next) {
+  Status s = Keys(call).Update(
+      key, [&](const std::string* current, std::string* next) {
         std::optional<int64_t> value = 0;
         if (current != nullptr) value = ParseInteger(*current);
         if (!value) {
@@ -106,8 +108,8 @@ void IncrementFloat(CommandCall& call, std::string_view key,
                     long double delta) {
   enum class Outcome { kDone, kNotAFloat, kNotFinite } outcome{};
   std::string result;
-  Status s = call.server.db->Update(
-      WriteOptions(), key, [&](const std::string* current, std::string* next) {
+  Status s = Keys(call).Update(
+      key, [&](const std::string* current, std::string* next) {
         std::optional<long double> value = 0.0L;
         if (current != nullptr) value = ParseFloat(*current);
         if (!value) {
@@ -141,7 +143,7 @@ void IncrementFloat(CommandCall& call, std::string_view key,
 
 void RunGet(CommandCall& call) {
   std::string value;
-  Status s = call.server.db->Get(ReadOptions(), call.args[1], &value);
+  Status s = Keys(call).Get(call.args[1], &value);
   if (s.ok()) {
     call.reply.Bulk(value);
   } else if (s.IsNotFound()) {
@@ -223,7 +225,7 @@ void RunMGet(CommandCall& call) {
                                            call.args.end());
   std::vector<std::string> values;
   const std::vector<Status> statuses =
-      call.server.db->MultiGet(ReadOptions(), keys, &values);
+      Keys(call).MultiGet(keys, &values);
   const size_t start = call.reply.size();
   call.reply.ArrayHeader(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -259,7 +261,7 @@ void RunMSet(CommandCall& call) {
 
 void RunStrLen(CommandCall& call) {
   std::string value;
-  Status s = call.server.db->Get(ReadOptions(), call.args[1], &value);
+  Status s = Keys(call).Get(call.args[1], &value);
   if (s.ok() || s.IsNotFound()) {
     call.reply.Integer(static_cast<int64_t>(value.size()));
   } else {

@@ -5,18 +5,23 @@
 // (QueueCommand); EXEC runs them one after the other with the keyspace
 // gate held alone, so that no other client's command runs between them or
 // sees part of them (keyspace_gate.h). A queued command that fails at run
-// time does not stop the others, and nothing is rolled back, as in Redis.
+// time does not stop the others, as in Redis.
 //
-// What EXEC does not give: the transaction's writes are made one by one,
-// each durable on its own, so a crash during an EXEC may leave some of
-// them made (Redis, with an append-only file, drops a transaction that a
-// crash cut short when it loads the file).
+// The commands run against a TransactionKeyspace (an overlay of the pool:
+// each sees the writes of those before it), and their writes then reach
+// the pool as one WriteBatch: a crash leaves all of the transaction or
+// none of it, as Redis with an append-only file, which drops a transaction
+// that a crash cut short. The replies are computed before that write; if
+// it fails, every reply from the first command that wrote on is replaced
+// by its error, since those replies may show writes that were not made.
 
+#include <span>
 #include <string>
 #include <vector>
 
 #include "command_handlers.h"
 #include "plush/db.h"
+#include "transaction_keyspace.h"
 
 namespace plush::server {
 namespace {
@@ -28,27 +33,44 @@ void UnwatchAll(CommandCall& call) {
   call.session.watched_bytes = 0;
 }
 
-// Runs one queued command: the gate is already held, alone. A plain put
-// (SET key value, MSET) is written here, as one WriteBatch, rather than
-// through the group commit, whose writes pass the gate.
-void RunQueued(CommandCall& call, const std::vector<std::string>& command) {
-  const std::vector<std::string_view> args(command.begin(), command.end());
+// Runs one command against `keyspace`. A plain put (SET key value, MSET)
+// leaves its puts rather than a reply (command_table.h): they join the
+// overlay here, and their reply is the outcome.
+void RunAgainst(CommandCall& call, TransactionKeyspace& keyspace,
+                std::span<const std::string_view> args) {
   std::vector<KeyValue> puts;
-  CommandCall queued{call.server, call.session, args, call.reply, puts};
-  FindCommand(args[0])->run(queued);
-  call.wrote |= queued.wrote;
-  if (puts.empty()) return;
-  WriteBatch batch;
-  for (const KeyValue& kv : puts) batch.Put(kv.key, kv.value);
-  const Status s = call.server.db->Write(WriteOptions(), &batch);
-  if (s.ok()) {
-    for (const KeyValue& kv : puts) KeyWritten(call, kv.key);
-    call.wrote = true;
-  }
-  ReplyToPuts(call.reply, s);
+  CommandCall command{call.server, call.session, args, call.reply, puts};
+  command.keyspace = &keyspace;
+  FindCommand(args[0])->run(command);
+  if (!puts.empty()) ReplyToPuts(call.reply, keyspace.Put(puts));
 }
 
 }  // namespace
+
+void RunInOneBatch(CommandCall& call,
+                   std::span<const std::span<const std::string_view>> commands) {
+  TransactionKeyspace keyspace(call.server.db, &call.server.watched_keys);
+  // Where the reply of the first command that wrote begins, and its index.
+  size_t first_write_reply = 0;
+  size_t first_write = commands.size();
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const size_t reply_start = call.reply.size();
+    const size_t writes_before = keyspace.writes();
+    RunAgainst(call, keyspace, commands[i]);
+    if (first_write == commands.size() && keyspace.writes() > writes_before) {
+      first_write = i;
+      first_write_reply = reply_start;
+    }
+  }
+  // With --sync-writes this write is synced itself: the reply need not
+  // wait for the group commit's next sync (call.wrote stays false).
+  const Status s = keyspace.Commit(call.server.config.sync_writes);
+  if (s.ok() || first_write == commands.size()) return;
+  call.reply.Truncate(first_write_reply);
+  for (size_t i = first_write; i < commands.size(); ++i) {
+    ReplyError(call.reply, s);
+  }
+}
 
 void QueueCommand(CommandCall& call) {
   Transaction& transaction = *call.session.transaction;
@@ -97,10 +119,14 @@ void RunExec(CommandCall& call) {
   } else if (touched) {
     call.reply.NullArray();
   } else {
-    call.reply.ArrayHeader(transaction.commands.size());
+    std::vector<std::vector<std::string_view>> args;
+    std::vector<std::span<const std::string_view>> commands;
+    args.reserve(transaction.commands.size());
     for (const std::vector<std::string>& command : transaction.commands) {
-      RunQueued(call, command);
+      commands.emplace_back(args.emplace_back(command.begin(), command.end()));
     }
+    call.reply.ArrayHeader(commands.size());
+    RunInOneBatch(call, commands);
   }
 }
 

@@ -37,14 +37,16 @@ RequestLimits UnauthenticatedLimits() {
   return limits;
 }
 
+// ip:port, as CLIENT LIST spells addresses.
+std::string Address(const asio::ip::tcp::endpoint& endpoint) {
+  return endpoint.address().to_string() + ":" +
+         std::to_string(endpoint.port());
+}
+
 }  // namespace
 
-Connection::Connection(asio::ip::tcp::socket socket, ServerContext& server,
-                       std::function<void(Connection*)> on_destroy)
-    : socket_(std::move(socket)),
-      server_(server),
-      on_destroy_(std::move(on_destroy)),
-      reply_(&output_) {
+Connection::Connection(asio::ip::tcp::socket socket, ServerContext& server)
+    : socket_(std::move(socket)), server_(server), reply_(&output_) {
   session_.id = server_.next_client_id.fetch_add(1);
   session_.authenticated = !server_.config.password.has_value();
   parser_.set_limits(session_.authenticated ? AuthenticatedLimits(server_)
@@ -56,13 +58,18 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerContext& server,
 
 Connection::~Connection() {
   server_.watched_keys.Unwatch(session_.id, session_.watched);
+  server_.clients.Remove(session_.id);
   server_.connected_clients.fetch_sub(1);
-  on_destroy_(this);
 }
 
 void Connection::Start() {
   asio::error_code ignored;
   socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+  session_.client = std::make_shared<ClientRecord>(
+      session_.id, Address(socket_.remote_endpoint(ignored)),
+      Address(socket_.local_endpoint(ignored)),
+      static_cast<int>(socket_.native_handle()));
+  server_.clients.Add(session_.client, weak_from_this());
   asio::post(socket_.get_executor(),
              [self = shared_from_this()] { self->Process(); });
 }

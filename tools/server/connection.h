@@ -23,12 +23,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "client_registry.h"
 #include "group_commit.h"
 #include "reply_writer.h"
 #include "request_parser.h"
@@ -37,25 +37,25 @@
 namespace plush::server {
 
 class Connection final : public std::enable_shared_from_this<Connection>,
+                         public ClientHandle,
                          private GroupCommit::Waiter {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `on_destroy` runs when the connection is gone (the server's registry).
-  Connection(asio::ip::tcp::socket socket, ServerContext& server,
-             std::function<void(Connection*)> on_destroy);
+  Connection(asio::ip::tcp::socket socket, ServerContext& server);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
+  // Enters the connection in server.clients and starts serving it.
   void Start();
   // Closes the connection (from any thread). A command that is running
   // finishes; its reply is not sent.
-  void Close();
+  void Close() override;
   // Closes the connection if it made no progress (bytes in or out) for
   // `timeout`: checked on its event loop, so that a command that ran long
   // is not mistaken for an idle client.
-  void CloseIfIdle(Clock::duration timeout);
+  void CloseIfIdle(Clock::duration timeout) override;
 
  private:
   // Runs the buffered requests and commits their puts; ends by reading,
@@ -88,7 +88,6 @@ class Connection final : public std::enable_shared_from_this<Connection>,
 
   asio::ip::tcp::socket socket_;
   ServerContext& server_;
-  std::function<void(Connection*)> on_destroy_;
   RequestParser parser_;
   std::string output_;
   ReplyWriter reply_;

@@ -5,9 +5,7 @@
 #include <asio.hpp>
 #include <csignal>
 #include <iostream>
-#include <mutex>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include "connection.h"
@@ -94,7 +92,7 @@ class Server::Impl {
       accept_retry_.cancel();
       idle_sweep_.cancel();
       signals_.cancel();
-      ForEachConnection([](Connection& c) { c.Close(); });
+      ForEachConnection([](ClientHandle& c) { c.Close(); });
       keep_running_.clear();
     });
   }
@@ -130,16 +128,7 @@ class Server::Impl {
       Refuse(std::move(socket), "-ERR max number of clients reached\r\n");
       return;
     }
-    auto connection = std::make_shared<Connection>(
-        std::move(socket), context_, [this](Connection* c) {
-          std::lock_guard<std::mutex> lock(mu_);
-          connections_.erase(c);
-        });
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      connections_.emplace(connection.get(), connection);
-    }
-    connection->Start();
+    std::make_shared<Connection>(std::move(socket), context_)->Start();
   }
 
   // Sends `error` and closes the connection (Redis counts such clients as
@@ -158,7 +147,8 @@ class Server::Impl {
       if (error) return;
       const auto timeout =
           std::chrono::seconds(context_.config.idle_timeout_seconds);
-      ForEachConnection([timeout](Connection& c) { c.CloseIfIdle(timeout); });
+      ForEachConnection(
+          [timeout](ClientHandle& c) { c.CloseIfIdle(timeout); });
       SweepIdle();
     });
   }
@@ -172,24 +162,17 @@ class Server::Impl {
     return loops;
   }
 
+  // Every open connection (context_.clients).
   template <typename Fn>
   void ForEachConnection(Fn fn) {
-    std::vector<std::shared_ptr<Connection>> alive;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (auto& [raw, weak] : connections_) {
-        if (auto c = weak.lock()) alive.push_back(std::move(c));
-      }
+    for (const ClientRegistry::Client& c : context_.clients.List()) {
+      fn(*c.handle);
     }
-    for (auto& c : alive) fn(*c);
   }
 
   // Declared before loops_: the handlers that a loop destroys with it may
-  // hold the last reference to a connection, whose destructor uses these.
+  // hold the last reference to a connection, whose destructor uses it.
   ServerContext context_;
-  std::mutex mu_;
-  // Every open connection, for Shutdown() and the idle sweep.
-  std::unordered_map<Connection*, std::weak_ptr<Connection>> connections_;
 
   std::vector<std::unique_ptr<asio::io_context>> loops_;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>>

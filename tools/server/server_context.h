@@ -1,8 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // ServerContext: the state that the commands of every connection share:
-// the pool, the group commit, the configuration and the counters that
-// INFO reports. Session: what the commands know about one connection.
+// the pool, the group commit, the configuration, the registry of clients
+// and the counters that INFO reports. Session: what the commands know about one connection.
 // Transactions: the commands a session queues between MULTI and EXEC run
 // with the keyspace gate held alone (keyspace_gate.h), and the keys it
 // WATCHes are kept in watched_keys.
@@ -15,11 +15,14 @@
 #include <cstdint>
 #include <ctime>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "client_registry.h"
 #include "group_commit.h"
+#include "keyspace.h"
 #include "keyspace_gate.h"
 #include "plush/db.h"
 #include "scan_cursors.h"
@@ -58,7 +61,9 @@ struct ServerContext {
   ScanCursors scan_cursors;
   KeyspaceGate gate;
   WatchedKeys watched_keys;
+  PoolKeyspace keyspace{db, &watched_keys};  // the commands' way to the pool
   GroupCommit group_commit;  // writes through gate, tells watched_keys
+  ClientRegistry clients;    // the open connections (CLIENT, shutdown)
   const std::chrono::steady_clock::time_point started =
       std::chrono::steady_clock::now();
   // Asks the server to stop (SHUTDOWN); set by the server. Thread-safe.
@@ -89,6 +94,9 @@ struct Session {
   uint64_t id = 0;
   bool authenticated = false;
   std::string name;  // CLIENT SETNAME
+  // The connection's entry in server.clients, which Execute() keeps up to
+  // date (null for a session without a connection, in tests).
+  std::shared_ptr<ClientRecord> client;
   // Close the connection once the replies so far are sent (QUIT).
   bool close_after_reply = false;
 

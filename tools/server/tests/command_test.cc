@@ -410,8 +410,9 @@ TEST_F(CommandTest, ClientNames) {
             "characters.\r\n");
   EXPECT_EQ(Run({"CLIENT", "SETNAME"}),
             "-ERR wrong number of arguments for 'client|setname' command\r\n");
-  EXPECT_EQ(Run({"CLIENT", "KILL", "x"}),
-            "-ERR unknown subcommand 'KILL'. Try CLIENT HELP.\r\n");
+  EXPECT_EQ(Run({"CLIENT", "PAUSE", "x"}),
+            "-ERR unknown subcommand 'PAUSE'. Try CLIENT HELP.\r\n");
+  EXPECT_EQ(Run({"CLIENT", "KILL", "x"}), "-ERR No such client\r\n");
   EXPECT_EQ(Run({"CLIENT", "ID"}), Header(':', session_.id));
 }
 

@@ -1,0 +1,62 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Keyspace: what the commands read and write keys through, so that one
+// implementation of each command (SET, INCR, APPEND, DEL, RENAME...) runs
+// both on its own and inside a transaction:
+//   * PoolKeyspace (here): the pool itself. Each Update is one DB::Update,
+//     atomic under the key's lock and durable on its own, and a written key
+//     touches its watchers at once.
+//   * TransactionKeyspace (transaction_keyspace.h): an overlay of the pool
+//     that EXEC (and RENAME) run against, whose writes reach the pool as
+//     one WriteBatch at the end.
+
+#ifndef PLUSH_TOOLS_SERVER_KEYSPACE_H_
+#define PLUSH_TOOLS_SERVER_KEYSPACE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "plush/db.h"
+#include "watched_keys.h"
+
+namespace plush::server {
+
+class Keyspace {
+ public:
+  // The key's value: OK, NotFound, or the engine's error.
+  virtual Status Get(std::string_view key, std::string* value) = 0;
+  // One status per key, as DB::MultiGet.
+  virtual std::vector<Status> MultiGet(const std::vector<std::string_view>& keys,
+                                       std::vector<std::string>* values) = 0;
+  // Read-modify-write of one key, as DB::Update (`fn` may run more than
+  // once; only its last result counts).
+  virtual Status Update(std::string_view key,
+                        const DB::UpdateFunction& fn) = 0;
+  // A command wrote `key`, changed or not (WATCH's meaning: watched_keys.h).
+  // REQUIRES: the keyspace gate held.
+  virtual void KeyWritten(std::string_view key) = 0;
+
+ protected:
+  ~Keyspace() = default;
+};
+
+class PoolKeyspace final : public Keyspace {
+ public:
+  PoolKeyspace(DB* db, WatchedKeys* watched_keys)
+      : db_(db), watched_keys_(watched_keys) {}
+
+  Status Get(std::string_view key, std::string* value) override;
+  std::vector<Status> MultiGet(const std::vector<std::string_view>& keys,
+                               std::vector<std::string>* values) override;
+  Status Update(std::string_view key, const DB::UpdateFunction& fn) override;
+  void KeyWritten(std::string_view key) override;
+
+ private:
+  DB* const db_;
+  WatchedKeys* const watched_keys_;
+};
+
+}  // namespace plush::server
+
+#endif  // PLUSH_TOOLS_SERVER_KEYSPACE_H_

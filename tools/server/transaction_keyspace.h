@@ -1,0 +1,82 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// TransactionKeyspace: the keyspace a transaction (EXEC, and RENAME, which
+// writes two keys) runs its commands against: an overlay of the pool that
+// keeps the transaction's writes (the last one per key) and answers reads
+// with them, so that each command sees the ones before it (SET k 1; INCR
+// k; GET k answers OK, 2, "2"). Commit() then writes them all as one
+// WriteBatch — all or none, across crashes too — and only then touches the
+// written keys' watchers.
+//
+// Use it with the keyspace gate held alone (keyspace_gate.h): no other
+// client writes the pool between the reads it answers from the pool and
+// the commit.
+//
+// Bounds: a put of a key over kMaxKeySize fails at once with the engine's
+// error (that command fails alone, as it would outside a transaction).
+// Writes beyond one batch (kMaxBatchBytes of keys and values, or
+// kMaxBatchRecords keys) are not refused one by one — a command of two
+// writes (RENAME) must not be left half made — but make Commit() fail,
+// and the overlay stops holding values past kMaxBatchBytes, so that a
+// transaction of SETRANGEs cannot make it hold more than that.
+
+#ifndef PLUSH_TOOLS_SERVER_TRANSACTION_KEYSPACE_H_
+#define PLUSH_TOOLS_SERVER_TRANSACTION_KEYSPACE_H_
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "group_commit.h"
+#include "keyspace.h"
+#include "plush/db.h"
+#include "watched_keys.h"
+
+namespace plush::server {
+
+class TransactionKeyspace final : public Keyspace {
+ public:
+  TransactionKeyspace(DB* db, WatchedKeys* watched_keys)
+      : db_(db), watched_keys_(watched_keys) {}
+
+  Status Get(std::string_view key, std::string* value) override;
+  std::vector<Status> MultiGet(const std::vector<std::string_view>& keys,
+                               std::vector<std::string>* values) override;
+  // Runs `fn` once, on the value the transaction sees.
+  Status Update(std::string_view key, const DB::UpdateFunction& fn) override;
+  void KeyWritten(std::string_view key) override;
+  // Puts every pair, or (a key over its limit) none: an MSET.
+  Status Put(std::span<const KeyValue> pairs);
+
+  // How many writes were made (a write of a key already written counts
+  // again): a command made some if this grew while it ran.
+  size_t writes() const { return writes_; }
+
+  // Writes the transaction's writes as one WriteBatch (`sync`:
+  // WriteOptions::sync) and, if that succeeds, touches every key written.
+  // InvalidArgument without writing anything if they exceed one batch.
+  Status Commit(bool sync);
+
+ private:
+  // Records `value` (nullopt: a deletion) as the key's latest write.
+  void Record(std::string_view key, std::optional<std::string> value);
+
+  DB* const db_;
+  WatchedKeys* const watched_keys_;
+  // The latest write of each key the transaction wrote; nullopt: deleted.
+  std::map<std::string, std::optional<std::string>, std::less<>> latest_;
+  std::set<std::string, std::less<>> touched_;
+  size_t writes_ = 0;
+  size_t bytes_ = 0;         // of the keys and values in latest_
+  bool overflowed_ = false;  // bytes_ would exceed kMaxBatchBytes
+};
+
+}  // namespace plush::server
+
+#endif  // PLUSH_TOOLS_SERVER_TRANSACTION_KEYSPACE_H_
