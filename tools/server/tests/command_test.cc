@@ -594,6 +594,73 @@ TEST_F(CommandTest, SyncedWritesReportTheirSyncsFailure) {
   EXPECT_EQ(Run({"DEL", "f"}), failed);
 }
 
+// EXEC writes the transaction as one batch. If that write fails, every
+// reply from the first command that wrote on is its error (those replies
+// may show writes that were not made); the replies before stand.
+TEST_F(CommandTest, ATransactionWhoseBatchFailsAnswersItsError) {
+  OpenPool(Partitioning::kHash, std::nullopt, /*sync_writes=*/true);
+  EXPECT_EQ(Run({"SET", "k", "1"}), "+OK\r\n");
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"GET", "k"}, {"INCR", "k"}, {"GET", "k"},
+        {"SET", "a", "1"}, {"RENAME", "a", "b"}}) {
+    EXPECT_EQ(Run(command), "+QUEUED\r\n");
+  }
+  media::testing::FailNextSyncs(1, EIO);
+  sync_failed_ = true;
+  const std::string failed =
+      "-ERR IOError: a sync of the pool failed; writes and syncs are refused "
+      "until the pool is opened again: msync of the pool file: Input/output "
+      "error\r\n";
+  std::string expected = "*5\r\n$1\r\n1\r\n";
+  for (int i = 0; i < 4; ++i) expected += failed;
+  EXPECT_EQ(Run({"EXEC"}), expected);
+  // RENAME on its own takes the same way.
+  OpenPool(Partitioning::kHash, std::nullopt, /*sync_writes=*/true);
+  EXPECT_EQ(Run({"SET", "a", "1"}), "+OK\r\n");
+  media::testing::FailNextSyncs(1, EIO);
+  sync_failed_ = true;
+  EXPECT_EQ(Run({"RENAME", "a", "b"}), failed);
+}
+
+// "k<i>", built by appending (GCC 12: see Header()).
+std::string NumberedKey(size_t i) {
+  std::string key = "k";
+  key += std::to_string(i);
+  return key;
+}
+
+TEST_F(CommandTest, ATransactionWritesAtMostOneBatch) {
+  // More keys than a batch holds: the engine refuses the batch whole.
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  const size_t keys = kMaxBatchRecords + 1;
+  for (size_t i = 0; i < keys; ++i) {
+    ASSERT_EQ(Run({"SET", NumberedKey(i), "v"}), "+QUEUED\r\n");
+  }
+  const std::string too_many =
+      "-ERR InvalidArgument: batch of 65537 operations exceeds the limit of "
+      "65536 operations\r\n";
+  std::string reply = Run({"EXEC"});
+  EXPECT_EQ(reply.substr(0, 8), "*65537\r\n");
+  EXPECT_EQ(Occurrences(reply, too_many), keys);
+  EXPECT_EQ(Run({"DBSIZE"}), ":0\r\n");
+  // More bytes than a batch holds (values of 64 KiB made from one byte
+  // each): the transaction's overlay stops holding them, EXEC fails.
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  const size_t values = kMaxBatchBytes / kMaxValueSize + 1;
+  for (size_t i = 0; i < values; ++i) {
+    ASSERT_EQ(Run({"SETRANGE", NumberedKey(i),
+                   std::to_string(kMaxValueSize - 1), "x"}),
+              "+QUEUED\r\n");
+  }
+  const std::string too_large =
+      "-ERR InvalidArgument: the transaction writes more than 67108864 bytes "
+      "of keys and values, the limit of one batch\r\n";
+  reply = Run({"EXEC"});
+  EXPECT_EQ(Occurrences(reply, too_large), values);
+  EXPECT_EQ(Run({"DBSIZE"}), ":0\r\n");
+}
+
 // Without --sync-writes nothing syncs: an injected failure waits unspent.
 TEST_F(CommandTest, WritesAreNotSyncedUnlessAsked) {
   media::testing::FailNextSyncs(1, EIO);

@@ -68,15 +68,15 @@ def test_errors_name_the_problem(server):
     assert error_of(lambda: r.execute_command("SET", "k", "v", "NX", "XX")) == "syntax error"
     assert error_of(lambda: r.select(1)) == "DB index is out of range"
     assert error_of(lambda: r.execute_command("SCAN", "x")) == "invalid cursor"
-    assert error_of(lambda: r.execute_command("CLIENT", "KILL", "x")) == (
-        "unknown subcommand 'KILL'. Try CLIENT HELP.")
+    assert error_of(lambda: r.execute_command("CLIENT", "PAUSE", "x")) == (
+        "unknown subcommand 'PAUSE'. Try CLIENT HELP.")
     with pytest.raises(redis.AuthenticationError,
                        match="called without any password configured"):
         r.execute_command("AUTH", "x")
     assert error_of(lambda: r.execute_command("SHUTDOWN", "NOW")) == "syntax error"
     # Commands Redis has and this server does not: an error, never a silent
     # success.
-    for command in (["EXPIRE", "k", "10"], ["RENAME", "a", "b"], ["FLUSHALL"],
+    for command in (["EXPIRE", "k", "10"], ["FLUSHALL"],
                     ["EVALSHA", "x", "0"], ["HSET", "h", "f", "v"],
                     ["DUMP", "k"]):
         assert error_of(lambda: r.execute_command(*command)).startswith(
