@@ -2,7 +2,8 @@
 # plush-server end to end (issue #19): the redis-py protocol tests of
 # tools/server/tests/python (every command and its errors, pipelines, the
 # size limits, binary keys, RESP3, AUTH, bad input and abuse, many clients,
-# kill -9 under load with acknowledged-write accounting), then a redis-cli
+# kill -9 under load with acknowledged-write accounting, transactions whole
+# after kill -9), then a redis-cli
 # smoke test (commands, mass insertion with --pipe, --scan, SHUTDOWN, and
 # `plush verify` of the pool it leaves).
 #
