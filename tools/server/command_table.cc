@@ -220,20 +220,18 @@ void Dispatch(CommandCall& call, const CommandSpec* spec) {
 void Execute(CommandCall& call) {
   call.server.commands_processed.fetch_add(1, std::memory_order_relaxed);
   const CommandSpec* spec = FindCommand(call.args[0]);
-  ClientRecord* client = call.session.client.get();
+  ClientRecord& client = *call.session.client;
   // Before it runs, so that CLIENT LIST and INFO show themselves running.
-  if (client != nullptr && spec != nullptr) {
-    client->CommandStarted(spec->name, SubcommandOf(*spec, call.args));
+  if (spec != nullptr) {
+    client.CommandStarted(spec->name, SubcommandOf(*spec, call.args));
   }
   Dispatch(call, spec);
-  if (client != nullptr) {
-    client->Update(call.session.name,
-                   call.session.transaction
-                       ? static_cast<int64_t>(
-                             call.session.transaction->commands.size())
-                       : -1,
-                   call.session.watched.size(), call.reply.protocol());
-  }
+  client.Update(call.session.name,
+                call.session.transaction
+                    ? static_cast<int64_t>(
+                          call.session.transaction->commands.size())
+                    : -1,
+                call.session.watched.size(), call.reply.protocol());
 }
 
 }  // namespace plush::server

@@ -95,7 +95,7 @@ struct Session {
   bool authenticated = false;
   std::string name;  // CLIENT SETNAME
   // The connection's entry in server.clients, which Execute() keeps up to
-  // date (null for a session without a connection, in tests).
+  // date. Never null when a command runs (CLIENT INFO reads it).
   std::shared_ptr<ClientRecord> client;
   // Close the connection once the replies so far are sent (QUIT).
   bool close_after_reply = false;

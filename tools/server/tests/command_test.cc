@@ -61,6 +61,10 @@ class CommandTest : public ::testing::Test {
     context_->request_shutdown = [this] { ++shutdowns_; };
     session_ = Session();
     session_.authenticated = !config.password;
+    // What a connection registers (CLIENT INFO describes it).
+    session_.client =
+        std::make_shared<ClientRecord>(session_.id, "127.0.0.1:5000",
+                                       "127.0.0.1:6380", /*socket_fd=*/9);
     reply_.set_protocol(2);
   }
 
@@ -414,6 +418,23 @@ TEST_F(CommandTest, ClientNames) {
             "-ERR unknown subcommand 'PAUSE'. Try CLIENT HELP.\r\n");
   EXPECT_EQ(Run({"CLIENT", "KILL", "x"}), "-ERR No such client\r\n");
   EXPECT_EQ(Run({"CLIENT", "ID"}), Header(':', session_.id));
+}
+
+// CLIENT INFO: the session's line, as Execute() keeps its record; CLIENT
+// LIST: the registered clients only (none here).
+TEST_F(CommandTest, ClientInfoDescribesTheSession) {
+  EXPECT_EQ(Run({"CLIENT", "SETNAME", "w"}), "+OK\r\n");
+  EXPECT_EQ(Run({"WATCH", "a"}), "+OK\r\n");
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(Run({"GET", "a"}), "+QUEUED\r\n");
+  const std::string line =
+      "id=0 addr=127.0.0.1:5000 laddr=127.0.0.1:6380 fd=9 name=w age=0 "
+      "idle=0 flags=x db=0 sub=0 psub=0 ssub=0 multi=2 watch=1 cmd=exec "
+      "user=default redir=-1 resp=2\n";
+  EXPECT_EQ(Run({"CLIENT", "INFO"}), "+QUEUED\r\n");
+  EXPECT_EQ(Run({"EXEC"}),
+            "*2\r\n$-1\r\n" + Header('$', line.size()) + line + "\r\n");
+  EXPECT_EQ(Run({"CLIENT", "LIST"}), "$0\r\n\r\n");
 }
 
 TEST_F(CommandTest, HelloSwitchesToResp3) {
