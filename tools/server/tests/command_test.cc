@@ -59,13 +59,18 @@ class CommandTest : public ::testing::Test {
     config.sync_writes = sync_writes;
     context_ = std::make_unique<ServerContext>(db_.get(), config);
     context_->request_shutdown = [this] { ++shutdowns_; };
-    session_ = Session();
+    NewSession();
     session_.authenticated = !config.password;
-    // What a connection registers (CLIENT INFO describes it).
+    reply_.set_protocol(2);
+  }
+
+  // A fresh session, as a connection starts one: unauthenticated, with the
+  // record it registers (CLIENT INFO describes it).
+  void NewSession() {
+    session_ = Session();
     session_.client =
         std::make_shared<ClientRecord>(session_.id, "127.0.0.1:5000",
                                        "127.0.0.1:6380", /*socket_fd=*/9);
-    reply_.set_protocol(2);
   }
 
   void Close() {
@@ -475,12 +480,12 @@ TEST_F(CommandTest, Authentication) {
   EXPECT_EQ(Run({"AUTH", "wrong"}), wrongpass);
   EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");  // still authenticated
 
-  session_ = Session();
+  NewSession();
   EXPECT_EQ(Run({"HELLO", "3", "AUTH", "default", "nope"}), wrongpass);
   EXPECT_EQ(Run({"HELLO", "3", "AUTH", "default", "s3cret"}).substr(0, 4),
             "%7\r\n");
   EXPECT_EQ(Run({"GET", "k"}), "_\r\n");
-  session_ = Session();
+  NewSession();
   EXPECT_EQ(Run({"QUIT"}), "+OK\r\n");
   EXPECT_TRUE(session_.close_after_reply);
 }
