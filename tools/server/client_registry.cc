@@ -6,27 +6,45 @@
 
 namespace plush::server {
 
-void ClientRecord::CommandStarted(std::string_view command,
+void ClientRecord::CommandStarted(const std::string_view* command,
                                   std::string_view subcommand) {
-  const auto now = std::chrono::steady_clock::now();
+  last_command_.store(
+      std::chrono::steady_clock::now().time_since_epoch().count(),
+      std::memory_order_relaxed);
+  if (subcommand.empty() && !has_subcommand_) {
+    command_.store(command, std::memory_order_relaxed);
+    return;
+  }
   MutexLock lock(&mu_);
-  activity_.command = command;
-  activity_.subcommand.assign(subcommand);
-  activity_.last_command = now;
+  command_.store(command, std::memory_order_relaxed);
+  subcommand_.assign(subcommand);
+  has_subcommand_ = !subcommand.empty();
 }
 
 void ClientRecord::Update(std::string_view name, int64_t multi,
                           size_t watched, int protocol) {
+  if (name == published_.name && multi == published_.multi &&
+      watched == published_.watched && protocol == published_.protocol) {
+    return;
+  }
+  published_ = {std::string(name), multi, watched, protocol};
   MutexLock lock(&mu_);
-  if (activity_.name != name) activity_.name.assign(name);
-  activity_.multi = multi;
-  activity_.watched = watched;
-  activity_.protocol = protocol;
+  state_ = published_;
 }
 
 ClientActivity ClientRecord::activity() const {
-  MutexLock lock(&mu_);
-  return activity_;
+  ClientActivity activity;
+  {
+    MutexLock lock(&mu_);
+    activity.state = state_;
+    activity.subcommand = subcommand_;
+    const std::string_view* command = command_.load(std::memory_order_relaxed);
+    if (command != nullptr) activity.command = *command;
+  }
+  activity.last_command = std::chrono::steady_clock::time_point(
+      std::chrono::steady_clock::duration(
+          last_command_.load(std::memory_order_relaxed)));
+  return activity;
 }
 
 void ClientRegistry::Add(std::shared_ptr<ClientRecord> record,

@@ -223,15 +223,15 @@ void Execute(CommandCall& call) {
   ClientRecord& client = *call.session.client;
   // Before it runs, so that CLIENT LIST and INFO show themselves running.
   if (spec != nullptr) {
-    client.CommandStarted(spec->name, SubcommandOf(*spec, call.args));
+    client.CommandStarted(&spec->name, SubcommandOf(*spec, call.args));
   }
   Dispatch(call, spec);
-  client.Update(call.session.name,
-                call.session.transaction
-                    ? static_cast<int64_t>(
-                          call.session.transaction->commands.size())
+  const Session& session = call.session;
+  client.Update(session.name,
+                session.transaction
+                    ? static_cast<int64_t>(session.transaction->commands.size())
                     : -1,
-                call.session.watched.size(), call.reply.protocol());
+                session.watched.size(), call.reply.protocol());
 }
 
 }  // namespace plush::server

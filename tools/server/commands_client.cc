@@ -42,7 +42,7 @@ std::string ClientLine(CommandCall& call, const ClientRecord& client) {
   const ClientActivity a = client.activity();
   const auto now = std::chrono::steady_clock::now();
   std::string flags;
-  if (a.multi >= 0) flags += 'x';
+  if (a.state.multi >= 0) flags += 'x';
   if (call.server.watched_keys.Touched(client.id)) flags += 'd';
   if (flags.empty()) flags = "N";
   std::string command = a.command.empty() ? "NULL" : std::string(a.command);
@@ -50,15 +50,16 @@ std::string ClientLine(CommandCall& call, const ClientRecord& client) {
   const bool ran = !a.command.empty();
   return "id=" + std::to_string(client.id) + " addr=" + client.addr +
          " laddr=" + client.laddr + " fd=" + std::to_string(client.fd) +
-         " name=" + a.name +
+         " name=" + a.state.name +
          " age=" + std::to_string(SecondsSince(client.created, now)) +
          " idle=" +
          std::to_string(SecondsSince(ran ? a.last_command : client.created,
                                      now)) +
          " flags=" + flags + " db=0 sub=0 psub=0 ssub=0 multi=" +
-         std::to_string(a.multi) + " watch=" + std::to_string(a.watched) +
+         std::to_string(a.state.multi) +
+         " watch=" + std::to_string(a.state.watched) +
          " cmd=" + command + " user=default redir=-1 resp=" +
-         std::to_string(a.protocol) + "\n";
+         std::to_string(a.state.protocol) + "\n";
 }
 
 // Redis's client types: every client here is a normal one. nullopt for a
