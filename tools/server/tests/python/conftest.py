@@ -92,6 +92,18 @@ def read_until(sock, end):
     return data
 
 
+def run_threads(threads, stop=None, seconds=0):
+    """Starts `threads` and joins them; with `stop` (a threading.Event),
+    sets it after `seconds` first: the threads run until it is set."""
+    for t in threads:
+        t.start()
+    if stop is not None:
+        stop.wait(seconds)
+        stop.set()
+    for t in threads:
+        t.join()
+
+
 def verify_pool(pool):
     """`plush verify` on a closed pool."""
     result = subprocess.run([CLI, "verify", str(pool)], capture_output=True, text=True)

@@ -6,7 +6,7 @@
 
 import threading
 
-from conftest import error_of, read_until
+from conftest import error_of, read_until, run_threads
 from test_transactions import read_lines
 
 
@@ -95,10 +95,5 @@ def test_no_reader_sees_both_keys_or_neither(start_server):
 
     threads = [threading.Thread(target=rename)]
     threads += [threading.Thread(target=read) for _ in range(3)]
-    for t in threads:
-        t.start()
-    stop.wait(2)
-    stop.set()
-    for t in threads:
-        t.join()
+    run_threads(threads, stop, 2)
     assert failures == []

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from conftest import PROTOCOLS, error_of
+from conftest import PROTOCOLS, error_of, run_threads
 
 TOO_LONG = "string exceeds maximum allowed size (values up to 65536 bytes)"
 
@@ -143,7 +143,9 @@ def test_arity_and_argument_errors(server):
     assert error_of(lambda: r.setrange("k", -1, "v")) == "offset is out of range"
 
 
-def run_threads(count, target):
+def run_guarded(count, target):
+    """Runs target(0) .. target(count - 1) in threads; their exceptions fail
+    the test."""
     errors = []
 
     def guarded(i):
@@ -153,10 +155,7 @@ def run_threads(count, target):
             errors.append(e)
 
     threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(threads)
     assert errors == []
 
 
@@ -169,7 +168,7 @@ def test_concurrent_appends_lose_nothing(start_server):
         for _ in range(rounds):
             r.append("log", bytes([ord("a") + i]))
 
-    run_threads(threads, append)
+    run_guarded(threads, append)
     log = server.client().get("log")
     assert len(log) == threads * rounds
     for i in range(threads):
@@ -185,7 +184,7 @@ def test_concurrent_setranges_lose_nothing(start_server):
         for slot in range(slots):
             r.setrange("board", (slot * threads + i) * 2, f"{i}{i}")
 
-    run_threads(threads, fill)
+    run_guarded(threads, fill)
     board = server.client().get("board")
     assert board == b"".join(f"{i}{i}".encode() for _ in range(slots)
                              for i in range(threads))
@@ -200,6 +199,6 @@ def test_concurrent_float_increments_add_up(start_server):
         for _ in range(rounds):
             r.incrbyfloat("sum", 0.5 if i % 2 else 1.25)
 
-    run_threads(threads, add)
+    run_guarded(threads, add)
     # Halves and quarters add up exactly in binary: 4 * 250 * (0.5 + 1.25).
     assert server.client().get("sum") == b"1750"

@@ -12,7 +12,7 @@ import threading
 import pytest
 import redis
 
-from conftest import PROTOCOLS, error_of, read_until
+from conftest import PROTOCOLS, error_of, read_until, run_threads
 
 EXECABORT = "Transaction discarded because of previous errors."
 
@@ -264,12 +264,7 @@ def test_no_reader_sees_half_a_transaction(start_server):
 
     threads = [threading.Thread(target=write) for _ in range(2)]
     threads += [threading.Thread(target=read) for _ in range(4)]
-    for t in threads:
-        t.start()
-    stop.wait(3)
-    stop.set()
-    for t in threads:
-        t.join()
+    run_threads(threads, stop, 3)
     assert failures == []
     assert int(r.get("a")) > 0 and r.get("a") == r.get("b")
 
@@ -298,12 +293,7 @@ def test_a_transaction_sees_no_group_commit_half_way(start_server):
 
     threads = [threading.Thread(target=write, args=(t,)) for t in range(3)]
     threads += [threading.Thread(target=read) for _ in range(3)]
-    for t in threads:
-        t.start()
-    stop.wait(3)
-    stop.set()
-    for t in threads:
-        t.join()
+    run_threads(threads, stop, 3)
     assert failures == []
 
 
@@ -322,10 +312,7 @@ def test_watched_increments_lose_no_update(start_server):
             r.transaction(add_one, "counter")
 
     threads = [threading.Thread(target=increment) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(threads)
     assert int(server.client().get("counter")) == clients * increments
 
 
