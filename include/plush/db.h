@@ -120,8 +120,9 @@ class PLUSH_EXPORT DB {
   using UpdateFunction = std::function<UpdateAction(const std::string* current,
                                                     std::string* new_value)>;
   // `fn` may run more than once (when the write has to start over, e.g.
-  // because the log rotated); only its last result is applied, so it must
-  // not have side effects that matter. Readers are never blocked: they see
+  // because the log rotated); each run gets an empty *new_value, only the
+  // last run's result is applied, so it must not have side effects that
+  // matter. Readers are never blocked: they see
   // the old or the new value. Returns OK, InvalidArgument (sizes, closed
   // DB), NoSpace, or Corruption (the current value cannot be read).
   virtual Status Update(const WriteOptions& options, std::string_view key,

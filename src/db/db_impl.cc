@@ -173,8 +173,8 @@ Status DBImpl::OpenLayers(bool created) {
   unit_reader_ = std::make_unique<UnitReader>(table_.get(), payload_.get(),
                                               write_path_.get());
   rebalancer_ = std::make_unique<RangeRebalancer>(
-      pool_->range_map_store(), table_.get(), payload_.get(), unit_tails_.get(), &closed_,
-      created);
+      pool_->range_map_store(), table_.get(), payload_.get(), unit_tails_.get(),
+      &closed_, created);
   auto_rebalance_ = rebalancer_->enabled() && options_.range_rebalance &&
                     options_.background_threads > 0;
   // (The logs pre-fault their chunks as they back them.)
@@ -472,8 +472,12 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
           options, placement,
           [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
             *skip = true;
+            // The write may start over (a rotation, a re-balance): every
+            // decision starts from an empty new value.
+            next.clear();
             Status r = ReadCurrent(lookup, &current, &present);
-            if (r.ok()) r = decide(present ? &current : nullptr, &next, &action);
+            if (r.ok())
+              r = decide(present ? &current : nullptr, &next, &action);
             if (!r.ok() || action == UpdateAction::kKeep) return r;
             const bool tombstone = action == UpdateAction::kDelete;
             if (!tombstone && next.size() > kMaxValueSize) {

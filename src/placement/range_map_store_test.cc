@@ -46,7 +46,8 @@ class RangeMapStoreTest : public ::testing::Test {
   std::unique_ptr<RangeMapStore> NewStore() {
     uint64_t* words = media_.At<uint64_t>(0);
     return std::make_unique<RangeMapStore>(
-        &media_, RangeMapStore::RootWords{words, words + 1, words + 2, words + 3},
+        &media_,
+        RangeMapStore::RootWords{words, words + 1, words + 2, words + 3},
         /*unit_bits=*/3, [this](uint64_t bytes, uint64_t* offset) {
           if (heap_end_ + bytes > kDeviceBytes) return Status::NoSpace("full");
           *offset = heap_end_;
