@@ -113,6 +113,33 @@ TEST(CrashTest, EveryPersistPointOfSyncWritesSharingALog) {
   EXPECT_GT(wrong.failures, 0u);
 }
 
+// Keys written again and again leave the log's oldest chunks mostly
+// superseded: rotations free them by rewriting the DRAM entries they
+// belong to (their newest versions logged again, one batch per entry, in
+// the entry's next epoch) rather than take new chunks. A crash anywhere
+// in that leaves the old records or the batch, never neither.
+TEST(CrashTest, EveryPersistPointOfRewritesThatFreeLogChunks) {
+  Options o = TinyCrashPool();
+  o.log_chunks_per_log = 8;
+  CrashExplorer explorer(o, RandomWorkload(Soak() ? 1500 : 300, 12, 41));
+  Stats run;
+  explorer.CountPersistPoints(&run);
+  uint64_t rewrites = 0;
+  for (const auto& [name, value] : run.more_counts) {
+    if (name == "log_rewrites") rewrites = value;
+  }
+  EXPECT_GE(rewrites, 3u);
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("exhaustive, rewrites that free log chunks", stats);
+  EXPECT_GT(stats.persist_points, 300u);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+
+  explorer.set_claim_in_flight_acked(true);
+  const ExplorerStats wrong = explorer.Exhaustive();
+  Report("rewrites that free log chunks, deliberately wrong oracle", wrong);
+  EXPECT_GT(wrong.failures, 0u);
+}
+
 // The explorer must be able to fail: with an oracle that counts the
 // operation in flight at the crash as acknowledged, crashes that hit before
 // that operation's log entry is durable must be reported.

@@ -174,6 +174,7 @@ class EngineLayers {
         table_.get(), pool_->params().log_count, background_.get());
     logs_ = std::make_unique<log::RecoveryLogs>(pool_.get(),
                                                 log_recycling_.get());
+    log_recycling_->set_logs(logs_.get());
     if (pool_->params().partitioning == Partitioning::kRange)
       tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);
     write_path_ = std::make_unique<WritePath>(

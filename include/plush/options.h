@@ -130,10 +130,12 @@ struct PLUSH_EXPORT Options {
   // mean less contention on their slot counters but more write streams:
   // with more than ~16 streams, PMem's write-combining buffer no longer
   // fills whole 256-byte blocks between migrations (the paper's 64 logs
-  // suit 24 cores; 16 suit a handful).
+  // suit 24 cores; 16 suit a handful). Chunks are the unit a log grows
+  // and recycles by: small ones keep a log whose records are mostly
+  // superseded (keys written again) at a few hundred KiB.
   uint32_t log_count = 16;
-  uint32_t log_chunk_size = 4u << 20;
-  uint32_t log_chunks_per_log = 4;
+  uint32_t log_chunk_size = 256u << 10;
+  uint32_t log_chunks_per_log = 64;
   // Payload logs hold the records that are not an 8-byte key with an
   // 8-byte value (docs/format.md, "Payload logs"): their count and chunk
   // size. Writers spread over the logs by thread. 0 logs creates a pool

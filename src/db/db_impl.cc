@@ -161,6 +161,7 @@ Status DBImpl::OpenLayers(bool created) {
       table_.get(), pool_->params().log_count, background_.get());
   logs_ = std::make_unique<log::RecoveryLogs>(
       pool_.get(), log_recycling_.get(), seams_.incomplete_batches.get());
+  log_recycling_->set_logs(logs_.get());
   if (pool_->params().partitioning == Partitioning::kRange)
     unit_tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);
   write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(),
@@ -795,7 +796,9 @@ Status DBImpl::GetStats(Stats* stats) {
   }
   stats->recovery_seconds = recovery_seconds_;
   stats->recovered_log_entries = recovered_entries_;
-  stats->more_counts = {{"syncs", m.syncs()}};
+  stats->more_counts = {{"syncs", m.syncs()},
+                        {"log_rewrites", logs_->rewrites()},
+                        {"log_backed_bytes", logs_->backed_bytes()}};
   return Status::OK();
 }
 

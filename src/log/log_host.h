@@ -25,6 +25,25 @@ class LogHost {
   // Migrates the DRAM entry `record` belongs to if the record is still in
   // DRAM only (its epoch is not below the entry's), under the entry's lock.
   virtual Status MigrateIfUnmigrated(const LogRecord& record) = 0;
+  // Whether `record` no longer matters to its DRAM entry: the entry holds
+  // a newer version of its key, or the record is on PMem. An estimate,
+  // lock-free: what tells whether recycling a chunk pays.
+  virtual bool Superseded(const LogRecord& record) = 0;
+  // How Retire() dealt with a record.
+  enum class Retired {
+    kAlready,    // not in DRAM only any more
+    kRewritten,  // its entry was rewritten
+    kMigrated,   // its entry was migrated
+    kNoRoom,     // nothing done: its log has no room for a rewrite
+  };
+  // Makes `record` unneeded by recovery if it is still in DRAM only (as
+  // MigrateIfUnmigrated), under its entry's lock. With `may_rewrite`,
+  // where the entry's superseded versions are a quarter of it or more: by
+  // rewriting the entry without them in its next epoch, its survivors
+  // appended to its log as one batch (kNoRoom if the log's current chunk
+  // cannot take them). Otherwise by migrating the entry.
+  virtual Status Retire(const LogRecord& record, bool may_rewrite,
+                        Retired* how) = 0;
   // Returns once every append to `log` that is in progress has finished:
   // appends happen under a DRAM entry lock, so passing through the locks
   // of the log's entries suffices.

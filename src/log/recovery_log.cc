@@ -262,20 +262,35 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
     return Provision(lg, lg.chunks[chunk_seen],
                      next_slot + lg.wanted.load(std::memory_order_relaxed));
   }
-  unsigned free = chunks_per_log_;
-  for (unsigned c = 0; c < chunks_per_log_ && free == chunks_per_log_; ++c) {
-    if (!lg.chunks[c].header.in_use) free = c;
-  }
+  unsigned free = FreeChunk(lg);
   if (free == chunks_per_log_) {
-    Status s = RecycleOldest(log, lg);
+    // The current chunk is full: a rewrite's survivors would find no room.
+    Status s = RecycleOldest(log, lg, /*may_rewrite=*/false);
     if (!s.ok()) return s;
-    for (unsigned c = 0; c < chunks_per_log_ && free == chunks_per_log_; ++c) {
-      if (!lg.chunks[c].header.in_use) free = c;
-    }
+    free = FreeChunk(lg);
   }
+  Status s = Activate(
+      lg, free, std::max<uint64_t>(1, lg.wanted.load(std::memory_order_relaxed)));
+  if (!s.ok()) return s;
+  // Rather than let the next rotation take new storage, free the oldest
+  // chunk now if rewrites pay (the background threads, if any, have not).
+  // Its error (a migration finding the pool full) fails no write yet: the
+  // rotation that needs a chunk meets it again. A log without a free chunk
+  // is left to that rotation.
+  (void)RecycleAheadLocked(log, lg, /*when_none_is_free=*/false);
+  return Status::OK();
+}
+
+bool RecoveryLogs::RecyclingPays(Log& lg) const {
+  unsigned in_use = 0;
+  for (unsigned c = 0; c < chunks_per_log_; ++c)
+    in_use += lg.chunks[c].header.in_use ? 1 : 0;
+  return in_use >= 2 && MostlySuperseded(*OldestChunk(lg));
+}
+
+Status RecoveryLogs::Activate(Log& lg, unsigned free, uint64_t slots) {
   LogChunk& c = lg.chunks[free];
-  Status s = Provision(
-      lg, c, std::max<uint64_t>(1, lg.wanted.load(std::memory_order_relaxed)));
+  Status s = Provision(lg, c, slots);
   if (!s.ok()) return s;
   c.max_epoch.store(0, std::memory_order_relaxed);
   SetState(c, LogChunkState{lg.next_seq++, true, c.header.check});
@@ -283,19 +298,34 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
   return Status::OK();
 }
 
-Status RecoveryLogs::RecycleAhead(unsigned log) {
-  if (chunks_per_log_ <= 2) return Status::OK();
-  Log& lg = *logs_[log];
-  MutexLock lock(&lg.rotate_mu);
-  if (closed_.load()) return Status::InvalidArgument("the DB is closed");
-  for (unsigned c = 0; c < chunks_per_log_; ++c) {
-    if (!lg.chunks[c].header.in_use) return Status::OK();
+uint64_t RecoveryLogs::backed_bytes() const {
+  uint64_t bytes = 0;
+  for (const auto& lg : logs_) {
+    for (unsigned c = 0; c < chunks_per_log_; ++c) {
+      const uint64_t end =
+          kLogChunkHeaderSize +
+          lg->chunks[c].backed.load(std::memory_order_relaxed) * kEntrySize;
+      bytes += (end + kPageBytes - 1) / kPageBytes * kPageBytes;
+    }
   }
-  return RecycleOldest(log, lg);
+  return bytes;
 }
 
-Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg) {
-  lg.rotate_mu.AssertHeld();
+unsigned RecoveryLogs::FreeChunk(const Log& lg) const {
+  unsigned free = chunks_per_log_;
+  for (unsigned c = 0; c < chunks_per_log_; ++c) {
+    const LogChunk& chunk = lg.chunks[c];
+    if (!chunk.header.in_use &&
+        (free == chunks_per_log_ ||
+         chunk.backed.load(std::memory_order_relaxed) >
+             lg.chunks[free].backed.load(std::memory_order_relaxed))) {
+      free = c;
+    }
+  }
+  return free;
+}
+
+RecoveryLogs::LogChunk* RecoveryLogs::OldestChunk(Log& lg) const {
   LogChunk* oldest = nullptr;
   for (unsigned c = 0; c < chunks_per_log_; ++c) {
     LogChunk& chunk = lg.chunks[c];
@@ -304,23 +334,104 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg) {
       oldest = &chunk;
     }
   }
+  return oldest;
+}
+
+bool RecoveryLogs::MostlySuperseded(const LogChunk& chunk) const {
+  // Every 16th record decides: a chunk's records come in runs of rounds of
+  // writes, which a sample that sparse still sees.
+  uint64_t seen = 0;
+  uint64_t sampled = 0;
+  uint64_t superseded = 0;
+  (void)ScanChunk(
+      chunk,
+      [&](const LogRecord& r) {
+        if (seen++ % 16 == 0) {
+          ++sampled;
+          superseded += host_->Superseded(r) ? 1 : 0;
+        }
+        return Status::OK();
+      },
+      [](const LogRecord&, uint64_t) { return Status::OK(); },
+      [](uint64_t) {});
+  return 2 * superseded >= sampled;
+}
+
+Status RecoveryLogs::RecycleAhead(unsigned log) {
+  Log& lg = *logs_[log];
+  MutexLock lock(&lg.rotate_mu);
+  if (closed_.load()) return Status::InvalidArgument("the DB is closed");
+  return RecycleAheadLocked(log, lg, /*when_none_is_free=*/true);
+}
+
+Status RecoveryLogs::RecycleAheadLocked(unsigned log, Log& lg,
+                                        bool when_none_is_free) {
+  if (chunks_per_log_ <= 2) return Status::OK();
+  const unsigned free = FreeChunk(lg);
+  if (free == chunks_per_log_ && !when_none_is_free) return Status::OK();
+  // A free chunk with storage: the next rotation reuses it.
+  if (free != chunks_per_log_ &&
+      lg.chunks[free].backed.load(std::memory_order_relaxed) > 0) {
+    return Status::OK();
+  }
+  // A free chunk would take new storage: worth it while the oldest chunk
+  // still holds mostly records that recovery needs; once most are
+  // superseded (keys written again), rewriting their entries frees it for
+  // a fraction of a chunk of appends, and the logs stop growing with
+  // writes that replace records.
+  if (free != chunks_per_log_ && !RecyclingPays(lg)) return Status::OK();
+  return RecycleOldest(log, lg, /*may_rewrite=*/true);
+}
+
+Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg, bool may_rewrite) {
+  lg.rotate_mu.AssertHeld();
+  LogChunk* oldest = OldestChunk(lg);
+  // Survivors of a rewrite go to the current chunk (never the one freed),
+  // all of whose storage they may need.
+  const auto current =
+      static_cast<uint32_t>(lg.cursor.load(std::memory_order_acquire) >> 32);
+  may_rewrite = may_rewrite && current != kNoChunk &&
+                &lg.chunks[current] != oldest &&
+                Provision(lg, lg.chunks[current], entries_per_chunk_).ok();
   // A writer that reserved a slot of this chunk long ago may still be
   // writing it: let every append in progress finish first.
   host_->WaitForAppends(log);
   { MutexLock foreign_appends(&lg.foreign_append_mu); }
   if (oldest->max_epoch.load(std::memory_order_relaxed) >=
       host_->MinDramEpoch(log)) {
+    // A rewrite that finds no room (a full log, or another log's current
+    // chunk full) stops the recycling: the chunk stays in use; what was
+    // rewritten no longer needs it, and the next recycling goes on from
+    // there.
+    bool no_room = false;
     Status s = ScanChunk(
         *oldest,
         [&](const LogRecord& r) {
           if (r.epoch < host_->DramEpochOf(r)) return Status::OK();  // on PMem
-          forced_migrations_.Add(1);
-          return host_->MigrateIfUnmigrated(r);
+          LogHost::Retired how = LogHost::Retired::kAlready;
+          Status retired = host_->Retire(r, may_rewrite, &how);
+          // A rewrite that filled this log's current chunk goes on in a
+          // free one (backed whole: rewrites append runs).
+          if (retired.ok() && how == LogHost::Retired::kNoRoom &&
+              (lg.cursor.load(std::memory_order_acquire) & 0xFFFFFFFF) >=
+                  entries_per_chunk_ &&
+              FreeChunk(lg) != chunks_per_log_) {
+            retired = Activate(lg, FreeChunk(lg), entries_per_chunk_);
+            if (retired.ok()) retired = host_->Retire(r, may_rewrite, &how);
+          }
+          if (how == LogHost::Retired::kRewritten) rewrites_.Add(1);
+          if (how == LogHost::Retired::kMigrated) forced_migrations_.Add(1);
+          if (retired.ok() && how == LogHost::Retired::kNoRoom) {
+            no_room = true;
+            return Status::Busy("the current chunk is full");
+          }
+          return retired;
         },
         [&](const LogRecord& commit, uint64_t) {
           return spill_.MigrateIfHeld(commit.key, commit.value);
         },
         [](uint64_t) {});
+    if (no_room) return Status::OK();
     if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
   }
   SetState(*oldest, LogChunkState{oldest->header.log_seq, false,

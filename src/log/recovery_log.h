@@ -18,13 +18,24 @@
 //
 // Each log owns a fixed number of chunks: one is current, the others hold
 // older entries or are free. When the current chunk is full, Rotate()
-// activates a free chunk; if none is free, it first recycles the oldest
-// chunk. Instead of copying the oldest chunk's live entries (which would
-// reorder a key's updates), it migrates the DRAM entries they belong to:
-// afterwards every entry of the chunk is on PMem and the chunk can be freed
-// by advancing its check. A chunk whose highest epoch is below the lowest
-// DRAM epoch of its log is recycled without being read. With logs larger
-// than the DRAM level, recycling almost never finds a live entry.
+// activates a free chunk (one whose storage is backed, if any); if none is
+// free, it first recycles the oldest chunk. Instead of copying the oldest
+// chunk's live entries (which would reorder a key's updates), it migrates
+// the DRAM entries they belong to: afterwards every entry of the chunk is
+// on PMem and the chunk can be freed by advancing its check. A chunk whose
+// highest epoch is below the lowest DRAM epoch of its log is recycled
+// without being read.
+//
+// Recycling ahead (RecycleAhead, in the background) keeps a free chunk
+// for the next rotation: it frees the oldest chunk when no chunk is free,
+// and also, rather than let the next rotation take new storage, once most
+// of the oldest chunk's records are superseded (their keys written again),
+// as every rotation does too. The entries they belong to are
+// then rewritten in DRAM without their superseded versions, whose
+// survivors go to the current chunk again, one batch per entry (LogHost::
+// Retire). So writes that replace
+// records keep the logs at a few chunks where they would fill them all,
+// and keep the DRAM level from filling with old versions.
 //
 // A write batch is one run of entries of one chunk (its members, then its
 // commit), or, if it does not fit a chunk, its commit alone, whose members
@@ -106,12 +117,15 @@ class RecoveryLogs {
   // Where batches that do not fit one chunk keep their members.
   BatchSpill& spill() { return spill_; }
   // Gives `log` a fresh current chunk if `chunk_seen` is still current and
-  // full (else another thread already rotated). May migrate DRAM entries.
+  // full (else another thread already rotated). May migrate or rewrite
+  // DRAM entries.
   Status Rotate(unsigned log, uint32_t chunk_seen);
-  // Recycles the oldest chunk of `log` if it has no free chunk, so that its
-  // next Rotate() need not. Logs of two chunks are left alone: their oldest
-  // chunk is the one just filled, whose records would nearly all have to be
-  // migrated at once. Same locking rules as Rotate().
+  // Recycles the oldest chunk of `log` so that its next Rotate() need not,
+  // if it has no free chunk, or if its free chunks have no storage yet and
+  // most of the oldest chunk's records are superseded. Logs of two chunks
+  // are left alone: their oldest chunk is the one just filled, whose
+  // records would nearly all have to be migrated at once. Same locking
+  // rules as Rotate(), which does the second after it activates a chunk.
   Status RecycleAhead(unsigned log);
 
   // Replays every record of every log (records on their own, and the
@@ -144,6 +158,14 @@ class RecoveryLogs {
   uint64_t forced_migrations() const {
     return forced_migrations_.Read() + spill_.forced_migrations();
   }
+  // DRAM entries rewritten without their superseded versions to free a
+  // chunk (LogHost::Retire).
+  uint64_t rewrites() const { return rewrites_.Read(); }
+  // Bytes of the logs' chunks backed with storage since the pool was
+  // opened (a chunk's header page counts from its creation): what the logs
+  // take on disk, with the pages a previous opening backed not counted
+  // until used again.
+  uint64_t backed_bytes() const;
 
  private:
   static constexpr uint32_t kNoChunk = 0xFFFFFFFF;
@@ -183,7 +205,29 @@ class RecoveryLogs {
   // without its mutex.
   Status RecoverLog(unsigned log, const ReplayFn& replay, uint64_t* replayed)
       NO_THREAD_SAFETY_ANALYSIS;
-  Status RecycleOldest(unsigned log, Log& lg) REQUIRES(lg.rotate_mu);
+  // RecycleAhead() under the rotation mutex; `when_none_is_free`: also
+  // when no chunk is free.
+  Status RecycleAheadLocked(unsigned log, Log& lg, bool when_none_is_free)
+      REQUIRES(lg.rotate_mu);
+  // Frees the oldest chunk of `log`: every record in it that recovery
+  // still needs is retired first (LogHost::Retire; `may_rewrite`: by
+  // rewriting its entry where that pays).
+  Status RecycleOldest(unsigned log, Log& lg, bool may_rewrite)
+      REQUIRES(lg.rotate_mu);
+  // Makes free chunk `free` the log's current chunk, its first `slots`
+  // slots backed.
+  Status Activate(Log& lg, unsigned free, uint64_t slots)
+      REQUIRES(lg.rotate_mu);
+  // The free chunk with the most storage backed; the chunk count if none
+  // is free.
+  unsigned FreeChunk(const Log& lg) const REQUIRES(lg.rotate_mu);
+  LogChunk* OldestChunk(Log& lg) const REQUIRES(lg.rotate_mu);
+  // Whether at least half of a sample of the chunk's records are
+  // superseded (LogHost::Superseded).
+  bool MostlySuperseded(const LogChunk& chunk) const;
+  // Whether the log has a chunk besides the current one and its oldest
+  // is MostlySuperseded: recycling it then costs less than new storage.
+  bool RecyclingPays(Log& lg) const REQUIRES(lg.rotate_mu);
   // TryAppend and TryAppendBatch once the caller's locks allow the append;
   // `chunk_epoch`: what the record raises its chunk's max_epoch to.
   bool AppendOne(unsigned log, const LogRecord& record, uint64_t chunk_epoch,
@@ -221,6 +265,7 @@ class RecoveryLogs {
   const IncompleteBatchHook* const incomplete_batches_;
   ShardedCounter compactions_;
   ShardedCounter forced_migrations_;
+  ShardedCounter rewrites_;
 };
 
 }  // namespace plush::log

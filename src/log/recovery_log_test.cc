@@ -49,9 +49,13 @@ class ScriptedHost final : public LogHost {
       [](const LogRecord&) -> uint64_t { return 1; };
   uint64_t min_dram_epoch = 1;
   Status migrate_status;
+  // Whether a record's entry holds a newer version of its key.
+  std::function<bool(const LogRecord&)> superseded =
+      [](const LogRecord&) { return false; };
 
   int epoch_queries = 0;
-  std::vector<LogRecord> migrated;
+  std::vector<LogRecord> migrated;  // by MigrateIfUnmigrated or Retire
+  std::vector<bool> may_rewrite;    // of each Retire
   std::vector<unsigned> waited_for;
   std::vector<unsigned> half_written;
 
@@ -63,6 +67,12 @@ class ScriptedHost final : public LogHost {
   Status MigrateIfUnmigrated(const LogRecord& r) override {
     migrated.push_back(r);
     return migrate_status;
+  }
+  bool Superseded(const LogRecord& r) override { return superseded(r); }
+  Status Retire(const LogRecord& r, bool rewrite, Retired* how) override {
+    may_rewrite.push_back(rewrite);
+    *how = Retired::kMigrated;
+    return MigrateIfUnmigrated(r);
   }
   void WaitForAppends(unsigned log) override { waited_for.push_back(log); }
   void ChunkHalfWritten(unsigned log) override { half_written.push_back(log); }

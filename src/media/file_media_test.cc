@@ -285,6 +285,36 @@ TEST_F(FileMediaTest, StorageFollowsBack) {
 
 }
 
+// A store into a backed page of the hole takes that page's storage, not
+// that of the pages around it: the page cache (Linux 6.x) reads ahead
+// into large folios and writes them back whole, which took a 256 KiB log
+// chunk's storage for a store into its header (regression). On a disk
+// file system: tmpfs (ScratchPool's /dev/shm) has no read-ahead.
+TEST_F(FileMediaTest, StoresIntoTheHoleTakeTheirPagesOnly) {
+  const std::string path =
+      "/tmp/plush_test_" + std::to_string(getpid()) + "_sparse_stores";
+  unlink(path.c_str());
+  FileMediaOptions o = Create(16 * kMiB);
+  o.unbacked_offset = 2 * kMiB;
+  o.unbacked_size = 12 * kMiB;
+  {
+    std::unique_ptr<Media> m;
+    ASSERT_OK(OpenFileMedia(path, o, &m));
+    const uint64_t created = m->BackedBytes();
+    constexpr uint64_t kStride = 256 << 10;
+    uint64_t pages = 0;
+    for (uint64_t at = 2 * kMiB; at < 14 * kMiB; at += kStride, ++pages) {
+      ASSERT_OK(m->Back(at, kPage));
+      *m->At<char>(at) = 'x';
+    }
+    ASSERT_OK(m->Sync());
+    // (A few pages of slack: the file system's own metadata.)
+    EXPECT_LE(m->BackedBytes(), created + (pages + 16) * kPage)
+        << pages << " pages stored into";
+  }
+  unlink(path.c_str());
+}
+
 TEST_F(FileMediaTest, FailedBackIsReportedWithItsRange) {
   FileMediaOptions o = Create(4 * kMiB);
   o.unbacked_offset = 2 * kMiB;

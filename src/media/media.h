@@ -260,8 +260,9 @@ struct FileMediaOptions {
   Granularity required_granularity = Granularity::kPage;
   bool create = false;       // create the file (it must not exist)
   uint64_t create_size = 0;  // initial size when creating
-  // When creating: [unbacked_offset, unbacked_offset + unbacked_size) is
-  // left without storage (a hole), for its owner to Back() as it uses it.
+  // [unbacked_offset, unbacked_offset + unbacked_size) is left without
+  // storage when creating (a hole), for its owner to Back() as it uses
+  // it; mapped without read-ahead (which would back it whole).
   uint64_t unbacked_offset = 0;
   uint64_t unbacked_size = 0;
   uint64_t max_size = 1ull << 40;

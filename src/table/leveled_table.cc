@@ -11,6 +11,7 @@
 #include <bit>
 #include <cassert>
 #include <cstring>
+#include <thread>
 
 #include "table/simd.h"
 #include "util/hash.h"
@@ -377,11 +378,10 @@ unsigned LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash,
   return AppendDram(dram_index, hash, slot, logged);
 }
 
-unsigned LeveledTable::AppendDram(uint64_t dram_index, uint64_t hash,
-                                  const Slot& slot, bool logged) {
+void LeveledTable::WriteDramSlot(uint64_t dram_index, unsigned pos,
+                                 uint64_t hash, const Slot& slot,
+                                 bool logged) {
   DirectoryEntry& e = levels_[0].entries[dram_index];
-  const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
-  const unsigned pos = st.size;
   AssignBit(e.unlogged, pos, !logged);
   const unsigned b = pos / kSlotsPerBucket;
   const unsigned i = pos % kSlotsPerBucket;
@@ -392,9 +392,57 @@ unsigned LeveledTable::AppendDram(uint64_t dram_index, uint64_t hash,
   AssignBit(e.indirect, pos, slot.indirect);
   if (i == 0) FilterResetBucket(e.filter, b, fanout_);
   FilterAdd(e.filter, b, ProbeOf(hash));
+}
+
+unsigned LeveledTable::AppendDram(uint64_t dram_index, uint64_t hash,
+                                  const Slot& slot, bool logged) {
+  DirectoryEntry& e = levels_[0].entries[dram_index];
+  const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
+  const unsigned pos = st.size;
+  WriteDramSlot(dram_index, pos, hash, slot, logged);
   StoreRelease(e.state, EntryState{st.epoch, pos + 1}.Encode());
   dram_inserted_.Add(1);
   return pos + 1;
+}
+
+void LeveledTable::RewriteDram(uint64_t dram_index,
+                               std::span<const Slot> slots,
+                               std::span<const uint64_t> hashes) {
+  assert(DramLocked(dram_index) && !DramHasUnlogged(dram_index));
+  assert(slots.size() <= capacity_ && slots.size() == hashes.size());
+  DirectoryEntry& e = levels_[0].entries[dram_index];
+  const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
+  const uint64_t epoch = st.epoch + 1;
+  // A reader that read slots before this store sees the epoch change
+  // when it validates, and one that comes after waits for the next
+  // store: no reader takes a half-rewritten slot for an answer.
+  StoreRelaxed(e.state, EntryState{epoch, EntryState::kRewriting}.Encode());
+  std::atomic_thread_fence(std::memory_order_release);
+  for (unsigned pos = 0; pos < slots.size(); ++pos)
+    WriteDramSlot(dram_index, pos, hashes[pos], slots[pos], /*logged=*/true);
+  const auto size = static_cast<unsigned>(slots.size());
+  StoreRelease(e.state, EntryState{epoch, size}.Encode());
+  RaiseMaxDramEpoch(epoch);
+  dram_cleared_.Add(st.size);
+  dram_inserted_.Add(size);
+}
+
+bool LeveledTable::DramSlotSuperseded(uint64_t dram_index, uint64_t epoch,
+                                      unsigned position, uint64_t key_word,
+                                      bool indirect) const {
+  const DirectoryEntry& e = levels_[0].entries[dram_index];
+  const EntryState st = EntryState::Decode(LoadAcquire(e.state));
+  if (epoch < st.epoch) return true;
+  if (epoch > st.epoch || st.size > capacity_) return false;
+  for (unsigned pos = position + 1; pos < st.size; ++pos) {
+    const Bucket& bucket =
+        levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
+    if (LoadRelaxed(bucket.keys[pos % kSlotsPerBucket]) == key_word &&
+        TestBit(e.indirect, pos) == indirect) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void LeveledTable::RaiseMaxDramEpoch(uint64_t epoch) {
@@ -635,6 +683,10 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
   for (;;) {
     const uint64_t before = LoadAcquire(e.state);
     const EntryState st = EntryState::Decode(before);
+    if (st.size == EntryState::kRewriting) {
+      std::this_thread::yield();  // a rewrite takes microseconds
+      continue;
+    }
     const unsigned size = std::min(st.size, capacity_);
     Found found = Found::kAbsent;
     if (size > 0) {

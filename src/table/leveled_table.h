@@ -172,6 +172,27 @@ class LeveledTable {
   // Moves the DRAM entry's records to PMem and advances its epoch.
   // NoSpace if the pool cannot hold them (nothing moved then).
   Status MigrateDram(uint64_t dram_index);
+  // The newest version of each key of the DRAM entry, oldest first, and
+  // their hashes: what a migration would move (dangling payload
+  // references dropped). REQUIRES: the entry's lock.
+  Status NewestInDram(uint64_t dram_index, std::vector<Slot>* slots,
+                      std::vector<uint64_t>* hashes) const;
+  // Replaces the DRAM entry's records with `slots` (NewestInDram's) in
+  // the entry's next epoch, as a migration moves on to it: the log records
+  // of the epochs before are no longer needed. Readers that meet the entry
+  // meanwhile wait (EntryState::kRewriting). REQUIRES: the entry's lock,
+  // no unlogged records in it, and `slots` in the recovery log at their
+  // positions of the next epoch.
+  void RewriteDram(uint64_t dram_index, std::span<const Slot> slots,
+                   std::span<const uint64_t> hashes);
+  // Whether the record that took slot `position` of the DRAM entry in
+  // `epoch` is no longer its key's newest version there: the entry has
+  // moved past that epoch, or a later slot holds the same key word (for
+  // an indirect slot a hash, so an estimate). Lock-free and racy: for
+  // deciding whether a rewrite pays, never for what a rewrite keeps.
+  bool DramSlotSuperseded(uint64_t dram_index, uint64_t epoch,
+                          unsigned position, uint64_t key_word,
+                          bool indirect) const;
   // Recovery only (one thread per DRAM entry, no readers): appends a
   // replayed record, in the order the entry first received them.
   // REQUIRES: !DramFull(dram_index).
@@ -418,6 +439,10 @@ class LeveledTable {
   void AddUnitRecords(unsigned level, uint64_t index, int64_t delta);
   void RaiseMaxDramEpoch(uint64_t epoch);
   // InsertDram without the lock check (recovery runs unlocked).
+  // Writes `slot` into slot `pos` of the DRAM entry, its flags and its
+  // filter bits; publishing it (the state word) is the caller's.
+  void WriteDramSlot(uint64_t dram_index, unsigned pos, uint64_t hash,
+                     const Slot& slot, bool logged);
   unsigned AppendDram(uint64_t dram_index, uint64_t hash, const Slot& slot,
                       bool logged);
 
@@ -459,6 +484,11 @@ class LeveledTable {
                        uint64_t hash) const;
 
   Status Migrate(unsigned level, uint64_t index);
+  // The newest version of each key of the entry's first `size` slots,
+  // newest first, into newest[0, *kept) (dangling payload references
+  // dropped).
+  Status GatherNewest(unsigned level, uint64_t index, unsigned size,
+                      Routed* newest, unsigned* kept) const;
   Status GatherShares(unsigned level, uint64_t index, unsigned size,
                       std::span<Target> shares, Routed* routed) const;
   Status AllocateBuckets(unsigned level, std::span<Target> targets);

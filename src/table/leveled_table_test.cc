@@ -182,6 +182,65 @@ TEST_F(LeveledTableTest, MultiLookupAnswersEachKeyAsLookupDoes) {
   EXPECT_EQ(slots[0].value, kRef);
 }
 
+// A DRAM entry rewritten from its newest versions answers every lookup as
+// before, holds one slot per key, and is in its next epoch; the slots it
+// held before now count as superseded, and so do the older versions of a
+// key until then.
+TEST_F(LeveledTableTest, RewriteDramKeepsTheNewestVersionOfEachKey) {
+  const uint64_t d = table_->DramIndex(key_.hash);
+  std::vector<uint64_t> words;  // keys of entry d
+  for (uint64_t i = 1; words.size() < 3; ++i) {
+    const uint64_t w = i * 0x9E3779B97F4A7C15;
+    if (table_->DramIndex(table_->hasher().InlineHash(w)) == d)
+      words.push_back(w);
+  }
+  SpinLockRef lock = table_->DramLock(d);
+  lock.lock();
+  // Versions 1..4 of each key, the last of words[2] a tombstone: slots 1..12
+  // after the indirect slot of SetUp.
+  for (uint64_t v = 1; v <= 4; ++v) {
+    for (size_t k = 0; k < words.size(); ++k) {
+      table_->InsertDram(d, table_->hasher().InlineHash(words[k]),
+                         {words[k], v, v == 4 && k == 2, false},
+                         /*logged=*/true);
+    }
+  }
+  const EntryState before = table_->DramState(d);
+  ASSERT_EQ(before.size, 13u);
+  EXPECT_TRUE(table_->DramSlotSuperseded(d, before.epoch, 1, words[0], false));
+  EXPECT_FALSE(table_->DramSlotSuperseded(d, before.epoch, 10, words[0], false));
+  EXPECT_FALSE(table_->DramSlotSuperseded(d, before.epoch, 0, key_.hash, true));
+  std::vector<Slot> slots;
+  std::vector<uint64_t> hashes;
+  ASSERT_OK(table_->NewestInDram(d, &slots, &hashes));
+  ASSERT_EQ(slots.size(), 4u);  // oldest first: the indirect slot first
+  EXPECT_TRUE(slots[0].indirect);
+  EXPECT_EQ(slots[1].key, words[0]);
+  EXPECT_EQ(slots[3].key, words[2]);
+  EXPECT_TRUE(slots[3].tombstone);
+  table_->RewriteDram(d, slots, hashes);
+  lock.unlock();
+
+  const EntryState after = table_->DramState(d);
+  EXPECT_EQ(after.epoch, before.epoch + 1);
+  EXPECT_EQ(after.size, 4u);
+  EXPECT_GE(table_->MaxDramEpoch(), after.epoch);
+  EXPECT_TRUE(table_->DramSlotSuperseded(d, before.epoch, 12, words[2], false));
+  Slot slot;
+  ASSERT_EQ(table_->Lookup(key_, &slot), Found::kValue);
+  EXPECT_EQ(slot.value, kRef);
+  for (size_t k = 0; k < words.size(); ++k) {
+    const std::string_view bytes(reinterpret_cast<const char*>(&words[k]), 8);
+    const LookupKey key = LookupKey::For(bytes, table_->hasher().Hash(bytes));
+    ASSERT_EQ(table_->Lookup(key, &slot),
+              k == 2 ? Found::kTombstone : Found::kValue)
+        << k;
+    if (k != 2) {
+      EXPECT_EQ(slot.value, 4u);
+    }
+  }
+}
+
 // A unit whose subtree grows deep takes directory blocks on the levels it
 // reaches and no other unit does: the space of a level follows the units
 // that use it (regression: every level was allocated for every unit, and

@@ -143,6 +143,56 @@ bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index,
   return false;
 }
 
+Status LeveledTable::GatherNewest(unsigned level, uint64_t index,
+                                  unsigned size, Routed* newest,
+                                  unsigned* kept) const {
+  const Level& src = levels_[level];
+  const DirectoryEntry& e = EntryAt(src, index);
+  *kept = 0;
+  NewestVersions versions;
+  const auto same_key = [&](const Routed& a, const Routed& b) {
+    return SameKey(a.slot, a.hash, b.slot, b.hash);
+  };
+  for (int pos = static_cast<int>(size) - 1; pos >= 0; --pos) {
+    const Bucket* bucket = BucketAt(src, index, e, pos / kSlotsPerBucket);
+    if (bucket == nullptr)
+      return Status::Corruption("level " + std::to_string(level) + " entry " +
+                                std::to_string(index) +
+                                ": bad bucket reference");
+    const unsigned i = pos % kSlotsPerBucket;
+    Routed& r = newest[*kept];
+    r.slot = Slot{bucket->keys[i], bucket->values[i],
+                  TestBit(e.tombstone, pos), TestBit(e.indirect, pos)};
+    if (r.slot.indirect &&
+        (resolver_ == nullptr || !resolver_->IsLive(r.slot.value))) {
+      continue;  // dangling payload reference: its record was superseded
+    }
+    r.hash = HashInEntry(r.slot.key, r.slot.indirect, level, index);
+    if (versions.Repeats(newest, *kept, same_key)) continue;
+    ++*kept;
+  }
+  return Status::OK();
+}
+
+Status LeveledTable::NewestInDram(uint64_t dram_index,
+                                  std::vector<Slot>* slots,
+                                  std::vector<uint64_t>* hashes) const {
+  assert(DramLocked(dram_index));
+  std::array<Routed, kMaxSlots> newest;
+  unsigned kept = 0;
+  Status s =
+      GatherNewest(0, dram_index, DramState(dram_index).size, newest.data(),
+                   &kept);
+  if (!s.ok()) return s;
+  slots->clear();
+  hashes->clear();
+  for (unsigned k = kept; k-- > 0;) {
+    slots->push_back(newest[k].slot);
+    hashes->push_back(newest[k].hash);
+  }
+  return Status::OK();
+}
+
 // Step 1: the newest version of each key of the source's first `size`
 // slots (dangling payload references dropped), routed to its child: each
 // share becomes one run of `routed`, newest first (a counting sort by
@@ -177,29 +227,10 @@ Status LeveledTable::GatherShares(unsigned level, uint64_t index,
   }
   std::array<Routed, kMaxSlots> newest;
   unsigned kept = 0;
-  NewestVersions versions;
-  const auto same_key = [&](const Routed& a, const Routed& b) {
-    return SameKey(a.slot, a.hash, b.slot, b.hash);
-  };
-  for (int pos = static_cast<int>(size) - 1; pos >= 0; --pos) {
-    const Bucket* bucket = BucketAt(src, index, e, pos / kSlotsPerBucket);
-    if (bucket == nullptr)
-      return Status::Corruption("level " + std::to_string(level) + " entry " +
-                                std::to_string(index) +
-                                ": bad bucket reference");
-    const unsigned i = pos % kSlotsPerBucket;
-    Routed& r = newest[kept];
-    r.slot = Slot{bucket->keys[i], bucket->values[i],
-                  TestBit(e.tombstone, pos), TestBit(e.indirect, pos)};
-    if (r.slot.indirect &&
-        (resolver_ == nullptr || !resolver_->IsLive(r.slot.value))) {
-      continue;  // dangling payload reference: its record was superseded
-    }
-    r.hash = HashInEntry(r.slot.key, r.slot.indirect, level, index);
-    if (versions.Repeats(newest.data(), kept, same_key)) continue;
-    ++kept;
-    ++shares[(r.hash >> src.index_bits) & (children - 1)].count;
-  }
+  Status s = GatherNewest(level, index, size, newest.data(), &kept);
+  if (!s.ok()) return s;
+  for (unsigned k = 0; k < kept; ++k)
+    ++shares[(newest[k].hash >> src.index_bits) & (children - 1)].count;
   unsigned offset = 0;
   for (Target& t : shares) {
     t.records = routed + offset;

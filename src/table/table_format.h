@@ -76,6 +76,11 @@ struct EntryState {
   uint64_t epoch = 0;
   uint32_t size = 0;
 
+  // The size of a DRAM entry while its writer rewrites its slots in place
+  // (LeveledTable::RewriteDram): readers wait until it is published again.
+  // Never stored in a PMem entry, and above any capacity.
+  static constexpr uint32_t kRewriting = 0xFFFF;
+
   uint64_t Encode() const { return epoch << 16 | size; }
   static EntryState Decode(uint64_t w) {
     return {w >> 16, static_cast<uint32_t>(w & 0xFFFF)};
