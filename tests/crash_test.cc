@@ -126,7 +126,7 @@ TEST(CrashTest, EveryPersistPointOfRewritesThatFreeLogChunks) {
   explorer.CountPersistPoints(&run);
   uint64_t rewrites = 0;
   for (const auto& [name, value] : run.more_counts) {
-    if (name == "log_rewrites") rewrites = value;
+    if (name == "dram_rewrites") rewrites = value;
   }
   EXPECT_GE(rewrites, 3u);
   const ExplorerStats stats = explorer.Exhaustive();

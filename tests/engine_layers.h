@@ -50,6 +50,7 @@ class EngineLayers {
     payload_gc_.reset();
     write_path_.reset();
     tails_.reset();
+    rewriter_.reset();
     logs_.reset();
     log_recycling_.reset();
     background_.reset();
@@ -174,7 +175,8 @@ class EngineLayers {
         table_.get(), pool_->params().log_count, background_.get());
     logs_ = std::make_unique<log::RecoveryLogs>(pool_.get(),
                                                 log_recycling_.get());
-    log_recycling_->set_logs(logs_.get());
+    rewriter_ = std::make_unique<EntryRewriter>(table_.get(), logs_.get());
+    log_recycling_->set_rewriter(rewriter_.get());
     if (pool_->params().partitioning == Partitioning::kRange)
       tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);
     write_path_ = std::make_unique<WritePath>(
@@ -233,6 +235,7 @@ class EngineLayers {
   std::unique_ptr<BackgroundWork> background_;
   std::unique_ptr<LogRecycling> log_recycling_;
   std::unique_ptr<log::RecoveryLogs> logs_;
+  std::unique_ptr<EntryRewriter> rewriter_;
   std::unique_ptr<UnitTails> tails_;
   std::unique_ptr<WritePath> write_path_;
   std::unique_ptr<PayloadGc> payload_gc_;

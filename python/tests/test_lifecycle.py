@@ -20,7 +20,7 @@ STATS_FIELDS = {
     "payload_gc_runs", "payload_gc_moved", "payload_gc_skipped",
     "persist_calls", "flushed_lines",
     "user_bytes_written", "media_bytes_written", "media_write_amp",
-    "recovery_seconds", "recovered_log_entries", "syncs", "log_rewrites",
+    "recovery_seconds", "recovered_log_entries", "syncs", "dram_rewrites",
     "log_backed_bytes"}
 
 

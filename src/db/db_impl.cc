@@ -161,7 +161,8 @@ Status DBImpl::OpenLayers(bool created) {
       table_.get(), pool_->params().log_count, background_.get());
   logs_ = std::make_unique<log::RecoveryLogs>(
       pool_.get(), log_recycling_.get(), seams_.incomplete_batches.get());
-  log_recycling_->set_logs(logs_.get());
+  entry_rewriter_ = std::make_unique<EntryRewriter>(table_.get(), logs_.get());
+  log_recycling_->set_rewriter(entry_rewriter_.get());
   if (pool_->params().partitioning == Partitioning::kRange)
     unit_tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);
   write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(),
@@ -797,7 +798,7 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->recovery_seconds = recovery_seconds_;
   stats->recovered_log_entries = recovered_entries_;
   stats->more_counts = {{"syncs", m.syncs()},
-                        {"log_rewrites", logs_->rewrites()},
+                        {"dram_rewrites", entry_rewriter_->rewrites()},
                         {"log_backed_bytes", logs_->backed_bytes()}};
   return Status::OK();
 }

@@ -25,6 +25,7 @@
 
 #include "db/background_work.h"
 #include "db/engine_seams.h"
+#include "db/entry_rewriter.h"
 #include "db/log_recycling.h"
 #include "db/payload_gc.h"
 #include "db/range_rebalancer.h"
@@ -135,6 +136,7 @@ class DBImpl final : public DB {
   std::unique_ptr<table::LeveledTable> table_;
   std::unique_ptr<BackgroundWork> background_;
   std::unique_ptr<LogRecycling> log_recycling_;
+  std::unique_ptr<EntryRewriter> entry_rewriter_;
   std::unique_ptr<log::RecoveryLogs> logs_;
   std::unique_ptr<UnitTails> unit_tails_;  // range pools
   std::unique_ptr<WritePath> write_path_;

@@ -3,7 +3,6 @@
 #include "db/log_recycling.h"
 
 #include <algorithm>
-#include <vector>
 
 namespace plush {
 
@@ -46,7 +45,7 @@ bool LogRecycling::Superseded(const log::LogRecord& record) {
                                    record.indirect);
 }
 
-Status LogRecycling::Retire(const log::LogRecord& record, bool may_rewrite,
+Status LogRecycling::Retire(const log::LogRecord& record, RetireBy by,
                             Retired* how) {
   const uint64_t d = DramIndexOf(record);
   SpinLockRef lock = table_.DramLock(d);
@@ -54,42 +53,17 @@ Status LogRecycling::Retire(const log::LogRecord& record, bool may_rewrite,
   Status s = Status::OK();
   *how = Retired::kAlready;
   if (record.epoch >= table_.DramState(d).epoch) {
-    *how = may_rewrite ? Rewrite(d) : Retired::kMigrated;
+    const EntryRewriter::Result r = by == RetireBy::kMigrating
+                                        ? EntryRewriter::Result::kNotWorthIt
+                                        : rewriter_->Rewrite(d);
+    *how = r == EntryRewriter::Result::kRewritten ? Retired::kRewritten
+           : r == EntryRewriter::Result::kNoRoom  ? Retired::kNoRoom
+           : by == RetireBy::kRewritingOnly       ? Retired::kLeft
+                                                  : Retired::kMigrated;
     if (*how == Retired::kMigrated) s = table_.MigrateDram(d);
   }
   lock.unlock();
   return s;
-}
-
-// The survivors are logged before the entry changes: the batch holds them
-// all or none, so a crash leaves either the entry's old records (still in
-// the log: their chunk is freed only after this returns) or its new ones,
-// numbered in the next epoch, which recovery places after the old ones
-// (write batches number across epochs the same way).
-log::LogHost::Retired LogRecycling::Rewrite(uint64_t d) {
-  if (table_.DramHasUnlogged(d)) return Retired::kMigrated;
-  const table::EntryState st = table_.DramState(d);
-  std::vector<table::Slot> slots;
-  std::vector<uint64_t> hashes;
-  // A damaged entry is left to the migration, which reports it.
-  if (!table_.NewestInDram(d, &slots, &hashes).ok() || slots.empty() ||
-      4 * slots.size() > 3 * st.size) {
-    return Retired::kMigrated;
-  }
-  std::vector<log::LogRecord> records(slots.size());
-  for (size_t i = 0; i < slots.size(); ++i) {
-    records[i] = {slots[i].key,       slots[i].value,
-                  st.epoch + 1,       slots[i].tombstone,
-                  slots[i].indirect,  static_cast<uint8_t>(i)};
-  }
-  uint32_t chunk_seen = 0;
-  if (!logs_->TryAppendBatch(logs_->LogOf(d), records.data(), records.size(),
-                             log::BatchSpill::Lease(), /*foreign=*/false,
-                             &chunk_seen)) {
-    return Retired::kNoRoom;
-  }
-  table_.RewriteDram(d, slots, hashes);
-  return Retired::kRewritten;
 }
 
 }  // namespace plush

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "db/background_work.h"
+#include "db/entry_rewriter.h"
 #include "log/recovery_log.h"
 #include "table/leveled_table.h"
 
@@ -24,14 +25,15 @@ class LogRecycling final : public log::LogHost {
                BackgroundWork* background)
       : table_(*table), log_count_(log_count), background_(*background) {}
 
-  // The logs this host serves (created after it, since they take it).
-  void set_logs(log::RecoveryLogs* logs) { logs_ = logs; }
+  // What rewrites DRAM entries (it appends to the logs, which are created
+  // after this host, since they take it).
+  void set_rewriter(EntryRewriter* rewriter) { rewriter_ = rewriter; }
 
   uint64_t DramEpochOf(const log::LogRecord& record) override;
   uint64_t MinDramEpoch(unsigned log) override;
   Status MigrateIfUnmigrated(const log::LogRecord& record) override;
   bool Superseded(const log::LogRecord& record) override;
-  Status Retire(const log::LogRecord& record, bool may_rewrite,
+  Status Retire(const log::LogRecord& record, RetireBy by,
                 Retired* how) override;
   void WaitForAppends(unsigned log) override;
   void ChunkHalfWritten(unsigned log) override {
@@ -42,15 +44,9 @@ class LogRecycling final : public log::LogHost {
   uint64_t DramIndexOf(const log::LogRecord& record) const {
     return table_.DramIndex(table_.HashOf(record.key, record.indirect));
   }
-  // Rewrites DRAM entry `d` without its superseded versions if they are
-  // a quarter of it or more (else kMigrated: it should migrate; so a
-  // rewrite appends at most three records per record it frees from the
-  // log) and its log takes
-  // the survivors (else kNoRoom). REQUIRES: the entry's lock.
-  Retired Rewrite(uint64_t d);
 
   table::LeveledTable& table_;
-  log::RecoveryLogs* logs_ = nullptr;
+  EntryRewriter* rewriter_ = nullptr;
   const unsigned log_count_;
   BackgroundWork& background_;
 };

@@ -99,7 +99,7 @@ TEST_P(LogRecyclingTest, OverwritesKeepTheLogsAtAFewChunks) {
   const Stats early = StatsNow();
   for (uint64_t r = 40; r < 400; ++r) ASSERT_NO_FATAL_FAILURE(Round(40, r));
   const Stats late = StatsNow();
-  EXPECT_GT(Count(late, "log_rewrites"), 50u);
+  EXPECT_GT(Count(late, "dram_rewrites"), 50u);
   EXPECT_EQ(late.migrations, 0u);
   EXPECT_LE(Count(late, "log_backed_bytes"),
             Count(early, "log_backed_bytes") + 4 * 4096);
@@ -121,14 +121,14 @@ TEST_P(LogRecyclingTest, RewritesKeepTombstonesAndUntouchedKeys) {
     ASSERT_OK(db_->Delete({}, Word(k)));
     model_.erase(Word(k));
   }
-  const uint64_t before = Count(StatsNow(), "log_rewrites");
+  const uint64_t before = Count(StatsNow(), "dram_rewrites");
   for (uint64_t r = 1; r < 300; ++r) {
     for (uint64_t k = 0; k < 20; ++k) {
       ASSERT_OK(db_->Put({}, Word(k), Word(r << 20 | k)));
       model_[Word(k)] = Word(r << 20 | k);
     }
   }
-  EXPECT_GT(Count(StatsNow(), "log_rewrites"), before);
+  EXPECT_GT(Count(StatsNow(), "dram_rewrites"), before);
   ExpectModel();
   Open();
   ExpectModel();
@@ -160,7 +160,7 @@ TEST_P(LogRecyclingTest, ReadersFindEveryKeyWhileEntriesAreRewritten) {
   done = true;
   reader.join();
   EXPECT_EQ(misses.load(), 0u);
-  EXPECT_GT(Count(StatsNow(), "log_rewrites"), 20u);
+  EXPECT_GT(Count(StatsNow(), "dram_rewrites"), 20u);
 }
 
 INSTANTIATE_TEST_SUITE_P(BackgroundThreads, LogRecyclingTest,

@@ -35,14 +35,21 @@ class LogHost {
     kRewritten,  // its entry was rewritten
     kMigrated,   // its entry was migrated
     kNoRoom,     // nothing done: its log has no room for a rewrite
+    kLeft,       // nothing done: a rewrite would not pay (kRewritingOnly)
+  };
+  // What Retire() may do.
+  enum class RetireBy {
+    kMigrating,
+    kRewritingOrMigrating,  // rewriting where it pays, else migrating
+    kRewritingOnly,         // rewriting where it pays, else nothing
   };
   // Makes `record` unneeded by recovery if it is still in DRAM only (as
-  // MigrateIfUnmigrated), under its entry's lock. With `may_rewrite`,
-  // where the entry's superseded versions are a quarter of it or more: by
-  // rewriting the entry without them in its next epoch, its survivors
-  // appended to its log as one batch (kNoRoom if the log's current chunk
-  // cannot take them). Otherwise by migrating the entry.
-  virtual Status Retire(const LogRecord& record, bool may_rewrite,
+  // MigrateIfUnmigrated), under its entry's lock: by rewriting the entry
+  // where `by` allows it and the entry's superseded versions are a quarter
+  // of it or more (without them, in its next epoch, its survivors appended
+  // to its log as one batch; kNoRoom if the log's current chunk cannot
+  // take them); else by migrating the entry where `by` allows it.
+  virtual Status Retire(const LogRecord& record, RetireBy by,
                         Retired* how) = 0;
   // Returns once every append to `log` that is in progress has finished:
   // appends happen under a DRAM entry lock, so passing through the locks

@@ -265,7 +265,7 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
   unsigned free = FreeChunk(lg);
   if (free == chunks_per_log_) {
     // The current chunk is full: a rewrite's survivors would find no room.
-    Status s = RecycleOldest(log, lg, /*may_rewrite=*/false);
+    Status s = RecycleOldest(log, lg, LogHost::RetireBy::kMigrating);
     if (!s.ok()) return s;
     free = FreeChunk(lg);
   }
@@ -374,25 +374,34 @@ Status RecoveryLogs::RecycleAheadLocked(unsigned log, Log& lg,
       lg.chunks[free].backed.load(std::memory_order_relaxed) > 0) {
     return Status::OK();
   }
+  if (free == chunks_per_log_)
+    return RecycleOldest(log, lg, LogHost::RetireBy::kRewritingOrMigrating);
   // A free chunk would take new storage: worth it while the oldest chunk
   // still holds mostly records that recovery needs; once most are
   // superseded (keys written again), rewriting their entries frees it for
   // a fraction of a chunk of appends, and the logs stop growing with
-  // writes that replace records.
-  if (free != chunks_per_log_ && !RecyclingPays(lg)) return Status::OK();
-  return RecycleOldest(log, lg, /*may_rewrite=*/true);
+  // writes that replace records. Entries whose records are mostly live
+  // stay as they are: migrating them would spread their units below the
+  // DRAM level to save a chunk.
+  return RecyclingPays(lg)
+             ? RecycleOldest(log, lg, LogHost::RetireBy::kRewritingOnly)
+             : Status::OK();
 }
 
-Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg, bool may_rewrite) {
+Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg,
+                                   LogHost::RetireBy by) {
   lg.rotate_mu.AssertHeld();
   LogChunk* oldest = OldestChunk(lg);
   // Survivors of a rewrite go to the current chunk (never the one freed),
   // all of whose storage they may need.
   const auto current =
       static_cast<uint32_t>(lg.cursor.load(std::memory_order_acquire) >> 32);
-  may_rewrite = may_rewrite && current != kNoChunk &&
-                &lg.chunks[current] != oldest &&
-                Provision(lg, lg.chunks[current], entries_per_chunk_).ok();
+  if (by != LogHost::RetireBy::kMigrating &&
+      (current == kNoChunk || &lg.chunks[current] == oldest ||
+       !Provision(lg, lg.chunks[current], entries_per_chunk_).ok())) {
+    if (by == LogHost::RetireBy::kRewritingOnly) return Status::OK();
+    by = LogHost::RetireBy::kMigrating;
+  }
   // A writer that reserved a slot of this chunk long ago may still be
   // writing it: let every append in progress finish first.
   host_->WaitForAppends(log);
@@ -400,16 +409,18 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg, bool may_rewrite) {
   if (oldest->max_epoch.load(std::memory_order_relaxed) >=
       host_->MinDramEpoch(log)) {
     // A rewrite that finds no room (a full log, or another log's current
-    // chunk full) stops the recycling: the chunk stays in use; what was
+    // chunk full) stops the recycling, and a record left where it is
+    // (kRewritingOnly) keeps the chunk: it stays in use; what was
     // rewritten no longer needs it, and the next recycling goes on from
     // there.
     bool no_room = false;
+    bool left = false;
     Status s = ScanChunk(
         *oldest,
         [&](const LogRecord& r) {
           if (r.epoch < host_->DramEpochOf(r)) return Status::OK();  // on PMem
           LogHost::Retired how = LogHost::Retired::kAlready;
-          Status retired = host_->Retire(r, may_rewrite, &how);
+          Status retired = host_->Retire(r, by, &how);
           // A rewrite that filled this log's current chunk goes on in a
           // free one (backed whole: rewrites append runs).
           if (retired.ok() && how == LogHost::Retired::kNoRoom &&
@@ -417,10 +428,10 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg, bool may_rewrite) {
                   entries_per_chunk_ &&
               FreeChunk(lg) != chunks_per_log_) {
             retired = Activate(lg, FreeChunk(lg), entries_per_chunk_);
-            if (retired.ok()) retired = host_->Retire(r, may_rewrite, &how);
+            if (retired.ok()) retired = host_->Retire(r, by, &how);
           }
-          if (how == LogHost::Retired::kRewritten) rewrites_.Add(1);
           if (how == LogHost::Retired::kMigrated) forced_migrations_.Add(1);
+          left |= how == LogHost::Retired::kLeft;
           if (retired.ok() && how == LogHost::Retired::kNoRoom) {
             no_room = true;
             return Status::Busy("the current chunk is full");
@@ -433,6 +444,7 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg, bool may_rewrite) {
         [](uint64_t) {});
     if (no_room) return Status::OK();
     if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
+    if (left) return Status::OK();
   }
   SetState(*oldest, LogChunkState{oldest->header.log_seq, false,
                                LogChunkState::NextCheck(oldest->header.check)});

@@ -158,9 +158,6 @@ class RecoveryLogs {
   uint64_t forced_migrations() const {
     return forced_migrations_.Read() + spill_.forced_migrations();
   }
-  // DRAM entries rewritten without their superseded versions to free a
-  // chunk (LogHost::Retire).
-  uint64_t rewrites() const { return rewrites_.Read(); }
   // Bytes of the logs' chunks backed with storage since the pool was
   // opened (a chunk's header page counts from its creation): what the logs
   // take on disk, with the pages a previous opening backed not counted
@@ -210,9 +207,9 @@ class RecoveryLogs {
   Status RecycleAheadLocked(unsigned log, Log& lg, bool when_none_is_free)
       REQUIRES(lg.rotate_mu);
   // Frees the oldest chunk of `log`: every record in it that recovery
-  // still needs is retired first (LogHost::Retire; `may_rewrite`: by
-  // rewriting its entry where that pays).
-  Status RecycleOldest(unsigned log, Log& lg, bool may_rewrite)
+  // still needs is retired first (LogHost::Retire, as `by` allows; a
+  // record that it leaves keeps the chunk in use).
+  Status RecycleOldest(unsigned log, Log& lg, LogHost::RetireBy by)
       REQUIRES(lg.rotate_mu);
   // Makes free chunk `free` the log's current chunk, its first `slots`
   // slots backed.
@@ -265,7 +262,6 @@ class RecoveryLogs {
   const IncompleteBatchHook* const incomplete_batches_;
   ShardedCounter compactions_;
   ShardedCounter forced_migrations_;
-  ShardedCounter rewrites_;
 };
 
 }  // namespace plush::log

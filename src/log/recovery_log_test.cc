@@ -55,7 +55,7 @@ class ScriptedHost final : public LogHost {
 
   int epoch_queries = 0;
   std::vector<LogRecord> migrated;  // by MigrateIfUnmigrated or Retire
-  std::vector<bool> may_rewrite;    // of each Retire
+  std::vector<RetireBy> retired_by;  // of each Retire
   std::vector<unsigned> waited_for;
   std::vector<unsigned> half_written;
 
@@ -69,8 +69,8 @@ class ScriptedHost final : public LogHost {
     return migrate_status;
   }
   bool Superseded(const LogRecord& r) override { return superseded(r); }
-  Status Retire(const LogRecord& r, bool rewrite, Retired* how) override {
-    may_rewrite.push_back(rewrite);
+  Status Retire(const LogRecord& r, RetireBy by, Retired* how) override {
+    retired_by.push_back(by);
     *how = Retired::kMigrated;
     return MigrateIfUnmigrated(r);
   }
