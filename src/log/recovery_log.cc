@@ -281,11 +281,17 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
   return Status::OK();
 }
 
-bool RecoveryLogs::RecyclingPays(Log& lg) const {
+bool RecoveryLogs::RecyclingPays(unsigned log, Log& lg) const {
   unsigned in_use = 0;
   for (unsigned c = 0; c < chunks_per_log_; ++c)
     in_use += lg.chunks[c].header.in_use ? 1 : 0;
-  return in_use >= 2 && MostlySuperseded(*OldestChunk(lg));
+  if (in_use < 2) return false;
+  // A chunk whose records are all on PMem (or rewritten) costs nothing to
+  // free: it is not even read.
+  const LogChunk& oldest = *OldestChunk(lg);
+  return oldest.max_epoch.load(std::memory_order_relaxed) <
+             host_->MinDramEpoch(log) ||
+         MostlySuperseded(oldest);
 }
 
 Status RecoveryLogs::Activate(Log& lg, unsigned free, uint64_t slots) {
@@ -338,22 +344,32 @@ RecoveryLogs::LogChunk* RecoveryLogs::OldestChunk(Log& lg) const {
 }
 
 bool RecoveryLogs::MostlySuperseded(const LogChunk& chunk) const {
-  // Every 16th record decides: a chunk's records come in runs of rounds of
-  // writes, which a sample that sparse still sees.
-  uint64_t seen = 0;
+  // Every 32nd slot decides, read on its own (no batch checked: a slot
+  // whose batch is incomplete only blurs an estimate): a chunk's records
+  // come in runs of rounds of writes, which a sample that sparse still
+  // sees, and a rotation that samples costs its writer a few µs.
+  constexpr uint64_t kStride = 32;
+  const uint64_t slots =
+      std::min(chunk.backed.load(std::memory_order_relaxed), entries_per_chunk_);
   uint64_t sampled = 0;
   uint64_t superseded = 0;
-  (void)ScanChunk(
-      chunk,
-      [&](const LogRecord& r) {
-        if (seen++ % 16 == 0) {
-          ++sampled;
-          superseded += host_->Superseded(r) ? 1 : 0;
-        }
-        return Status::OK();
-      },
-      [](const LogRecord&, uint64_t) { return Status::OK(); },
-      [](uint64_t) {});
+  for (uint64_t slot = 0; slot < slots; slot += kStride) {
+    uint64_t* words = chunk.entries + slot * kEntryWords;
+    uint64_t in[kEntryWords];
+    for (uint64_t w = 0; w < kEntryWords; ++w)
+      in[w] = std::atomic_ref<uint64_t>(words[w]).load(
+          std::memory_order_relaxed);
+    LogRecord r;
+    // Records on PMem already cost nothing to recycle and count neither
+    // way: a chunk of them and of records still needed is worth growing
+    // past, as one of records mostly superseded is not.
+    if (!DecodeEntry(in, chunk.header.check, &r) ||
+        r.type == EntryType::kCommit || r.epoch < host_->DramEpochOf(r)) {
+      continue;
+    }
+    ++sampled;
+    superseded += host_->Superseded(r) ? 1 : 0;
+  }
   return 2 * superseded >= sampled;
 }
 
@@ -369,13 +385,19 @@ Status RecoveryLogs::RecycleAheadLocked(unsigned log, Log& lg,
   if (chunks_per_log_ <= 2) return Status::OK();
   const unsigned free = FreeChunk(lg);
   if (free == chunks_per_log_ && !when_none_is_free) return Status::OK();
-  // A free chunk with storage: the next rotation reuses it.
+  // A free chunk with storage: the next rotation reuses it. (A chunk of
+  // one page has its storage from the start: its header's.)
   if (free != chunks_per_log_ &&
-      lg.chunks[free].backed.load(std::memory_order_relaxed) > 0) {
+      (lg.chunks[free].backed.load(std::memory_order_relaxed) > 0 ||
+       kLogChunkHeaderSize + entries_per_chunk_ * kEntrySize <= kPageBytes)) {
     return Status::OK();
   }
-  if (free == chunks_per_log_)
-    return RecycleOldest(log, lg, LogHost::RetireBy::kRewritingOrMigrating);
+  if (free == chunks_per_log_) {
+    return RecycleOldest(log, lg,
+                         RecyclingPays(log, lg)
+                             ? LogHost::RetireBy::kRewritingOrMigrating
+                             : LogHost::RetireBy::kMigrating);
+  }
   // A free chunk would take new storage: worth it while the oldest chunk
   // still holds mostly records that recovery needs; once most are
   // superseded (keys written again), rewriting their entries frees it for
@@ -383,7 +405,7 @@ Status RecoveryLogs::RecycleAheadLocked(unsigned log, Log& lg,
   // writes that replace records. Entries whose records are mostly live
   // stay as they are: migrating them would spread their units below the
   // DRAM level to save a chunk.
-  return RecyclingPays(lg)
+  return RecyclingPays(log, lg)
              ? RecycleOldest(log, lg, LogHost::RetireBy::kRewritingOnly)
              : Status::OK();
 }

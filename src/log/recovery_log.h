@@ -219,12 +219,13 @@ class RecoveryLogs {
   // is free.
   unsigned FreeChunk(const Log& lg) const REQUIRES(lg.rotate_mu);
   LogChunk* OldestChunk(Log& lg) const REQUIRES(lg.rotate_mu);
-  // Whether at least half of a sample of the chunk's records are
-  // superseded (LogHost::Superseded).
+  // Whether at least half of a sample of the chunk's records (every 32nd
+  // slot) that are still in DRAM only are superseded there
+  // (LogHost::Superseded).
   bool MostlySuperseded(const LogChunk& chunk) const;
   // Whether the log has a chunk besides the current one and its oldest
   // is MostlySuperseded: recycling it then costs less than new storage.
-  bool RecyclingPays(Log& lg) const REQUIRES(lg.rotate_mu);
+  bool RecyclingPays(unsigned log, Log& lg) const REQUIRES(lg.rotate_mu);
   // TryAppend and TryAppendBatch once the caller's locks allow the append;
   // `chunk_epoch`: what the record raises its chunk's max_epoch to.
   bool AppendOne(unsigned log, const LogRecord& record, uint64_t chunk_epoch,

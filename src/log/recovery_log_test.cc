@@ -52,6 +52,9 @@ class ScriptedHost final : public LogHost {
   // Whether a record's entry holds a newer version of its key.
   std::function<bool(const LogRecord&)> superseded =
       [](const LogRecord&) { return false; };
+  // What Retire does with a record that RetireBy allows to be rewritten
+  // (kMigrated: it migrates, as always without a rewrite).
+  Retired rewrite_as = Retired::kMigrated;
 
   int epoch_queries = 0;
   std::vector<LogRecord> migrated;  // by MigrateIfUnmigrated or Retire
@@ -71,8 +74,8 @@ class ScriptedHost final : public LogHost {
   bool Superseded(const LogRecord& r) override { return superseded(r); }
   Status Retire(const LogRecord& r, RetireBy by, Retired* how) override {
     retired_by.push_back(by);
-    *how = Retired::kMigrated;
-    return MigrateIfUnmigrated(r);
+    *how = by == RetireBy::kMigrating ? Retired::kMigrated : rewrite_as;
+    return *how == Retired::kMigrated ? MigrateIfUnmigrated(r) : migrate_status;
   }
   void WaitForAppends(unsigned log) override { waited_for.push_back(log); }
   void ChunkHalfWritten(unsigned log) override { half_written.push_back(log); }
@@ -80,16 +83,19 @@ class ScriptedHost final : public LogHost {
 
 class RecoveryLogTest : public ::testing::Test {
  protected:
+  virtual Options PoolOptions() const { return Options::SmallProfile(); }
   // SmallProfile: 2 logs of 3 chunks of 4096 bytes (168 entries each).
   static constexpr unsigned kChunks = 3;
   static constexpr uint64_t kEntries = 168;
 
   void SetUp() override {
     bool created = false;
-    ASSERT_OK(pool::Pool::Open(Options::SmallProfile(), test::SimDevices(),
-                               path_, &pool_, &created, RecoveryLogs::Format));
+    ASSERT_OK(pool::Pool::Open(PoolOptions(), test::SimDevices(), path_,
+                               &pool_, &created, RecoveryLogs::Format));
     ASSERT_EQ(pool_->params().log_chunks_per_log, kChunks);
-    ASSERT_EQ(EntriesPerChunk(pool_->params().log_chunk_size), kEntries);
+    if (PoolOptions().log_chunk_size == Options::SmallProfile().log_chunk_size) {
+      ASSERT_EQ(EntriesPerChunk(pool_->params().log_chunk_size), kEntries);
+    }
     device_ = media::SimMedia::Find(path_);
     logs_ = std::make_unique<RecoveryLogs>(pool_.get(), &host_);
   }
@@ -900,6 +906,50 @@ TEST_F(RecoveryLogTest, RecycleAheadFreesTheOldestChunkOnlyWhenNoneIsFree) {
   EXPECT_TRUE(State(0, 0).in_use);
   // Records of the recycled chunk are gone; the others replay in order.
   EXPECT_EQ(Keys(Recover()[0]), Range(kEntries, 2 * kEntries + 1));
+}
+
+// Chunks of two pages: one not used yet has no storage (a chunk of one page
+// has its header's).
+class RecoveryLogTwoPageChunksTest : public RecoveryLogTest {
+ protected:
+  Options PoolOptions() const override {
+    Options o = Options::SmallProfile();
+    o.log_chunk_size = 8192;
+    return o;
+  }
+  const uint64_t entries_ = EntriesPerChunk(8192);
+};
+
+// A log with a free chunk that has no storage yet frees its oldest chunk
+// ahead of need only when most of that chunk's records are superseded,
+// and then only by rewriting: an entry left as it is keeps the chunk.
+TEST_F(RecoveryLogTwoPageChunksTest,
+       RecycleAheadRewritesOnlyWhenMostRecordsAreSuperseded) {
+  AppendKeys(0, 0, entries_ + 1);  // chunk 0 full, 1 current, 2 never used
+  ASSERT_OK(logs_->RecycleAhead(0));
+  EXPECT_EQ(logs_->compactions(), 0u) << "live records: taking chunk 2 pays";
+  EXPECT_TRUE(host_.retired_by.empty());
+
+  int sampled = 0;
+  host_.superseded = [&](const LogRecord& r) {
+    ++sampled;
+    return r.key % 2 == 0;  // half of them
+  };
+  host_.rewrite_as = LogHost::Retired::kLeft;
+  ASSERT_OK(logs_->RecycleAhead(0));
+  EXPECT_EQ(sampled, static_cast<int>((entries_ + 31) / 32))
+      << "every 32nd slot is sampled";
+  EXPECT_EQ(logs_->compactions(), 0u) << "an entry left keeps the chunk";
+  EXPECT_TRUE(State(0, 0).in_use);
+  ASSERT_FALSE(host_.retired_by.empty());
+  for (const LogHost::RetireBy by : host_.retired_by)
+    EXPECT_EQ(by, LogHost::RetireBy::kRewritingOnly);
+
+  host_.rewrite_as = LogHost::Retired::kRewritten;
+  ASSERT_OK(logs_->RecycleAhead(0));
+  EXPECT_EQ(logs_->compactions(), 1u);
+  EXPECT_FALSE(State(0, 0).in_use);
+  EXPECT_TRUE(host_.migrated.empty()) << "nothing migrated";
 }
 
 TEST_F(RecoveryLogTest, RecycleAheadAfterCloseIsInvalidArgument) {

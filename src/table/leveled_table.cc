@@ -427,6 +427,25 @@ void LeveledTable::RewriteDram(uint64_t dram_index,
   dram_inserted_.Add(size);
 }
 
+unsigned LeveledTable::SupersededInDramSample(uint64_t dram_index,
+                                              unsigned samples) const {
+  const DirectoryEntry& e = levels_[0].entries[dram_index];
+  const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
+  if (st.size == 0 || st.size > capacity_) return 0;
+  unsigned superseded = 0;
+  for (unsigned i = 0; i < samples; ++i) {
+    const unsigned pos = i * st.size / samples;
+    const Bucket& bucket =
+        levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
+    if (DramSlotSuperseded(dram_index, st.epoch, pos,
+                           LoadRelaxed(bucket.keys[pos % kSlotsPerBucket]),
+                           TestBit(e.indirect, pos))) {
+      ++superseded;
+    }
+  }
+  return superseded;
+}
+
 bool LeveledTable::DramSlotSuperseded(uint64_t dram_index, uint64_t epoch,
                                       unsigned position, uint64_t key_word,
                                       bool indirect) const {
@@ -434,12 +453,21 @@ bool LeveledTable::DramSlotSuperseded(uint64_t dram_index, uint64_t epoch,
   const EntryState st = EntryState::Decode(LoadAcquire(e.state));
   if (epoch < st.epoch) return true;
   if (epoch > st.epoch || st.size > capacity_) return false;
-  for (unsigned pos = position + 1; pos < st.size; ++pos) {
-    const Bucket& bucket =
-        levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
-    if (LoadRelaxed(bucket.keys[pos % kSlotsPerBucket]) == key_word &&
-        TestBit(e.indirect, pos) == indirect) {
-      return true;
+  // Only the buckets the filter names can hold the key: a few lines read,
+  // not the entry's.
+  const unsigned buckets = (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
+  uint32_t candidates = FilterCandidates(
+      e.filter, buckets, ProbeOf(HashOf(key_word, indirect)));
+  candidates &= ~((1u << (position / kSlotsPerBucket)) - 1);
+  for (; candidates != 0; candidates &= candidates - 1) {
+    const unsigned b = std::countr_zero(candidates);
+    const Bucket& bucket = levels_[0].bucket_area[dram_index * fanout_ + b];
+    for (unsigned pos = std::max(b * kSlotsPerBucket, position + 1);
+         pos < std::min((b + 1) * kSlotsPerBucket, st.size); ++pos) {
+      if (LoadRelaxed(bucket.keys[pos % kSlotsPerBucket]) == key_word &&
+          TestBit(e.indirect, pos) == indirect) {
+        return true;
+      }
     }
   }
   return false;
