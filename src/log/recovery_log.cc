@@ -31,6 +31,7 @@ RecoveryLogs::RecoveryLogs(pool::Pool* pool, LogHost* host,
   for (unsigned l = 0; l < p.log_count; ++l) {
     auto log = std::make_unique<Log>();
     log->chunks = std::make_unique<LogChunk[]>(chunks_per_log_);
+    log->free_chunks.store(chunks_per_log_, std::memory_order_relaxed);
     for (unsigned c = 0; c < chunks_per_log_; ++c) {
       const uint64_t offset =
           pool::kLogRegionOffset +
@@ -110,8 +111,16 @@ bool RecoveryLogs::Reserve(unsigned log, uint64_t n, LogChunk** chunk,
     }
     return false;
   }
+  // Recycling ahead is due once no chunk is free; before that, only
+  // whether rewrites would pay is, which every fourth chunk asks (and
+  // every rotation): waking the background threads costs the writers
+  // CPU on a small machine.
   const uint64_t half = entries_per_chunk_ / 2;
-  if (*slot <= half && half < *slot + n) host_->ChunkHalfWritten(log);
+  if (*slot <= half && half < *slot + n &&
+      (lg.free_chunks.load(std::memory_order_relaxed) == 0 ||
+       lg.halves.fetch_add(1, std::memory_order_relaxed) % 4 == 0)) {
+    host_->ChunkHalfWritten(log);
+  }
   return true;
 }
 
@@ -286,9 +295,18 @@ bool RecoveryLogs::RecyclingPays(unsigned log, Log& lg) const {
   for (unsigned c = 0; c < chunks_per_log_; ++c)
     in_use += lg.chunks[c].header.in_use ? 1 : 0;
   if (in_use < 2) return false;
+  // A log that keeps growing past the same oldest chunk (records still
+  // needed: inserts) asks again only every few times: asking reads a
+  // sample of the chunk and every DRAM entry's epoch.
+  const LogChunk& oldest = *OldestChunk(lg);
+  if (oldest.header.log_seq == lg.judged_seq &&
+      ++lg.asked_since_judged < kAsksPerJudgement) {
+    return false;
+  }
+  lg.judged_seq = oldest.header.log_seq;
+  lg.asked_since_judged = 0;
   // A chunk whose records are all on PMem (or rewritten) costs nothing to
   // free: it is not even read.
-  const LogChunk& oldest = *OldestChunk(lg);
   return oldest.max_epoch.load(std::memory_order_relaxed) <
              host_->MinDramEpoch(log) ||
          MostlySuperseded(oldest);
@@ -300,6 +318,7 @@ Status RecoveryLogs::Activate(Log& lg, unsigned free, uint64_t slots) {
   if (!s.ok()) return s;
   c.max_epoch.store(0, std::memory_order_relaxed);
   SetState(c, LogChunkState{lg.next_seq++, true, c.header.check});
+  lg.free_chunks.fetch_sub(1, std::memory_order_relaxed);
   lg.cursor.store(uint64_t{free} << 32, std::memory_order_release);
   return Status::OK();
 }
@@ -468,6 +487,7 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg,
     if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
     if (left) return Status::OK();
   }
+  lg.free_chunks.fetch_add(1, std::memory_order_relaxed);
   SetState(*oldest, LogChunkState{oldest->header.log_seq, false,
                                LogChunkState::NextCheck(oldest->header.check)});
   compactions_.Add(1);
@@ -520,6 +540,8 @@ Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
     lg.next_seq = std::max(lg.next_seq, chunk.header.log_seq + 1);
     if (chunk.header.in_use) in_use.push_back(&chunk);
   }
+  lg.free_chunks.store(chunks_per_log_ - static_cast<unsigned>(in_use.size()),
+                       std::memory_order_relaxed);
   std::sort(in_use.begin(), in_use.end(), [](const LogChunk* a, const LogChunk* b) {
     return a->header.log_seq < b->header.log_seq;
   });

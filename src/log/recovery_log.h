@@ -166,6 +166,7 @@ class RecoveryLogs {
 
  private:
   static constexpr uint32_t kNoChunk = 0xFFFFFFFF;
+  static constexpr unsigned kAsksPerJudgement = 2;
   static constexpr uint64_t kForeign = ~uint64_t{0};
 
   // DRAM state of one chunk.
@@ -193,6 +194,14 @@ class RecoveryLogs {
     Mutex foreign_append_mu;
     std::unique_ptr<LogChunk[]> chunks;
     uint64_t next_seq GUARDED_BY(rotate_mu) = 1;
+    // Chunks not in use (changed under rotate_mu), and the chunks that
+    // were half written (Reserve).
+    std::atomic<unsigned> free_chunks{0};
+    std::atomic<uint64_t> halves{0};
+    // RecyclingPays(): the oldest chunk it last found not worth
+    // recycling, and how often it was asked since.
+    uint64_t judged_seq GUARDED_BY(rotate_mu) = 0;
+    unsigned asked_since_judged GUARDED_BY(rotate_mu) = 0;
     // The most slots an append found unbacked asked for: Rotate() backs
     // at least that many past the cursor.
     std::atomic<uint64_t> wanted{0};
