@@ -424,9 +424,14 @@ Status RecoveryLogs::RecycleAheadLocked(unsigned log, Log& lg,
   // writes that replace records. Entries whose records are mostly live
   // stay as they are: migrating them would spread their units below the
   // DRAM level to save a chunk.
-  return RecyclingPays(log, lg)
-             ? RecycleOldest(log, lg, LogHost::RetireBy::kRewritingOnly)
-             : Status::OK();
+  // Up to two chunks at once: a log that grew while its oldest chunk was
+  // still needed shrinks back.
+  for (int freed = 0; freed < 2 && RecyclingPays(log, lg); ++freed) {
+    const uint64_t before = compactions_.Read();
+    Status s = RecycleOldest(log, lg, LogHost::RetireBy::kRewritingOnly);
+    if (!s.ok() || compactions_.Read() == before) return s;
+  }
+  return Status::OK();
 }
 
 Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg,
@@ -464,6 +469,7 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg,
           Status retired = host_->Retire(r, by, &how);
           // A rewrite that filled this log's current chunk goes on in a
           // free one (backed whole: rewrites append runs).
+          lg.rotate_mu.AssertHeld();  // (held by the caller of the scan)
           if (retired.ok() && how == LogHost::Retired::kNoRoom &&
               (lg.cursor.load(std::memory_order_acquire) & 0xFFFFFFFF) >=
                   entries_per_chunk_ &&
@@ -542,6 +548,13 @@ Status RecoveryLogs::RecoverLog(unsigned log, const ReplayFn& replay,
   }
   lg.free_chunks.store(chunks_per_log_ - static_cast<unsigned>(in_use.size()),
                        std::memory_order_relaxed);
+  // A free chunk's header page was read for its generation only: out of
+  // the process's resident memory until the chunk is used (a new pool's
+  // 1,024 of them are 4 MiB).
+  for (unsigned c = 0; c < chunks_per_log_; ++c) {
+    if (!lg.chunks[c].header.in_use)
+      media_.ReleasePages(lg.chunks[c].offset, kPageBytes);
+  }
   std::sort(in_use.begin(), in_use.end(), [](const LogChunk* a, const LogChunk* b) {
     return a->header.log_seq < b->header.log_seq;
   });

@@ -215,6 +215,14 @@ class MappedFileMedia final : public Media {
                   MADV_RANDOM);
   }
 
+  // MADV_DONTNEED on a shared mapping drops the mapping only: the pages
+  // (dirty ones too) stay in the file's page cache, or on the DAX media.
+  void ReleasePages(uint64_t offset, uint64_t len) noexcept override {
+    const uint64_t first = (offset + 4095) & ~uint64_t{4095};
+    const uint64_t end = std::min(offset + len, size()) & ~uint64_t{4095};
+    if (end > first) (void)madvise(base_ + first, end - first, MADV_DONTNEED);
+  }
+
   void Prefault(uint64_t offset, uint64_t len) noexcept override {
 #ifdef MADV_POPULATE_WRITE
     const uint64_t first = offset & ~uint64_t{4095};

@@ -192,6 +192,11 @@ class Media {
   // into them take no page faults (logs are pre-faulted, paper §4.3).
   // Contents are unchanged; best effort.
   virtual void Prefault(uint64_t /*offset*/, uint64_t /*len*/) noexcept {}
+  // Unmaps the whole pages of [offset, offset + len) from this process:
+  // their contents stay (in the file, or its page cache), and the next
+  // access maps them again. For a reader done with scattered pages, which
+  // would otherwise count in its resident memory. Best effort.
+  virtual void ReleasePages(uint64_t /*offset*/, uint64_t /*len*/) noexcept {}
 
   MediaKind kind() const { return kind_; }
   Granularity granularity() const { return granularity_; }
