@@ -416,8 +416,8 @@ void LeveledTable::RewriteDram(uint64_t dram_index,
   // A reader that read slots before this store sees the epoch change
   // when it validates, and one that comes after waits for the next
   // store: no reader takes a half-rewritten slot for an answer.
-  StoreRelaxed(e.state, EntryState{epoch, EntryState::kRewriting}.Encode());
-  std::atomic_thread_fence(std::memory_order_release);
+  StoreBeforeWrites(e.state,
+                    EntryState{epoch, EntryState::kRewriting}.Encode());
   for (unsigned pos = 0; pos < slots.size(); ++pos)
     WriteDramSlot(dram_index, pos, hashes[pos], slots[pos], /*logged=*/true);
   const auto size = static_cast<unsigned>(slots.size());

@@ -28,6 +28,13 @@ inline void StoreRelease(uint64_t& w, uint64_t v) {
   std::atomic_ref<uint64_t>(w).store(v, std::memory_order_release);
 }
 
+// Stores a version word before writing what it protects (a seqlock
+// writer's first store): no later write moves before it. An exchange
+// orders so on every build (TSan does not model fences).
+inline void StoreBeforeWrites(uint64_t& w, uint64_t v) {
+  (void)std::atomic_ref<uint64_t>(w).exchange(v, std::memory_order_acq_rel);
+}
+
 // Re-reads a version word after reading what it protects (the validating
 // read of a seqlock): no earlier read may move after it.
 inline uint64_t ReloadAfterReads(const uint64_t& w) {
