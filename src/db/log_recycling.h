@@ -1,8 +1,9 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // What the recovery logs need from the hash table to recycle a chunk
-// (log::LogHost): a chunk may be reused once every record in it is on
-// PMem, which the DRAM entries' epochs tell, and which migrating an entry
+// (log::LogHost): a chunk may be reused once recovery needs none of its
+// records, which the DRAM entries' epochs tell, and which migrating an
+// entry, or rewriting it without its superseded versions (EntryRewriter),
 // brings about.
 
 #ifndef PLUSH_DB_LOG_RECYCLING_H_

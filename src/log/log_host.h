@@ -2,8 +2,9 @@
 //
 // What the recovery logs (recovery_log.h) and the batch spill area
 // (batch_spill.h) need from the hash table: a log chunk, or the spill area,
-// may be reused once every record in it is on PMem, which the DRAM
-// entries' epochs tell and which migrating an entry brings about.
+// may be reused once recovery needs none of its records, which the DRAM
+// entries' epochs tell and which migrating an entry (or, for a log chunk,
+// rewriting it: Retire) brings about.
 
 #ifndef PLUSH_LOG_LOG_HOST_H_
 #define PLUSH_LOG_LOG_HOST_H_
