@@ -46,6 +46,7 @@ std::string Bytes(uint64_t word, uint32_t size, uint64_t domain) {
 Status Apply(DB* db, const Op& op) {
   WriteOptions write;
   write.sync = op.sync;
+  write.expires_at_ms = op.expires_at_ms;
   switch (op.kind) {
     case Op::Kind::kPut:
       return db->Put(write, KeyBytes(op), ValueBytes(op.value, op.value_size));
@@ -77,6 +78,24 @@ std::vector<Op> WithEveryOtherWriteSynced(std::vector<Op> ops) {
     if (!WritesKey(op)) continue;
     op.sync = sync;
     sync = !sync;
+  }
+  return ops;
+}
+
+std::vector<Op> WithExpiries(std::vector<Op> ops) {
+  unsigned put = 0;
+  for (Op& op : ops) {
+    if (op.kind != Op::Kind::kPut) continue;
+    switch (put++ % 3) {
+      case 0:
+        op.expires_at_ms = kExplorerNowMs + 1000 + op.value % 1000;
+        break;
+      case 1:
+        op.expires_at_ms = kExplorerNowMs - 1 - op.value % 1000;
+        break;
+      default:
+        break;
+    }
   }
   return ops;
 }
@@ -148,7 +167,9 @@ uint32_t SmallestPayloadChunkSize(Options options) {
 
 CrashExplorer::CrashExplorer(Options options, std::vector<Op> workload)
     : options_([&] {
-              return options;
+        if (options.clock == nullptr)
+          options.clock = std::make_shared<ManualClock>(kExplorerNowMs);
+        return options;
       }()),
       workload_(std::move(workload)),
       device_("crash_explorer_" + std::to_string(device_counter++)) {
@@ -215,12 +236,14 @@ std::string KeyState::ToString() const {
   std::string s = std::to_string(value.size()) + " bytes";
   if (value.size() > 8)
     s += " starting with " + std::to_string(FromWord(value));
+  if (expires_at_ms != 0) s += ", expiring at " + std::to_string(expires_at_ms);
   return s;
 }
 
 KeyState After(const Op& op) {
   if (op.kind != Op::Kind::kPut) return {};
-  return {true, ValueBytes(op.value, op.value_size)};
+  if (op.expires_at_ms != 0 && op.expires_at_ms < kExplorerNowMs) return {};
+  return {true, ValueBytes(op.value, op.value_size), op.expires_at_ms};
 }
 
 std::string KeyName(const std::string& key) {
@@ -254,7 +277,12 @@ std::string CrashExplorer::Check(DB* db, size_t acked,
     const Status s = db->Get({}, key, &value);
     if (!s.ok() && !s.IsNotFound())
       return "Get(" + KeyName(key) + "): " + s.ToString();
-    const KeyState got{s.ok(), s.ok() ? value : std::string()};
+    uint64_t expiry = 0;
+    if (s.ok()) {
+      const Status e = db->GetExpiry(key, &expiry);
+      if (!e.ok()) return "GetExpiry(" + KeyName(key) + "): " + e.ToString();
+    }
+    const KeyState got{s.ok(), s.ok() ? value : std::string(), expiry};
     if (got.present) found.emplace(key, got.value);
     auto it = expected.find(key);
     const KeyState want = it == expected.end() ? KeyState{} : it->second;

@@ -51,7 +51,12 @@ struct Op {
   uint32_t key_size = 8;    // bytes of KeyBytes(key, key_size)
   uint32_t value_size = 8;  // for kPut: bytes of ValueBytes(value, value_size)
   bool sync = false;        // kPut, kDelete: with WriteOptions::sync
+  uint64_t expires_at_ms = 0;  // kPut: WriteOptions::expires_at_ms
 };
+
+// The time on the clock every explorer's DB runs with (Options::clock): a
+// put with an expiry at or after it is present, one before it expired.
+inline constexpr uint64_t kExplorerNowMs = 1'800'000'000'000;
 
 // Whether `op` writes its key (a put or a delete), as opposed to work that
 // changes no key (a checkpoint, a re-balance).
@@ -70,6 +75,10 @@ std::string KeyBytes(const Op& op);
 std::vector<Op> RandomWorkload(uint64_t n, uint64_t key_space, uint64_t seed);
 // `ops` with every other put and delete made a sync write.
 std::vector<Op> WithEveryOtherWriteSynced(std::vector<Op> ops);
+// `ops` with an expiry on two puts in three: one in the explorer's future
+// (the record is there, with its expiry), one in its past (the record
+// hides the key as a delete would).
+std::vector<Op> WithExpiries(std::vector<Op> ops);
 
 // The smallest payload_chunk_size that DB::Open accepts with `options`
 // (powers of two from 4 KiB; 0 if none up to 4 MiB), found by creating
@@ -106,10 +115,12 @@ Options TinyVarlenCrashPool();
 // with it fits a chunk.
 uint32_t MaxVarlenValue(const Options& o);
 
-// The state of one key in an oracle: absent, or holding a value.
+// The state of one key in an oracle: absent, or holding a value (with an
+// expiry, 0 = none).
 struct KeyState {
   bool present = false;
   std::string value;
+  uint64_t expires_at_ms = 0;
   bool operator==(const KeyState&) const = default;
   std::string ToString() const;
 };

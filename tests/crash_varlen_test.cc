@@ -122,6 +122,33 @@ TEST(CrashVarlenTest, SampledPersistPointsOfALargerWorkload) {
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 }
 
+// Records with an expiry — a third of them already expired — through
+// migrations (which turn expired records into tombstones and drop those
+// that hide nothing) and compactions (which move an expired record's key
+// alone): at every persist point, recovery brings back each acknowledged
+// record with its expiry, and no expired record's older version.
+TEST(CrashVarlenTest, EveryPersistPointOfWritesWithExpiry) {
+  const Options o = TinyVarlenCrashPool();
+  ASSERT_GT(o.payload_chunk_size, 0u);
+  CrashExplorer explorer(
+      o, WithExpiries(RandomVarlenWorkload(Soak() ? 1200 : 300, 24, 61,
+                                           3 * MaxVarlenValue(o))));
+  Stats run;
+  ASSERT_GT(explorer.CountPersistPoints(&run), 0u)
+      << "the crash-free run of the workload failed";
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("varlen exhaustive, writes with expiry", stats, run);
+  EXPECT_EQ(stats.crash_states, stats.persist_points);
+  EXPECT_GT(run.migrations, 5u);
+  EXPECT_GT(run.payload_gc_runs, 0u) << "the workload must garbage-collect";
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+
+  explorer.set_claim_in_flight_acked(true);
+  const ExplorerStats wrong = explorer.Sampled(100, 62);
+  Report("writes with expiry, deliberately wrong oracle", wrong, run);
+  EXPECT_GT(wrong.failures, 0u);
+}
+
 // The small profile as it is (two payload logs) and values up to 4 KiB.
 TEST(CrashVarlenTest, SampledPersistPointsWithTheSmallProfile) {
   CrashExplorer explorer(SmallCrashPool(),

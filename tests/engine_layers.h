@@ -31,6 +31,7 @@
 #include "sim_pool.h"
 #include "table/leveled_table.h"
 #include "testing/sim_media.h"
+#include "util/wall_clock.h"
 
 namespace plush::test {
 
@@ -182,7 +183,8 @@ class EngineLayers {
     write_path_ = std::make_unique<WritePath>(
         table_.get(), logs_.get(), background_.get(), tails_.get(), &closed_);
     payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
-    s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &payload_);
+    s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &clock_,
+                                   &payload_);
     if (!s.ok()) return s;
     if (payload_->enabled()) table_->set_resolver(payload_.get());
     unit_reader_ = std::make_unique<UnitReader>(table_.get(), payload_.get(),
@@ -215,7 +217,7 @@ class EngineLayers {
         const KeyHasher::Placed placed = hasher.PlaceKey(key);
         uint64_t ref = 0;
         payload::PayloadLogs::Ticket ticket;
-        s = payload_->Append(key, placed.hash, value, &ref, &ticket);
+        s = payload_->Append(key, placed.hash, value, 0, &ref, &ticket);
         if (!s.ok()) return s;
         if (!log) pool_->media().Drain();
         s = write_path_->WriteSlot(
@@ -230,6 +232,7 @@ class EngineLayers {
   const std::string device_;
   const bool keep_device_;
   std::atomic<bool> closed_{false};
+  WallClock clock_;
   std::unique_ptr<pool::Pool> pool_;
   std::unique_ptr<table::LeveledTable> table_;
   std::unique_ptr<BackgroundWork> background_;

@@ -43,6 +43,19 @@ inline ::testing::AssertionResult StatusIsOk(const char* expr,
   return ::testing::AssertionFailure() << expr << ": " << s.ToString();
 }
 
+// A clock that moves only when told (Options::clock): expiry at the
+// test's command.
+class ManualClock final : public Clock {
+ public:
+  explicit ManualClock(uint64_t now_ms = 1'000'000) : now_(now_ms) {}
+  uint64_t NowMs() const override { return now_.load(); }
+  void Set(uint64_t now_ms) { now_.store(now_ms); }
+  void Advance(uint64_t ms) { now_.fetch_add(ms); }
+
+ private:
+  std::atomic<uint64_t> now_;
+};
+
 }  // namespace plush::test
 
 namespace plush::test {

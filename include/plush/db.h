@@ -81,7 +81,7 @@ class PLUSH_EXPORT DB {
                      std::string_view value) = 0;
 
   // Stores the newest value of `key` in *value and returns OK, or returns
-  // NotFound if the key does not exist (or was deleted).
+  // NotFound if the key does not exist (or was deleted, or expired).
   virtual Status Get(const ReadOptions& options, std::string_view key,
                      std::string* value) = 0;
 
@@ -134,6 +134,25 @@ class PLUSH_EXPORT DB {
   // long or the sum overflows (nothing changes then).
   virtual Status Increment(const WriteOptions& options, std::string_view key,
                            int64_t delta, int64_t* result) = 0;
+
+  // Sets the expiry of `key` to `expires_at_ms` (Unix milliseconds on
+  // Options::clock; 0 = never expires), keeping its value: a new version
+  // of the key, written as Update writes (options.expires_at_ms is not
+  // used). Returns OK; NotFound if the key is absent or expired (nothing
+  // written); InvalidArgument, NoSpace as Put.
+  virtual Status Expire(const WriteOptions& options, std::string_view key,
+                        uint64_t expires_at_ms) = 0;
+  Status Expire(std::string_view key, uint64_t expires_at_ms) {
+    return Expire(WriteOptions(), key, expires_at_ms);
+  }
+
+  // Stores the expiry of `key` in *expires_at_ms (0: it never expires) and
+  // returns OK, or returns NotFound if the key is absent or expired.
+  virtual Status GetExpiry(const ReadOptions& options, std::string_view key,
+                           uint64_t* expires_at_ms) = 0;
+  Status GetExpiry(std::string_view key, uint64_t* expires_at_ms) {
+    return GetExpiry(ReadOptions(), key, expires_at_ms);
+  }
 
   // Stores `value` under `key` unless the key exists; *inserted (if not
   // null) says which happened. Atomic like Update.

@@ -27,7 +27,7 @@ inline constexpr size_t kMaxBatchBytes = 64 << 20;
 // (docs/format.md). Pools of any other version are refused with
 // NotSupported (nothing has been released: earlier formats are retired;
 // plush dump | plush load copies a pool across versions).
-inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion = 4;
 
 }  // namespace plush
 

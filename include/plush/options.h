@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,16 @@ enum class Partitioning : uint8_t {
   kRange = 1,  // by an order-preserving key prefix: enables ordered scans
 };
 
+// The time that decides when a record with an expiry expires
+// (WriteOptions::expires_at_ms): milliseconds since the Unix epoch. The
+// default is the system's wall clock (Options::clock); tests give their
+// own. Called from any thread, concurrently.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual uint64_t NowMs() const = 0;
+};
+
 struct PLUSH_EXPORT Options {
   // ---- Behaviour -----------------------------------------------------------
 
@@ -58,6 +69,11 @@ struct PLUSH_EXPORT Options {
   Backend backend = Backend::kAuto;
   // Open() fails with NotSupported if the media cannot give this guarantee.
   Granularity required_granularity = Granularity::kPage;
+  // What expiry is judged by; null = the wall clock (CLOCK_REALTIME). A
+  // record is gone once NowMs() > its expires_at_ms. A clock set back
+  // brings back records that expired but were not yet reclaimed
+  // (docs/api.md, "Expiry"); reclaimed ones stay gone.
+  std::shared_ptr<const Clock> clock;
   // Threads used to replay the recovery logs when opening a pool after a
   // crash; 0 = one per hardware thread.
   unsigned recovery_threads = 0;
@@ -196,6 +212,16 @@ struct WriteOptions {
   // for a pool on a file system in memory (tmpfs, ramfs), which nothing
   // makes survive power loss.
   bool sync = false;
+  // The moment the records written expire, in Unix milliseconds on the
+  // DB's Clock (Options::clock); 0 = never. From the first millisecond
+  // after it, the record is absent to every read (Get, MultiGet,
+  // iterators, GetExpiry), as if deleted, and its space is reclaimed.
+  // Put and Write's puts store it (0 removes the key's expiry, as Redis's
+  // SET). Update and Increment store it with the new value if it is not
+  // 0, and keep the key's current expiry if it is (as Redis's INCR).
+  // Ignored by deletes. A time already past writes a record that is
+  // absent at once.
+  uint64_t expires_at_ms = 0;
 };
 
 }  // namespace plush

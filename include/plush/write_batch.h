@@ -32,6 +32,7 @@
 #define PLUSH_WRITE_BATCH_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,11 @@ class PLUSH_EXPORT WriteBatch {
 
   // Appends an upsert of `key` to `value`. Sizes are checked by DB::Write.
   void Put(std::string_view key, std::string_view value);
+  // Appends an upsert of `key` to `value` that expires at `expires_at_ms`
+  // (Unix ms on the DB's Options::clock; 0 = never), whatever
+  // WriteOptions::expires_at_ms says (which Put's records take).
+  void PutWithExpiry(std::string_view key, std::string_view value,
+                     uint64_t expires_at_ms);
   // Appends a deletion of `key` (deleting a missing key is fine).
   void Delete(std::string_view key);
   // Removes every operation.
@@ -61,6 +67,13 @@ class PLUSH_EXPORT WriteBatch {
    public:
     virtual ~Handler() = default;
     virtual void Put(std::string_view key, std::string_view value) = 0;
+    // A PutWithExpiry; by default passed on as a Put (without its expiry),
+    // for handlers that do not care.
+    virtual void PutWithExpiry(std::string_view key, std::string_view value,
+                               uint64_t expires_at_ms) {
+      (void)expires_at_ms;
+      Put(key, value);
+    }
     virtual void Delete(std::string_view key) = 0;
   };
   // Calls the handler once per operation, in the order they were added.
@@ -68,7 +81,8 @@ class PLUSH_EXPORT WriteBatch {
 
  private:
   std::string rep_;  // per operation: tag, key length, key[, value length,
-                     // value]; lengths as 32-bit little-endian integers
+                     // value[, expiry]]; lengths as 32-bit little-endian
+                     // integers, the expiry as a 64-bit one
   size_t count_ = 0;
 };
 

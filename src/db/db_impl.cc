@@ -169,7 +169,8 @@ Status DBImpl::OpenLayers(bool created) {
                                             background_.get(),
                                             unit_tails_.get(), &closed_);
   payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
-  s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &payload_);
+  s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), clock_.get(),
+                                &payload_);
   if (!s.ok()) return s;
   if (payload_->enabled()) table_->set_resolver(payload_.get());
   unit_reader_ = std::make_unique<UnitReader>(table_.get(), payload_.get(),
@@ -303,8 +304,10 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
     placement = Place(key, version);
     uint64_t ref = 0;
     payload::PayloadLogs::Ticket ticket;  // until the reference is published
-    Status r = payload_->Append(key, placement.hash, value, &ref, &ticket,
-                                options.sync);
+    Status r =
+        payload_->Append(key, placement.hash, value,
+                         tombstone ? 0 : options.expires_at_ms, &ref, &ticket,
+                         options.sync);
     if (!r.ok()) return r;
     // A logged write's fence (its log append) covers the entry. An unlogged
     // one is published without a fence of its own, and a migration by
@@ -323,7 +326,9 @@ Status DBImpl::Put(const WriteOptions& options, std::string_view key,
   return Acknowledged(options, [&] {
     if (key.size() > kMaxKeySize) return KeyTooLarge(key);
     if (value.size() > kMaxValueSize) return ValueTooLarge(value);
-    Status s = key.size() == 8 && value.size() == 8
+    // A record with an expiry keeps it in its payload entry.
+    Status s = key.size() == 8 && value.size() == 8 &&
+                       options.expires_at_ms == 0
                    ? WriteInline(options, Word(key),
                                  {Word(key), Word(value), false, false})
                    : WritePayload(options, key, value, /*tombstone=*/false);
@@ -369,14 +374,23 @@ Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
     std::string_view key;
     std::string_view value;
     bool tombstone;
+    uint64_t expires_at_ms;
   };
   struct Collect final : WriteBatch::Handler {
+    explicit Collect(uint64_t expiry) : default_expiry(expiry) {}
     void Put(std::string_view k, std::string_view v) override {
-      ops.push_back({k, v, false});
+      ops.push_back({k, v, false, default_expiry});
     }
-    void Delete(std::string_view k) override { ops.push_back({k, {}, true}); }
+    void PutWithExpiry(std::string_view k, std::string_view v,
+                       uint64_t expires_at_ms) override {
+      ops.push_back({k, v, false, expires_at_ms});
+    }
+    void Delete(std::string_view k) override {
+      ops.push_back({k, {}, true, 0});
+    }
+    const uint64_t default_expiry;
     std::vector<Op> ops;
-  } collect;
+  } collect(options.expires_at_ms);
   batch->Iterate(&collect);
   uint64_t bytes = 0;
   for (size_t i = 0; i < collect.ops.size(); ++i) {
@@ -404,7 +418,8 @@ Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
     records.reserve(collect.ops.size());
     bool payloads = false;
     for (const Op& op : collect.ops) {
-      if (op.key.size() == 8 && (op.tombstone || op.value.size() == 8)) {
+      if (op.key.size() == 8 &&
+          (op.tombstone || (op.value.size() == 8 && op.expires_at_ms == 0))) {
         records.push_back({hasher.InlineHash(Word(op.key)),
                            {Word(op.key), op.tombstone ? 0 : Word(op.value),
                             op.tombstone, false},
@@ -413,8 +428,9 @@ Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
       }
       const KeyHasher::Placed placed = hasher.PlaceKey(op.key);
       uint64_t ref = 0;
-      Status r = payload_->Append(op.key, placed.hash, op.value, &ref,
-                                  &tickets.emplace_back(), options.sync);
+      Status r =
+          payload_->Append(op.key, placed.hash, op.value, op.expires_at_ms,
+                           &ref, &tickets.emplace_back(), options.sync);
       if (!r.ok()) return r;
       records.push_back({placed.hash,
                          {placed.indirect_word, ref, op.tombstone, true},
@@ -432,8 +448,9 @@ Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
 }
 
 Status DBImpl::ReadCurrent(const table::LookupKey& lookup, std::string* value,
-                           bool* present) const {
-  const table::Found found = table_->Get(lookup, value);
+                           uint64_t* expires_at_ms, bool* present) const {
+  *expires_at_ms = 0;
+  const table::Found found = table_->Get(lookup, value, expires_at_ms);
   if (found == table::Found::kDamaged) {
     return Status::Corruption(
         "the newest version of the key references a payload entry of "
@@ -460,6 +477,7 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
   // on its current value.
   for (;;) {
     std::string next;
+    uint64_t expiry = 0;
     UpdateAction action = UpdateAction::kKeep;
     bool changed = false;
     s = Placed(table_->hasher(), [&](uint64_t version, bool* moved) {
@@ -467,6 +485,7 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
       const table::LookupKey lookup =
           table::LookupKey::For(key, placement.hash);
       std::string current;
+      uint64_t current_expiry = 0;
       bool present = false;
       bool needs_payload = false;
       action = UpdateAction::kKeep;
@@ -477,18 +496,24 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
             // The write may start over (a rotation, a re-balance): every
             // decision starts from an empty new value.
             next.clear();
-            Status r = ReadCurrent(lookup, &current, &present);
-            if (r.ok())
-              r = decide(present ? &current : nullptr, &next, &action);
+            Status r = ReadCurrent(lookup, &current, &current_expiry, &present);
+            expiry = options.expires_at_ms != 0 ? options.expires_at_ms
+                                                : current_expiry;
+            if (r.ok()) {
+              r = decide(present ? &current : nullptr, &next, &expiry,
+                         &action);
+            }
             if (!r.ok() || action == UpdateAction::kKeep) return r;
             const bool tombstone = action == UpdateAction::kDelete;
+            if (tombstone) expiry = 0;
             if (!tombstone && next.size() > kMaxValueSize) {
               return Status::InvalidArgument(
                   "new value of " + std::to_string(next.size()) +
                   " bytes exceeds the limit of " +
                   std::to_string(kMaxValueSize) + " bytes");
             }
-            if (inline_key && (tombstone || next.size() == 8)) {
+            if (inline_key &&
+                (tombstone || (next.size() == 8 && expiry == 0))) {
               *slot = {Word(key), tombstone ? 0 : Word(next), tombstone,
                        false};
               *skip = false;
@@ -503,7 +528,7 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
       uint64_t ref = 0;
       payload::PayloadLogs::Ticket ticket;  // until the reference is published
       w = payload_->Append(key, placement.hash,
-                           tombstone ? std::string_view() : next, &ref,
+                           tombstone ? std::string_view() : next, expiry, &ref,
                            &ticket, options.sync);
       if (!w.ok()) return w;
       if (!options.log) pool_->media().Drain();  // as in WritePayload
@@ -511,9 +536,11 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
           options, placement,
           [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
             std::string now;
+            uint64_t now_expiry = 0;
             bool now_present = false;
-            Status r = ReadCurrent(lookup, &now, &now_present);
-            changed = now_present != present || (present && now != current);
+            Status r = ReadCurrent(lookup, &now, &now_expiry, &now_present);
+            changed = now_present != present ||
+                      (present && (now != current || now_expiry != current_expiry));
             *skip = changed;
             *slot = {placement.indirect_word, ref, tombstone, true};
             return r;
@@ -534,7 +561,7 @@ Status DBImpl::Update(const WriteOptions& options, std::string_view key,
   return Acknowledged(options, [&] {
     return ReadModifyWrite(options, key,
                            [&](const std::string* current, std::string* next,
-                               UpdateAction* action) {
+                               uint64_t*, UpdateAction* action) {
                              *action = fn(current, next);
                              return Status::OK();
                            });
@@ -545,7 +572,7 @@ Status DBImpl::Increment(const WriteOptions& options, std::string_view key,
                          int64_t delta, int64_t* result) {
   int64_t sum = 0;
   const Decide add = [&](const std::string* current, std::string* next,
-                         UpdateAction* action) -> Status {
+                         uint64_t*, UpdateAction* action) -> Status {
         int64_t value = 0;
         if (current != nullptr) {
           if (current->size() != sizeof(value)) {
@@ -569,17 +596,47 @@ Status DBImpl::Increment(const WriteOptions& options, std::string_view key,
   return s;
 }
 
+Status DBImpl::Expire(const WriteOptions& options, std::string_view key,
+                      uint64_t expires_at_ms) {
+  WriteOptions write = options;
+  write.expires_at_ms = 0;  // the decision below sets it
+  return Acknowledged(write, [&] {
+    return ReadModifyWrite(
+        write, key,
+        [&](const std::string* current, std::string* next,
+            uint64_t* expiry, UpdateAction* action) -> Status {
+          if (current == nullptr) return Status::NotFound();
+          *next = *current;
+          *expiry = expires_at_ms;
+          *action = UpdateAction::kPut;
+          return Status::OK();
+        });
+  });
+}
+
+Status DBImpl::GetExpiry(const ReadOptions&, std::string_view key,
+                         uint64_t* expires_at_ms) {
+  std::string value;
+  return Lookup(key, &value, expires_at_ms);
+}
+
+Status DBImpl::Get(const ReadOptions&, std::string_view key,
+                   std::string* value) {
+  return Lookup(key, value, nullptr);
+}
+
 // A lookup places its key on the range map, then searches the unit it
 // named; if a re-balance changed the map in between, the unit may no
 // longer hold the key's newest version, and the lookup is made again.
-Status DBImpl::Get(const ReadOptions&, std::string_view key,
-                   std::string* value) {
+Status DBImpl::Lookup(std::string_view key, std::string* value,
+                      uint64_t* expires_at_ms) {
   if (closed()) return WritePath::ClosedError();
   if (key.size() > kMaxKeySize) return KeyTooLarge(key);
   const KeyHasher& hasher = table_->hasher();
   table::Found found = table::Found::kAbsent;
   (void)Placed(hasher, [&](uint64_t version, bool* moved) {
-    found = table_->Get(table::LookupKey::For(key, hasher.Hash(key)), value);
+    found = table_->Get(table::LookupKey::For(key, hasher.Hash(key)), value,
+                        expires_at_ms);
     *moved = !hasher.Unchanged(version);
     return Status::OK();
   });

@@ -38,6 +38,7 @@
 #include "pool/pool.h"
 #include "table/leveled_table.h"
 #include "util/sharded_counter.h"
+#include "util/wall_clock.h"
 
 namespace plush {
 
@@ -61,6 +62,10 @@ class DBImpl final : public DB {
                 const UpdateFunction& fn) override;
   Status Increment(const WriteOptions& options, std::string_view key,
                    int64_t delta, int64_t* result) override;
+  Status Expire(const WriteOptions& options, std::string_view key,
+                uint64_t expires_at_ms) override;
+  Status GetExpiry(const ReadOptions& options, std::string_view key,
+                   uint64_t* expires_at_ms) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
   Status Rebalance(uint64_t* moves) override;
   Status Checkpoint(unsigned threads) override;
@@ -77,7 +82,10 @@ class DBImpl final : public DB {
 
  private:
   DBImpl(const Options& options, const EngineSeams& seams)
-      : options_(options), seams_(seams) {}
+      : options_(options),
+        seams_(seams),
+        clock_(options.clock != nullptr ? options.clock
+                                        : std::make_shared<WallClock>()) {}
   // Opens the layers on an opened pool, then recovers an existing pool.
   // Writes nothing to an existing pool.
   Status OpenLayers(bool created);
@@ -97,18 +105,26 @@ class DBImpl final : public DB {
                   uint64_t entry_size);
   // SplitIfDue for each unit a write batch's records went to.
   void SplitUnitsIfDue(const std::vector<WritePath::Record>& records);
-  // A record stored in the payload logs: key and value out of place, or a
-  // tombstone for a key that is not 8 bytes long.
+  // A record stored in the payload logs: key and value out of place (with
+  // options.expires_at_ms), or a tombstone for a key that is not 8 bytes
+  // long.
   Status WritePayload(const WriteOptions& options, std::string_view key,
                       std::string_view value, bool tombstone);
   Status CheckpointRange(uint64_t first, uint64_t end);
-  // Reads the key's newest value (*present false if absent or deleted).
+  // Get, and the value's expiry (if `expires_at_ms` is not null).
+  Status Lookup(std::string_view key, std::string* value,
+                uint64_t* expires_at_ms);
+  // Reads the key's newest value and its expiry (*present false if
+  // absent, deleted or expired).
   Status ReadCurrent(const table::LookupKey& lookup, std::string* value,
-                     bool* present) const;
-  // The read-modify-write of Update and Increment: `decide(current,
-  // &next, &action)` runs under the key's lock; its error ends the update.
+                     uint64_t* expires_at_ms, bool* present) const;
+  // The read-modify-write of Update, Increment and Expire:
+  // `decide(current, &next, &expires_at_ms, &action)` runs under the key's
+  // lock; its error ends the update. *expires_at_ms starts as the new
+  // version's expiry: options.expires_at_ms if set, else the key's.
   using Decide = std::function<Status(const std::string* current,
                                       std::string* next,
+                                      uint64_t* expires_at_ms,
                                       UpdateAction* action)>;
   Status ReadModifyWrite(const WriteOptions& options, std::string_view key,
                          const Decide& decide);
@@ -132,6 +148,8 @@ class DBImpl final : public DB {
   const Options options_;
   // Before the layers: they may use it until they are destroyed.
   const EngineSeams seams_;
+  // What expiry is judged by (Options::clock, or the wall clock).
+  const std::shared_ptr<const Clock> clock_;
   std::unique_ptr<pool::Pool> pool_;
   std::unique_ptr<table::LeveledTable> table_;
   std::unique_ptr<BackgroundWork> background_;

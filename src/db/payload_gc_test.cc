@@ -87,7 +87,7 @@ class PayloadGcTest : public ::testing::Test {
           // (Under the key's lock: no compaction from this append.)
           const payload::PayloadLogs::DeferCompaction under_lock;
           payload::PayloadLogs::Ticket ticket;
-          Status s = layers_.payload().Append(k, key_hash, v, to, &ticket);
+          Status s = layers_.payload().Append(k, key_hash, v, 0, to, &ticket);
           *moved = *to;
           return s;
         },

@@ -595,7 +595,14 @@ Status RangeRebalancer::ReadNewest(uint64_t unit, const RangeMap::Range& range,
     Record r;
     r.tombstone = slot.tombstone;
     if (slot.indirect) {
-      if (!payload_.ReadEntry(slot.value, &r.key, &r.value)) return;
+      if (!payload_.ReadEntry(slot.value, &r.key, &r.value, &r.expires_at_ms))
+        return;
+      // An expired record moves as what it is to readers: a tombstone.
+      if (payload_.Expired(r.expires_at_ms)) {
+        r.tombstone = true;
+        r.value.clear();
+        r.expires_at_ms = 0;
+      }
     } else {
       r.key.assign(reinterpret_cast<const char*>(&slot.key), 8);
       if (!slot.tombstone)
@@ -724,14 +731,16 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
     }
     const uint64_t hash = hasher.HashOnUnit(r->key, to);
     table::Slot slot;
-    if (r->key.size() == 8 && (r->tombstone || r->value.size() == 8)) {
+    if (r->key.size() == 8 && r->expires_at_ms == 0 &&
+        (r->tombstone || r->value.size() == 8)) {
       uint64_t key_word = 0, value_word = 0;
       std::memcpy(&key_word, r->key.data(), 8);
       if (!r->tombstone) std::memcpy(&value_word, r->value.data(), 8);
       slot = {key_word, value_word, r->tombstone, false};
     } else {
       uint64_t ref = 0;
-      s = payload_.Append(r->key, hash, r->value, &ref, &tickets.emplace_back());
+      s = payload_.Append(r->key, hash, r->value, r->expires_at_ms, &ref,
+                          &tickets.emplace_back());
       if (!s.ok()) return s;
       slot = {hasher.IndirectWordOnUnit(r->key, to, to_lower), ref,
               r->tombstone, true};

@@ -147,6 +147,7 @@ class RangeRebalancer {
   struct Record {
     std::string key;
     std::string value;
+    uint64_t expires_at_ms = 0;  // 0 = none
     bool tombstone = false;
   };
   // `split_blind`: split at the median even when the unit's recent writes

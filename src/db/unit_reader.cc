@@ -145,6 +145,7 @@ Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
   thread_local std::vector<table::Slot> slots;
   thread_local std::string key;
   thread_local std::string value;
+  uint64_t expires_at_ms = 0;
   slots.clear();
   Status s = table_.CollectSubtree(unit, &slots);
   if (!s.ok()) return s;
@@ -171,8 +172,11 @@ Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
                                     slot.tombstone ? 0 : 8),
                    slot.tombstone);
       }
-    } else if (payload_.ReadEntry(slot.value, &key, &value) && in_range(key)) {
-      batch->Add(key, value, slot.tombstone);
+    } else if (payload_.ReadEntry(slot.value, &key, &value, &expires_at_ms) &&
+               in_range(key)) {
+      // An expired record hides the key's older versions, as a tombstone.
+      const bool gone = slot.tombstone || payload_.Expired(expires_at_ms);
+      batch->Add(key, gone ? std::string_view() : value, gone);
     }
   });
   return s;

@@ -8,7 +8,7 @@
 namespace plush {
 namespace {
 
-enum Tag : char { kPutTag = 1, kDeleteTag = 2 };
+enum Tag : char { kPutTag = 1, kDeleteTag = 2, kPutWithExpiryTag = 3 };
 
 void AppendBytes(std::string* rep, std::string_view bytes) {
   const auto size = static_cast<uint32_t>(bytes.size());
@@ -33,6 +33,16 @@ void WriteBatch::Put(std::string_view key, std::string_view value) {
   ++count_;
 }
 
+void WriteBatch::PutWithExpiry(std::string_view key, std::string_view value,
+                               uint64_t expires_at_ms) {
+  rep_.push_back(kPutWithExpiryTag);
+  AppendBytes(&rep_, key);
+  AppendBytes(&rep_, value);
+  rep_.append(reinterpret_cast<const char*>(&expires_at_ms),
+              sizeof(expires_at_ms));
+  ++count_;
+}
+
 void WriteBatch::Delete(std::string_view key) {
   rep_.push_back(kDeleteTag);
   AppendBytes(&rep_, key);
@@ -50,6 +60,12 @@ void WriteBatch::Iterate(Handler* handler) const {
     const std::string_view key = ReadBytes(rep_, &at);
     if (tag == kPutTag) {
       handler->Put(key, ReadBytes(rep_, &at));
+    } else if (tag == kPutWithExpiryTag) {
+      const std::string_view value = ReadBytes(rep_, &at);
+      uint64_t expires_at_ms = 0;
+      std::memcpy(&expires_at_ms, rep_.data() + at, sizeof(expires_at_ms));
+      at += sizeof(expires_at_ms);
+      handler->PutWithExpiry(key, value, expires_at_ms);
     } else {
       handler->Delete(key);
     }

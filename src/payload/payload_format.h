@@ -20,14 +20,16 @@
 //
 //   entry (8-byte aligned, from offset 64 on):
 //     header word      key_len (11 bits) | value_len << 11 (17 bits)
-//                      | epoch_nibble << 28 (4 bits) | check << 32
+//                      | epoch_bits << 28 (3 bits) | expires << 31
+//                      | check << 32
+//     expiry word      (only if expires) the record's expires_at_ms
 //     key bytes, value bytes, zero padding to a multiple of 8
 //
 //   check = low 32 bits of XXH3(value, seed = table hash ^ epoch << 40 ^
-//           offset << 8 ^ lengths; placement/key_hasher.h): with the table
-//           hash stored in the slot (or recomputed from the key), it tells a
-//           complete entry of the chunk's current epoch from a torn one or from
-//           older contents.
+//           offset << 8 ^ low header word ^ expiry · kExpiryMix;
+//           placement/key_hasher.h): with the table hash stored in the slot
+//           (or recomputed from the key), it tells a complete entry of the
+//           chunk's current epoch from a torn one or from older contents.
 //
 //   reference (a slot's value word): chunk id << 40 | epoch (low 21 bits)
 //                                    << 19 | entry offset / 8
@@ -100,42 +102,62 @@ struct Ref {
   }
 };
 
-// Bytes an entry takes in its chunk.
-constexpr uint64_t EntrySize(uint64_t key_len, uint64_t value_len) {
-  return (8 + key_len + value_len + 7) & ~uint64_t{7};
+// An expiry (Unix ms) that every clock has passed: what an expired
+// record's relocated copy carries (compaction drops its value), so that a
+// clock set back does not bring back a record whose value is gone.
+inline constexpr uint64_t kExpiredLongAgo = 1;
+// Spreads the expiry over the check's seed (odd: a bijection).
+inline constexpr uint64_t kExpiryMix = 0x9E3779B97F4A7C15ull;
+
+// Bytes an entry takes in its chunk; `expires`: with an expiry word.
+constexpr uint64_t EntrySize(uint64_t key_len, uint64_t value_len,
+                             bool expires) {
+  return (8 + (expires ? 8 : 0) + key_len + value_len + 7) & ~uint64_t{7};
 }
 
 inline uint64_t EntryLengths(uint64_t key_len, uint64_t value_len,
-                             uint32_t epoch) {
-  return key_len | value_len << 11 | uint64_t{epoch & 0xF} << 28;
+                             uint32_t epoch, bool expires) {
+  return key_len | value_len << 11 | uint64_t{epoch & 7} << 28 |
+         uint64_t{expires} << 31;
 }
 
 inline uint32_t EntryCheck(uint64_t key_hash, std::string_view value,
-                           uint32_t epoch, uint64_t offset, uint64_t lengths) {
-  const uint64_t seed =
-      key_hash ^ uint64_t { epoch } << 40 ^ offset << 8 ^ lengths;
+                           uint32_t epoch, uint64_t offset, uint64_t lengths,
+                           uint64_t expires_at_ms) {
+  const uint64_t seed = key_hash ^ uint64_t{epoch} << 40 ^ offset << 8 ^
+                        lengths ^ expires_at_ms * kExpiryMix;
   return static_cast<uint32_t>(
       XXH3_64bits_withSeed(value.data(), value.size(), seed));
 }
 
+// The header word of an entry; expires_at_ms = 0: without an expiry word.
 inline uint64_t EntryHeader(uint64_t key_hash, std::string_view key,
                             std::string_view value, uint32_t epoch,
-                            uint64_t offset) {
-  const uint64_t lengths = EntryLengths(key.size(), value.size(), epoch);
-  return lengths | uint64_t{EntryCheck(key_hash, value, epoch, offset, lengths)}
+                            uint64_t offset, uint64_t expires_at_ms) {
+  const uint64_t lengths =
+      EntryLengths(key.size(), value.size(), epoch, expires_at_ms != 0);
+  return lengths | uint64_t{EntryCheck(key_hash, value, epoch, offset,
+                                       lengths, expires_at_ms)}
                        << 32;
 }
 
 struct EntryLayout {
   uint64_t key_len;
   uint64_t value_len;
-  uint32_t epoch_nibble;
+  uint32_t epoch_bits;  // the low 3 bits of the chunk's epoch
+  bool expires;         // an expiry word follows the header
   uint32_t check;
   static EntryLayout Decode(uint64_t header) {
     return {header & kMaxEntryKeyLen, (header >> 11) & kMaxEntryValueLen,
-            static_cast<uint32_t>((header >> 28) & 0xF),
-            static_cast<uint32_t>(header >> 32)};
+            static_cast<uint32_t>((header >> 28) & 7),
+            ((header >> 31) & 1) != 0, static_cast<uint32_t>(header >> 32)};
   }
+  static bool EpochMatches(uint32_t epoch_bits, uint32_t chunk_epoch) {
+    return epoch_bits == (chunk_epoch & 7);
+  }
+  // Where the key starts, from the entry's start.
+  uint64_t key_offset() const { return expires ? 16 : 8; }
+  uint64_t size() const { return EntrySize(key_len, value_len, expires); }
 };
 
 }  // namespace plush::payload

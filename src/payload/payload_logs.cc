@@ -13,7 +13,8 @@
 namespace plush::payload {
 namespace {
 
-static_assert(EntrySize(kMaxKeySize, kMaxValueSize) + kPayloadChunkHeaderSize <=
+static_assert(EntrySize(kMaxKeySize, kMaxValueSize, /*expires=*/true) +
+                      kPayloadChunkHeaderSize <=
                   (128u << 10),
               "the smallest payload chunk must hold the largest record");
 
@@ -116,10 +117,12 @@ void PayloadLogs::Ticket::Release() {
   --tickets_held;
 }
 
-PayloadLogs::PayloadLogs(pool::Pool* pool, PayloadHost* host)
+PayloadLogs::PayloadLogs(pool::Pool* pool, PayloadHost* host,
+                         const Clock* clock)
     : pool_(pool),
       media_(pool->media()),
       host_(host),
+      clock_(*clock),
       chunk_size_(pool->params().payload_chunk_size),
       hasher_(pool->key_hasher()),
       table_(pool, pool->params().payload_chunk_size) {}
@@ -127,8 +130,9 @@ PayloadLogs::PayloadLogs(pool::Pool* pool, PayloadHost* host)
 PayloadLogs::~PayloadLogs() = default;
 
 Status PayloadLogs::Open(pool::Pool* pool, PayloadHost* host,
+                         const Clock* clock,
                          std::unique_ptr<PayloadLogs>* logs) {
-  std::unique_ptr<PayloadLogs> p(new PayloadLogs(pool, host));
+  std::unique_ptr<PayloadLogs> p(new PayloadLogs(pool, host, clock));
   Status s = p->Load();
   if (!s.ok()) return s;
   *logs = std::move(p);
@@ -217,13 +221,16 @@ bool PayloadLogs::Locate(const Ref& ref, uint64_t* chunk_offset,
   if (!st.in_use || Ref::EpochBits(st.epoch) != ref.epoch) return false;
   const EntryLayout e =
       EntryLayout::Decode(LoadRelaxed(*reinterpret_cast<const uint64_t*>(at)));
-  if (e.epoch_nibble != (st.epoch & 0xF) || e.key_len > kMaxKeySize ||
-      e.value_len > kMaxValueSize ||
-      ref.offset + EntrySize(e.key_len, e.value_len) > chunk_size_) {
+  if (!EntryLayout::EpochMatches(e.epoch_bits, st.epoch) ||
+      e.key_len > kMaxKeySize || e.value_len > kMaxValueSize ||
+      ref.offset + e.size() > chunk_size_) {
     return false;
   }
   *chunk_offset = offset;
-  *entry = {at + 8, e.key_len, at + 8 + e.key_len, e.value_len};
+  const char* key = at + e.key_offset();
+  *entry = {key, e.key_len, key + e.key_len, e.value_len,
+            e.expires ? LoadRelaxed(*reinterpret_cast<const uint64_t*>(at + 8))
+                      : 0};
   return true;
 }
 
@@ -242,18 +249,22 @@ bool PayloadLogs::StillValid(uint64_t chunk_offset, const Ref& ref) const {
 }
 
 table::RefMatch PayloadLogs::ReadValue(uint64_t ref, std::string_view key,
-                                       std::string* value) const {
+                                       std::string* value,
+                                       uint64_t* expires_at_ms) const {
   const Ref r = Ref::Decode(ref);
   uint64_t chunk = 0;
   Entry e;
   if (!Locate(r, &chunk, &e)) return table::RefMatch::kDangling;
   const bool match = e.key_len == key.size() && MediaEquals(e.key, key);
-  if (match) {
+  const bool expired = Expired(e.expires_at_ms);
+  if (match && !expired) {
     value->resize(e.value_len);
     LoadFromMedia(e.value, e.value_len, value->data());
+    if (expires_at_ms != nullptr) *expires_at_ms = e.expires_at_ms;
   }
   if (!StillValid(chunk, r)) return table::RefMatch::kDangling;
-  return match ? table::RefMatch::kYes : table::RefMatch::kNo;
+  if (!match) return table::RefMatch::kNo;
+  return expired ? table::RefMatch::kExpired : table::RefMatch::kYes;
 }
 
 table::RefMatch PayloadLogs::RefHasKey(uint64_t ref,
@@ -268,7 +279,8 @@ table::RefMatch PayloadLogs::RefHasKey(uint64_t ref,
 }
 
 bool PayloadLogs::ReadEntry(uint64_t ref, std::string* key,
-                            std::string* value) const {
+                            std::string* value,
+                            uint64_t* expires_at_ms) const {
   const Ref r = Ref::Decode(ref);
   uint64_t chunk = 0;
   Entry e;
@@ -279,11 +291,12 @@ bool PayloadLogs::ReadEntry(uint64_t ref, std::string* key,
     value->resize(e.value_len);
     LoadFromMedia(e.value, e.value_len, value->data());
   }
+  if (expires_at_ms != nullptr) *expires_at_ms = e.expires_at_ms;
   return StillValid(chunk, r);
 }
 
 bool PayloadLogs::ReadKey(uint64_t ref, std::string* key) const {
-  return ReadEntry(ref, key, nullptr);
+  return ReadEntry(ref, key, nullptr, nullptr);
 }
 
 bool PayloadLogs::RefsHaveSameKey(uint64_t a, uint64_t b) const {
@@ -291,11 +304,13 @@ bool PayloadLogs::RefsHaveSameKey(uint64_t a, uint64_t b) const {
   return ReadKey(a, &key) && RefHasKey(b, key) == table::RefMatch::kYes;
 }
 
-bool PayloadLogs::IsLive(uint64_t ref) const {
+table::RefState PayloadLogs::StateOfRef(uint64_t ref) const {
   const Ref r = Ref::Decode(ref);
   uint64_t chunk = 0;
   Entry e;
-  return Locate(r, &chunk, &e);
+  if (!Locate(r, &chunk, &e)) return table::RefState::kDangling;
+  return Expired(e.expires_at_ms) ? table::RefState::kExpired
+                                  : table::RefState::kLive;
 }
 
 bool PayloadLogs::EntryIsIntact(uint64_t ref, uint64_t key_hash,
@@ -309,15 +324,16 @@ bool PayloadLogs::EntryIsIntact(uint64_t ref, uint64_t key_hash,
   const std::string_view key(bytes.data(), e.key_len);
   const std::string_view value(bytes.data() + e.key_len, e.value_len);
   const uint32_t epoch = PayloadChunkState::Decode(StateOf(chunk)).epoch;
-  const uint64_t header = EntryHeader(key_hash, key, value, epoch, r.offset);
+  const uint64_t header =
+      EntryHeader(key_hash, key, value, epoch, r.offset, e.expires_at_ms);
   const uint64_t stored = LoadRelaxed(*media_.At<uint64_t>(chunk + r.offset));
   return ((hasher_.Hash(key) ^ key_hash) & hash_mask) == 0 &&
          header == stored && StillValid(chunk, r);
 }
 
 Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,
-                           std::string_view value, uint64_t* ref,
-                           Ticket* ticket, bool sync) {
+                           std::string_view value, uint64_t expires_at_ms,
+                           uint64_t* ref, Ticket* ticket, bool sync) {
   if (!enabled()) {
     return Status::NotSupported(
         "this pool was created without payload logs (payload_log_count = "
@@ -333,7 +349,8 @@ Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,
   log.active.fetch_add(1, std::memory_order_seq_cst);
   Status s = closed_.load(std::memory_order_seq_cst)
                  ? Status::InvalidArgument("the DB is closed")
-                 : AppendToLog(index, key, key_hash, value, ref, ticket);
+                 : AppendToLog(index, key, key_hash, value, expires_at_ms,
+                               ref, ticket);
   if (s.ok()) {
     ticket->active_ = &log.active;
   } else {
@@ -344,13 +361,16 @@ Status PayloadLogs::Append(std::string_view key, uint64_t key_hash,
 
 Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
                                 uint64_t key_hash, std::string_view value,
-                                uint64_t* ref, Ticket* ticket) {
+                                uint64_t expires_at_ms, uint64_t* ref,
+                                Ticket* ticket) {
   Log& log = *logs_[index];
   if (tickets_held == 0 && !compacting_here &&
       log.compaction_deferred.load(std::memory_order_relaxed)) {
     CompactIfDeferred(index);
   }
-  const uint64_t size = EntrySize(key.size(), value.size());
+  const bool expires = expires_at_ms != 0;
+  const uint64_t size = EntrySize(key.size(), value.size(), expires);
+  const ptrdiff_t key_at = expires ? 16 : 8;
   for (;;) {
     PayloadChunk* c = log.head.load(std::memory_order_acquire);
     if (c != nullptr) {
@@ -362,13 +382,14 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
       if (offset + size <= chunk_size_) {
         thread_local std::string staging;
         staging.assign(size, '\0');
-        const uint64_t header =
-            EntryHeader(key_hash, key, value, c->epoch, offset);
+        const uint64_t header = EntryHeader(key_hash, key, value, c->epoch,
+                                            offset, expires_at_ms);
         std::memcpy(staging.data(), &header, 8);
+        if (expires) std::memcpy(staging.data() + 8, &expires_at_ms, 8);
         // std::copy: an empty key or value may have a null data().
-        std::copy(key.begin(), key.end(), staging.begin() + 8);
+        std::copy(key.begin(), key.end(), staging.begin() + key_at);
         std::copy(value.begin(), value.end(),
-                  staging.begin() + 8 + static_cast<ptrdiff_t>(key.size()));
+                  staging.begin() + key_at + static_cast<ptrdiff_t>(key.size()));
         char* dst = media_.At<char>(c->offset + offset);
         StoreToMedia(dst, staging.data(), size);
         media_.Flush(dst, size);
@@ -543,15 +564,19 @@ void PayloadLogs::ForEachEntry(const PayloadChunk& chunk, Fn fn) const {
   for (uint64_t offset = kPayloadChunkHeaderSize; offset + 8 <= chunk_size_;) {
     const uint64_t header = *reinterpret_cast<const uint64_t*>(base + offset);
     const EntryLayout e = EntryLayout::Decode(header);
-    const uint64_t size = EntrySize(e.key_len, e.value_len);
-    if (header != 0 && e.epoch_nibble == (chunk.epoch & 0xF) &&
+    const uint64_t size = e.size();
+    if (header != 0 && EntryLayout::EpochMatches(e.epoch_bits, chunk.epoch) &&
         e.key_len <= kMaxKeySize && e.value_len <= kMaxValueSize &&
         offset + size <= chunk_size_) {
-      const std::string_view key(base + offset + 8, e.key_len);
-      const std::string_view value(base + offset + 8 + e.key_len, e.value_len);
+      const char* at = base + offset;
+      const uint64_t expires_at_ms =
+          e.expires ? *reinterpret_cast<const uint64_t*>(at + 8) : 0;
+      const std::string_view key(at + e.key_offset(), e.key_len);
+      const std::string_view value(key.data() + e.key_len, e.value_len);
       const uint64_t key_hash = hasher_.Hash(key);
-      if (EntryHeader(key_hash, key, value, chunk.epoch, offset) == header) {
-        fn(offset, key, key_hash, size);
+      if (EntryHeader(key_hash, key, value, chunk.epoch, offset,
+                      expires_at_ms) == header) {
+        fn(offset, key, key_hash, size, expires_at_ms);
         offset += size;
         continue;
       }
@@ -570,12 +595,16 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
   std::vector<PayloadHost::Candidate> entries;
   std::vector<uint64_t> sizes;
   ForEachEntry(*chunk, [&](uint64_t offset, std::string_view key,
-                           uint64_t key_hash, uint64_t size) {
+                           uint64_t key_hash, uint64_t size,
+                           uint64_t expires_at_ms) {
     entries.push_back({key, key_hash,
                        Ref{chunk->id, Ref::EpochBits(chunk->epoch),
                            static_cast<uint32_t>(offset)}
                            .Encode()});
-    sizes.push_back(size);
+    // An expired record moves without its value (below).
+    sizes.push_back(Expired(expires_at_ms)
+                        ? EntrySize(key.size(), 0, /*expires=*/true)
+                        : size);
   });
   std::vector<PayloadHost::Reachability> reachability(entries.size());
   host_->ClassifyReachability(entries, reachability.data());
@@ -602,9 +631,22 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
     Ticket ticket;  // until the host published the copy
     auto copy = [&](uint64_t* copy_ref) -> Status {
       std::string value;
-      if (ReadValue(entry.ref, entry.key, &value) != table::RefMatch::kYes)
-        return Status::NotFound("payload entry changed");
-      return Append(entry.key, entry.key_hash, value, copy_ref, &ticket);
+      uint64_t expires_at_ms = 0;
+      switch (ReadValue(entry.ref, entry.key, &value, &expires_at_ms)) {
+        case table::RefMatch::kYes:
+          break;
+        case table::RefMatch::kExpired:
+          // Still the key's newest version, so that it keeps hiding the
+          // older ones; its value is garbage, and stays so whatever the
+          // clock does later.
+          value.clear();
+          expires_at_ms = kExpiredLongAgo;
+          break;
+        default:
+          return Status::NotFound("payload entry changed");
+      }
+      return Append(entry.key, entry.key_hash, value, expires_at_ms,
+                    copy_ref, &ticket);
     };
     PayloadHost::Relocation r = PayloadHost::Relocation::kUnreachable;
     const Status s =

@@ -40,6 +40,7 @@
 #include "payload/chunk_table.h"
 #include "payload/payload_format.h"
 #include "placement/key_hasher.h"
+#include "plush/options.h"
 #include "plush/status.h"
 #include "pool/pool.h"
 #include "table/payload_resolver.h"
@@ -117,7 +118,8 @@ class PayloadLogs final : public table::PayloadResolver {
 
   // Attaches to the payload logs of `pool` (none if the pool has 0 logs).
   // Writes nothing to the pool (a pool that fails to open stays as it was).
-  static Status Open(pool::Pool* pool, PayloadHost* host,
+  // `clock` (which must outlive the logs) judges expiry.
+  static Status Open(pool::Pool* pool, PayloadHost* host, const Clock* clock,
                      std::unique_ptr<PayloadLogs>* logs);
   // Once the DB opened successfully, before the first Append: clears the
   // resume marks that a clean close left.
@@ -132,12 +134,19 @@ class PayloadLogs final : public table::PayloadResolver {
   // (KeyHasher::Hash). `sync`: for a write with WriteOptions::sync, into
   // log 0, which every sync writer shares, so that the writers one msync
   // covers share its pages rather than dirty one in each thread's log.
+  // `expires_at_ms`: the record's expiry (0 = none: no expiry word).
   Status Append(std::string_view key, uint64_t key_hash, std::string_view value,
-                uint64_t* ref, Ticket* ticket, bool sync = false);
+                uint64_t expires_at_ms, uint64_t* ref, Ticket* ticket,
+                bool sync = false);
 
-  // Copies the key and (if `value` is not null) the value of the entry
+  // Copies the key and (if not null) the value and expiry of the entry
   // `ref`; false if `ref` is dangling.
-  bool ReadEntry(uint64_t ref, std::string* key, std::string* value) const;
+  bool ReadEntry(uint64_t ref, std::string* key, std::string* value,
+                 uint64_t* expires_at_ms = nullptr) const;
+  // Whether a record with this expiry (0 = none) has expired.
+  bool Expired(uint64_t expires_at_ms) const {
+    return expires_at_ms != 0 && clock_.NowMs() > expires_at_ms;
+  }
   // True iff `ref` points to a complete entry of its chunk's current epoch
   // whose key hashes to `key_hash` (recovery: a log record is replayed only
   // if its entry passed; Verify).
@@ -174,13 +183,14 @@ class PayloadLogs final : public table::PayloadResolver {
   // table::PayloadResolver
   table::RefMatch RefHasKey(uint64_t ref, std::string_view key) const override;
   table::RefMatch ReadValue(uint64_t ref, std::string_view key,
-                            std::string* value) const override;
+                            std::string* value,
+                            uint64_t* expires_at_ms = nullptr) const override;
   void PrefetchEntry(uint64_t ref) const override;
   uint64_t chunk_frees_started() const override {
     return frees_started_.load(std::memory_order_acquire);
   }
   bool RefsHaveSameKey(uint64_t a, uint64_t b) const override;
-  bool IsLive(uint64_t ref) const override;
+  table::RefState StateOfRef(uint64_t ref) const override;
   bool ReadKey(uint64_t ref, std::string* key) const override;
 
  private:
@@ -225,9 +235,10 @@ class PayloadLogs final : public table::PayloadResolver {
     uint64_t key_len = 0;
     const char* value = nullptr;
     uint64_t value_len = 0;
+    uint64_t expires_at_ms = 0;  // 0 = none
   };
 
-  PayloadLogs(pool::Pool* pool, PayloadHost* host);
+  PayloadLogs(pool::Pool* pool, PayloadHost* host, const Clock* clock);
   // Runs alone (before any append): fills the logs' guarded state
   // without their mutexes.
   Status Load() NO_THREAD_SAFETY_ANALYSIS;
@@ -241,8 +252,8 @@ class PayloadLogs final : public table::PayloadResolver {
   bool Locate(const Ref& ref, uint64_t* chunk_offset, Entry* entry) const;
   bool StillValid(uint64_t chunk_offset, const Ref& ref) const;
   Status AppendToLog(unsigned log_index, std::string_view key,
-                     uint64_t key_hash, std::string_view value, uint64_t* ref,
-                     Ticket* ticket);
+                     uint64_t key_hash, std::string_view value,
+                     uint64_t expires_at_ms, uint64_t* ref, Ticket* ticket);
 
   Status Rotate(unsigned log_index, PayloadChunk* full);
   Status TakeChunk(unsigned log_index, PayloadChunk** chunk)
@@ -259,13 +270,15 @@ class PayloadLogs final : public table::PayloadResolver {
   void RunCompaction(unsigned log_index, PayloadChunk* candidate);
   // The compaction a rotation in a batch deferred (compaction_deferred).
   void CompactIfDeferred(unsigned log_index);
-  // Calls fn(offset, entry) for every intact entry of the chunk.
+  // Calls fn(offset, key, key_hash, size, expires_at_ms) for every intact
+  // entry of the chunk.
   template <typename Fn>
   void ForEachEntry(const PayloadChunk& chunk, Fn fn) const;
 
   pool::Pool* const pool_;
   media::Media& media_;
   PayloadHost* const host_;
+  const Clock& clock_;
   const uint64_t chunk_size_;
   const KeyHasher hasher_;  // the table's: entry checks are seeded with it
   ChunkTable table_;

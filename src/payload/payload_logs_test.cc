@@ -82,13 +82,13 @@ class PayloadLogsTest : public ::testing::Test {
     bool created = false;
     ASSERT_OK(
         pool::Pool::Open(options, test::SimDevices(), path_, &pool_, &created));
-    ASSERT_OK(PayloadLogs::Open(pool_.get(), &host_, &logs_));
+    ASSERT_OK(PayloadLogs::Open(pool_.get(), &host_, &clock_, &logs_));
     logs_->FinishOpen();
   }
   // A restart on the same pool (after Close(), or after a crash if not).
   Status Reopen() {
     logs_.reset();
-    Status s = PayloadLogs::Open(pool_.get(), &host_, &logs_);
+    Status s = PayloadLogs::Open(pool_.get(), &host_, &clock_, &logs_);
     if (s.ok()) logs_->FinishOpen();
     return s;
   }
@@ -97,10 +97,12 @@ class PayloadLogsTest : public ::testing::Test {
     return pool_->key_hasher().Hash(key);
   }
   // Appends and publishes (the host's map) like a write of the DB.
-  uint64_t Put(const std::string& key, const std::string& value) {
+  uint64_t Put(const std::string& key, const std::string& value,
+               uint64_t expires_at_ms = 0) {
     uint64_t ref = 0;
     PayloadLogs::Ticket ticket;
-    const Status s = logs_->Append(key, Hash(key), value, &ref, &ticket);
+    const Status s =
+        logs_->Append(key, Hash(key), value, expires_at_ms, &ref, &ticket);
     EXPECT_OK(s) << key;
     host_.newest[key] = ref;
     return ref;
@@ -133,6 +135,7 @@ class PayloadLogsTest : public ::testing::Test {
   const std::string path_ = "sim:payload_logs_test";
   std::unique_ptr<pool::Pool> pool_;
   TableHost host_;
+  test::ManualClock clock_;
   std::unique_ptr<PayloadLogs> logs_;
 };
 
@@ -241,7 +244,7 @@ TEST_F(PayloadLogsTest, SyncWritesShareALogAndOthersUseTheirThreads) {
     std::thread([&] {
       uint64_t ref = 0;
       PayloadLogs::Ticket ticket;
-      EXPECT_OK(logs_->Append("key", Hash("key"), "value", &ref, &ticket, sync));
+      EXPECT_OK(logs_->Append("key", Hash("key"), "value", 0, &ref, &ticket, sync));
       chunk = Ref::Decode(ref).chunk;
     }).join();
     return chunk;
@@ -259,7 +262,7 @@ TEST_F(PayloadLogsTest, SyncWritesShareALogAndOthersUseTheirThreads) {
       both_alive.arrive_and_wait();
       uint64_t ref = 0;
       PayloadLogs::Ticket ticket;
-      EXPECT_OK(logs_->Append("key", Hash("key"), "value", &ref, &ticket));
+      EXPECT_OK(logs_->Append("key", Hash("key"), "value", 0, &ref, &ticket));
       chunks[t] = Ref::Decode(ref).chunk;
     });
   }
@@ -289,7 +292,7 @@ TEST_F(PayloadLogsTest, PoolWithoutPayloadLogsRefusesAppends) {
   EXPECT_FALSE(logs_->enabled());
   uint64_t ref = 0;
   PayloadLogs::Ticket ticket;
-  const Status s = logs_->Append("key", Hash("key"), "value", &ref, &ticket);
+  const Status s = logs_->Append("key", Hash("key"), "value", 0, &ref, &ticket);
   ASSERT_TRUE(s.IsNotSupported()) << s.ToString();
   EXPECT_EQ(s.message(),
             "this pool was created without payload logs (payload_log_count = "
@@ -301,7 +304,7 @@ TEST_F(PayloadLogsTest, AppendAfterCloseIsInvalidArgument) {
   logs_->Close();
   uint64_t ref = 0;
   PayloadLogs::Ticket ticket;
-  const Status s = logs_->Append("key", Hash("key"), "value", &ref, &ticket);
+  const Status s = logs_->Append("key", Hash("key"), "value", 0, &ref, &ticket);
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_EQ(s.message(), "the DB is closed");
 }
@@ -532,6 +535,62 @@ TEST_F(PayloadLogsTest, RefusedRelocationKeepsTheChunk) {
   EXPECT_EQ(logs_->gc_skipped(), 1u);
   EXPECT_TRUE(logs_->IsLive(pinned));
   EXPECT_EQ(Value(pinned), Big(1));
+}
+
+// An entry keeps its expiry: read back, checked, and judged by the clock
+// (expired from the millisecond after it on).
+TEST_F(PayloadLogsTest, AnEntryCarriesItsExpiry) {
+  const uint64_t now = clock_.NowMs();
+  const uint64_t ref = Put("session", "data", now + 10);
+  const uint64_t plain = Put("plain", "data");
+  std::string key, value;
+  uint64_t expiry = 0;
+  ASSERT_TRUE(logs_->ReadEntry(ref, &key, &value, &expiry));
+  EXPECT_EQ(key, "session");
+  EXPECT_EQ(value, "data");
+  EXPECT_EQ(expiry, now + 10);
+  EXPECT_EQ(Ref::Decode(plain).offset - Ref::Decode(ref).offset, 32u)
+      << "header, expiry word, 7 bytes of key and 4 of value, padded";
+  EXPECT_TRUE(logs_->EntryIsIntact(ref, Hash("session")));
+  EXPECT_EQ(logs_->StateOfRef(ref), table::RefState::kLive);
+  clock_.Advance(10);
+  ASSERT_EQ(logs_->ReadValue(ref, "session", &value, &expiry), RefMatch::kYes);
+  clock_.Advance(1);
+  EXPECT_EQ(logs_->ReadValue(ref, "session", &value), RefMatch::kExpired);
+  EXPECT_EQ(logs_->StateOfRef(ref), table::RefState::kExpired);
+  EXPECT_EQ(logs_->ReadValue(plain, "plain", &value), RefMatch::kYes);
+  // A torn expiry word fails the entry's check.
+  auto* word = reinterpret_cast<uint64_t*>(
+      ChunkBytes(Ref::Decode(ref).chunk) + Ref::Decode(ref).offset + 8);
+  *word ^= 1;
+  EXPECT_FALSE(logs_->EntryIsIntact(ref, Hash("session")));
+  *word ^= 1;
+}
+
+// Expired entries are garbage even while reachable: a chunk of them is
+// freed, and each is moved as its key alone, expired for any clock (it
+// still hides the key's older versions).
+TEST_F(PayloadLogsTest, ExpiredEntriesAreMovedWithoutTheirValues) {
+  for (int i = 0; i < 20; ++i)
+    Put("cached" + std::to_string(i), Big(i), clock_.NowMs() + 5);
+  clock_.Advance(6);
+  for (int i = 0; i < 32 * 4; ++i) Put("key" + std::to_string(i % 8), Big(i));
+  EXPECT_EQ(logs_->gc_runs(), 1u) << "20 expired entries kept chunk 0";
+  EXPECT_EQ(logs_->gc_moved(), 20u);
+  for (int i = 0; i < 20; ++i) {
+    const std::string key = "cached" + std::to_string(i);
+    const uint64_t ref = host_.newest[key];
+    EXPECT_NE(Ref::Decode(ref).chunk, 0u) << key << " was not moved";
+    std::string k, v;
+    uint64_t expiry = 0;
+    ASSERT_TRUE(logs_->ReadEntry(ref, &k, &v, &expiry));
+    EXPECT_EQ(k, key);
+    EXPECT_EQ(v, "");
+    EXPECT_EQ(expiry, kExpiredLongAgo);
+    clock_.Set(2);  // set back by decades: still expired
+    EXPECT_EQ(logs_->ReadValue(ref, key, &v), RefMatch::kExpired);
+    clock_.Set(1'000'006);
+  }
 }
 
 }  // namespace

@@ -637,10 +637,12 @@ Found LeveledTable::FinishLookup(LookupPlan* plan, Slot* slot,
   }
 }
 
-Found LeveledTable::Get(const LookupKey& key, std::string* value) const {
+Found LeveledTable::Get(const LookupKey& key, std::string* value,
+                        uint64_t* expires_at_ms) const {
   Slot slot;
   const Found found = Lookup(key, &slot);
-  return found == Found::kValue ? ReadValue(key, slot, value) : found;
+  return found == Found::kValue ? ReadValue(key, slot, value, expires_at_ms)
+                                : found;
 }
 
 // A compaction may free the payload between the lookup and the copy (the
@@ -648,16 +650,22 @@ Found LeveledTable::Get(const LookupKey& key, std::string* value) const {
 // relocated version. Each retry follows a chunk free; on a pool that
 // nothing changes, lookup and copy agree.
 Found LeveledTable::ReadValue(const LookupKey& key, Slot slot,
-                              std::string* value) const {
+                              std::string* value,
+                              uint64_t* expires_at_ms) const {
   for (;;) {
     if (!slot.indirect) {
       value->assign(reinterpret_cast<const char*>(&slot.value),
                     sizeof(slot.value));
+      if (expires_at_ms != nullptr) *expires_at_ms = 0;
       return Found::kValue;
     }
-    switch (resolver_->ReadValue(slot.value, key.bytes, value)) {
+    switch (resolver_->ReadValue(slot.value, key.bytes, value,
+                                 expires_at_ms)) {
       case RefMatch::kYes:
         return Found::kValue;
+      case RefMatch::kExpired:
+        value->clear();
+        return Found::kTombstone;
       case RefMatch::kNo:
         return Found::kDamaged;  // the lookup matched this very entry
       case RefMatch::kDangling:

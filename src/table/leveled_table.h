@@ -221,10 +221,13 @@ class LeveledTable {
   void MultiLookup(const LookupKey* keys, size_t n, Slot* slots,
                    Found* found) const;
   // Lookup() and the copy of the value it finds (from the slot, or from the
-  // payload logs). kValue: *value holds it; kAbsent or kTombstone: no value.
-  // kDamaged: the newest version references a payload entry of another key
-  // (only a damaged pool does that).
-  Found Get(const LookupKey& key, std::string* value) const;
+  // payload logs). kValue: *value holds it, and *expires_at_ms (if not
+  // null) its expiry (0 = none); kAbsent or kTombstone: no value (an
+  // expired newest version is a tombstone). kDamaged: the newest version
+  // references a payload entry of another key (only a damaged pool does
+  // that).
+  Found Get(const LookupKey& key, std::string* value,
+            uint64_t* expires_at_ms = nullptr) const;
   // Get() of n keys, their lookups and value copies run in lockstep (same
   // answers as Get). found[i] and values[i] answer keys[i].
   void MultiGet(const LookupKey* keys, size_t n, std::string* values,
@@ -476,7 +479,8 @@ class LeveledTable {
                      bool durable_only = false) const;
   // The value of the newest version found, `slot`; looks up again if a
   // compaction moved it meanwhile.
-  Found ReadValue(const LookupKey& key, Slot slot, std::string* value) const;
+  Found ReadValue(const LookupKey& key, Slot slot, std::string* value,
+                  uint64_t* expires_at_ms = nullptr) const;
   // kRetry if a dangling reference was met (unless skip_dangling).
   // `skip_unlogged`: ignore slots flagged unlogged (DRAM level only).
   Found SearchEntry(const Level& level, uint64_t index, const LookupKey& key,

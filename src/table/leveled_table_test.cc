@@ -38,8 +38,8 @@ class ScriptedResolver final : public PayloadResolver {
     if (Dangle(dangling_lookups)) return RefMatch::kDangling;
     return ref == kRef && key == kKey ? RefMatch::kYes : RefMatch::kNo;
   }
-  RefMatch ReadValue(uint64_t ref, std::string_view key,
-                     std::string* value) const override {
+  RefMatch ReadValue(uint64_t ref, std::string_view key, std::string* value,
+                     uint64_t* = nullptr) const override {
     if (Dangle(dangling_reads)) return RefMatch::kDangling;
     if (ref != kRef || key != kKey) return RefMatch::kNo;
     *value = kValue;
@@ -50,7 +50,9 @@ class ScriptedResolver final : public PayloadResolver {
   bool RefsHaveSameKey(uint64_t a, uint64_t b) const override {
     return a == b;
   }
-  bool IsLive(uint64_t ref) const override { return ref == kRef; }
+  RefState StateOfRef(uint64_t ref) const override {
+    return ref == kRef ? RefState::kLive : RefState::kDangling;
+  }
   bool ReadKey(uint64_t ref, std::string* key) const override {
     if (ref != kRef) return false;
     *key = kKey;

@@ -6,7 +6,8 @@
 //   1. gather   read the source back to front (newest first); route each
 //               record to its child by the next hash bits; drop versions
 //               shadowed by a newer one of the same key, and payload
-//               references whose chunk was recycled (dangling)
+//               references whose chunk was recycled (dangling); expired
+//               records become tombstones
 //   2. room     a child without room for its share migrates first
 //               (recursively) and is then empty
 //   3. cancel   drop tombstones that shadow nothing at or below the child
@@ -120,7 +121,9 @@ bool LeveledTable::ExistsAtOrBelow(unsigned level, uint64_t index,
     // Without the key we cannot prove the tombstone is useless: keep it.
     if (resolver_ == nullptr || !resolver_->ReadKey(slot.value, &key_bytes))
       return true;
-    key.bytes = key_bytes;
+    // (An expired record of an 8-byte key is such a tombstone: its older
+    // versions may be inline.)
+    key = LookupKey::For(key_bytes, hash);
   } else {
     key.bytes = std::string_view(reinterpret_cast<const char*>(&slot.key), 8);
     key.has_inline = true;
@@ -163,9 +166,15 @@ Status LeveledTable::GatherNewest(unsigned level, uint64_t index,
     Routed& r = newest[*kept];
     r.slot = Slot{bucket->keys[i], bucket->values[i],
                   TestBit(e.tombstone, pos), TestBit(e.indirect, pos)};
-    if (r.slot.indirect &&
-        (resolver_ == nullptr || !resolver_->IsLive(r.slot.value))) {
-      continue;  // dangling payload reference: its record was superseded
+    if (r.slot.indirect) {
+      const RefState state = resolver_ == nullptr
+                                 ? RefState::kDangling
+                                 : resolver_->StateOfRef(r.slot.value);
+      // A dangling payload reference: its record was superseded.
+      if (state == RefState::kDangling) continue;
+      // An expired record hides the key's older versions, as a tombstone
+      // does; as one, it goes where nothing older is (step 3).
+      if (state == RefState::kExpired) r.slot.tombstone = true;
     }
     r.hash = HashInEntry(r.slot.key, r.slot.indirect, level, index);
     if (versions.Repeats(newest, *kept, same_key)) continue;

@@ -26,11 +26,13 @@ namespace {
 
 using test::Word;
 
-// Payload references for indirect slots: ref -> key; live unless killed.
+// Payload references for indirect slots: ref -> key; live unless killed,
+// and unexpired unless expired.
 class FakeResolver final : public PayloadResolver {
  public:
   std::map<uint64_t, std::string> keys;
   std::set<uint64_t> dead;
+  std::set<uint64_t> expired;
 
   bool Live(uint64_t ref) const {
     return keys.count(ref) != 0 && dead.count(ref) == 0;
@@ -39,9 +41,11 @@ class FakeResolver final : public PayloadResolver {
     if (!Live(ref)) return RefMatch::kDangling;
     return keys.at(ref) == key ? RefMatch::kYes : RefMatch::kNo;
   }
-  RefMatch ReadValue(uint64_t ref, std::string_view key,
-                     std::string* value) const override {
+  RefMatch ReadValue(uint64_t ref, std::string_view key, std::string* value,
+                     uint64_t* = nullptr) const override {
     const RefMatch m = RefHasKey(ref, key);
+    if (m == RefMatch::kYes && expired.count(ref) != 0)
+      return RefMatch::kExpired;
     if (m == RefMatch::kYes) *value = "value of " + keys.at(ref);
     return m;
   }
@@ -50,7 +54,10 @@ class FakeResolver final : public PayloadResolver {
   bool RefsHaveSameKey(uint64_t a, uint64_t b) const override {
     return Live(a) && Live(b) && keys.at(a) == keys.at(b);
   }
-  bool IsLive(uint64_t ref) const override { return Live(ref); }
+  RefState StateOfRef(uint64_t ref) const override {
+    if (!Live(ref)) return RefState::kDangling;
+    return expired.count(ref) != 0 ? RefState::kExpired : RefState::kLive;
+  }
   bool ReadKey(uint64_t ref, std::string* key) const override {
     if (!Live(ref)) return false;
     *key = keys.at(ref);

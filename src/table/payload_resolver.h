@@ -21,6 +21,16 @@ enum class RefMatch {
   // The reference's chunk was compacted: a newer version of the key exists
   // (a reader racing the compaction sees this; it starts over).
   kDangling,
+  // The entry holds the key, but its record expired: to readers, the key
+  // is absent (as under a tombstone).
+  kExpired,
+};
+
+// What a payload reference points to now.
+enum class RefState {
+  kLive,
+  kExpired,   // a live entry whose record expired
+  kDangling,  // its chunk was recycled
 };
 
 // Answers questions about indirect slots (payload references), for
@@ -29,10 +39,13 @@ class PayloadResolver {
  public:
   virtual ~PayloadResolver() = default;
   virtual RefMatch RefHasKey(uint64_t ref, std::string_view key) const = 0;
-  // Copies the value of the entry `ref` into *value if its key is `key`
-  // (kYes); kNo if it holds another key; kDangling if its chunk was freed.
+  // Copies the value of the entry `ref` into *value, and its expiry (0 =
+  // none) into *expires_at_ms if not null, if its key is `key` and its
+  // record has not expired (kYes); kExpired if it has; kNo if it holds
+  // another key; kDangling if its chunk was freed.
   virtual RefMatch ReadValue(uint64_t ref, std::string_view key,
-                             std::string* value) const = 0;
+                             std::string* value,
+                             uint64_t* expires_at_ms = nullptr) const = 0;
   // Starts loading what ReadValue(ref, ...) will read (a hint).
   virtual void PrefetchEntry(uint64_t ref) const = 0;
   // How many chunk frees have started (a counter bumped before the chunk's
@@ -43,8 +56,11 @@ class PayloadResolver {
   virtual uint64_t chunk_frees_started() const = 0;
   // True iff both references point to live entries with equal keys.
   virtual bool RefsHaveSameKey(uint64_t a, uint64_t b) const = 0;
+  virtual RefState StateOfRef(uint64_t ref) const = 0;
   // False iff `ref` is dangling (its chunk was recycled).
-  virtual bool IsLive(uint64_t ref) const = 0;
+  bool IsLive(uint64_t ref) const {
+    return StateOfRef(ref) != RefState::kDangling;
+  }
   // Copies the key of the live entry `ref` into *key; false if dangling.
   virtual bool ReadKey(uint64_t ref, std::string* key) const = 0;
   // True iff `ref` is a complete entry whose key hashes to `key_hash`

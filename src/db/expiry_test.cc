@@ -1,0 +1,366 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Records with an expiry (WriteOptions::expires_at_ms, DB::Expire,
+// DB::GetExpiry), on a clock the tests move (Options::clock): what every
+// read sees before and after the moment, what writes keep, reopens, and
+// that expired records give their space back.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "plush/db.h"
+#include "testutil.h"
+
+namespace plush {
+namespace {
+
+using test::FromWord;
+using test::ManualClock;
+using test::ScratchPool;
+using test::Word;
+
+constexpr uint64_t kStart = 1'700'000'000'000;  // Unix ms
+
+class ExpiryTest : public ::testing::TestWithParam<Partitioning> {
+ protected:
+  void SetUp() override { Open(); }
+
+  Options PoolOptions() const {
+    Options o = Options::SmallProfile();
+    o.partitioning = GetParam();
+    o.clock = clock_;
+    return o;
+  }
+  void Open() { ASSERT_OK(DB::Open(PoolOptions(), file_.path(), &db_)); }
+  void Reopen() {
+    ASSERT_OK(db_->Close());
+    db_.reset();
+    Open();
+  }
+  static WriteOptions Until(uint64_t expires_at_ms) {
+    WriteOptions w;
+    w.expires_at_ms = expires_at_ms;
+    return w;
+  }
+  Status Get(std::string_view key, std::string* value = nullptr) {
+    std::string ignored;
+    return db_->Get({}, key, value != nullptr ? value : &ignored);
+  }
+  // The keys an iterator yields from the first (range pools).
+  std::vector<std::string> Scan() {
+    std::vector<std::string> keys;
+    std::unique_ptr<Iterator> it = db_->NewIterator({});
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      keys.emplace_back(it->key());
+    EXPECT_OK(it->status());
+    return keys;
+  }
+
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(kStart);
+  ScratchPool file_{"expiry"};
+  std::unique_ptr<DB> db_;
+};
+
+// Up to and including its expiry the record is there; one millisecond
+// later it is gone for Get, MultiGet, GetExpiry — and its older version
+// does not come back.
+TEST_P(ExpiryTest, ARecordIsGoneTheMillisecondAfterItsExpiry) {
+  for (const std::string& key : {std::string("session:1"), Word(7)}) {
+    SCOPED_TRACE(key.size());
+    ASSERT_OK(db_->Put({}, key, "old value"));
+    ASSERT_OK(db_->Put(Until(clock_->NowMs() + 1000), key, Word(42)));
+    std::string value;
+    uint64_t expiry = 0;
+    ASSERT_OK(Get(key, &value));
+    EXPECT_EQ(FromWord(value), 42u);
+    ASSERT_OK(db_->GetExpiry(key, &expiry));
+    EXPECT_EQ(expiry, clock_->NowMs() + 1000);
+    clock_->Advance(1000);
+    EXPECT_OK(Get(key)) << "at its expiry, the record is still there";
+    clock_->Advance(1);
+    EXPECT_TRUE(Get(key, &value).IsNotFound()) << value;
+    EXPECT_TRUE(db_->GetExpiry(key, &expiry).IsNotFound());
+    std::vector<std::string> values;
+    const std::vector<Status> s = db_->MultiGet({}, {key}, &values);
+    EXPECT_TRUE(s[0].IsNotFound());
+    EXPECT_EQ(values[0], "");
+  }
+}
+
+TEST_P(ExpiryTest, APutWithoutExpiryRemovesItAndAPastOneHidesTheKey) {
+  ASSERT_OK(db_->Put(Until(kStart + 10), "k", "v1"));
+  ASSERT_OK(db_->Put({}, "k", "v2"));
+  uint64_t expiry = 1;
+  ASSERT_OK(db_->GetExpiry("k", &expiry));
+  EXPECT_EQ(expiry, 0u);
+  clock_->Advance(100);
+  EXPECT_OK(Get("k"));
+  ASSERT_OK(db_->Put(Until(kStart), "k", "v3"));
+  EXPECT_TRUE(Get("k").IsNotFound());
+}
+
+TEST_P(ExpiryTest, ExpireSetsAndRemovesTheExpiryOfAPresentKeyOnly) {
+  EXPECT_TRUE(db_->Expire("missing", kStart + 5).IsNotFound());
+  EXPECT_TRUE(Get("missing").IsNotFound()) << "Expire wrote a record";
+  ASSERT_OK(db_->Put({}, Word(3), Word(33)));  // inline, then with expiry
+  ASSERT_OK(db_->Expire(Word(3), kStart + 5));
+  uint64_t expiry = 0;
+  ASSERT_OK(db_->GetExpiry(Word(3), &expiry));
+  EXPECT_EQ(expiry, kStart + 5);
+  ASSERT_OK(db_->Expire(Word(3), 0));
+  clock_->Advance(10);
+  std::string value;
+  ASSERT_OK(Get(Word(3), &value));
+  EXPECT_EQ(FromWord(value), 33u);
+  ASSERT_OK(db_->Expire(Word(3), kStart + 20));
+  clock_->Advance(11);
+  EXPECT_TRUE(db_->Expire(Word(3), 0).IsNotFound())
+      << "an expired key cannot be brought back";
+  EXPECT_TRUE(Get(Word(3)).IsNotFound());
+}
+
+// Redis's INCR keeps a key's time to live; an Update may set a new one.
+TEST_P(ExpiryTest, UpdatesKeepTheExpiryUnlessTheyGiveOne) {
+  ASSERT_OK(db_->Put(Until(kStart + 100), "counter", Word(1)));
+  int64_t sum = 0;
+  ASSERT_OK(db_->Increment({}, "counter", 2, &sum));
+  EXPECT_EQ(sum, 3);
+  uint64_t expiry = 0;
+  ASSERT_OK(db_->GetExpiry("counter", &expiry));
+  EXPECT_EQ(expiry, kStart + 100);
+  bool inserted = true;
+  ASSERT_OK(db_->PutIfAbsent(Until(kStart + 7), "counter", "x", &inserted));
+  EXPECT_FALSE(inserted);
+  ASSERT_OK(db_->GetExpiry("counter", &expiry));
+  EXPECT_EQ(expiry, kStart + 100) << "a kept key keeps its expiry";
+  ASSERT_OK(db_->Update(Until(kStart + 200), "counter",
+                        [](const std::string* current, std::string* next) {
+                          *next = *current;
+                          return DB::UpdateAction::kPut;
+                        }));
+  ASSERT_OK(db_->GetExpiry("counter", &expiry));
+  EXPECT_EQ(expiry, kStart + 200);
+  clock_->Advance(201);
+  // An expired key counts as absent: the increment starts from 0.
+  ASSERT_OK(db_->Increment({}, "counter", 5, &sum));
+  EXPECT_EQ(sum, 5);
+  ASSERT_OK(db_->GetExpiry("counter", &expiry));
+  EXPECT_EQ(expiry, 0u);
+  // A lock's SET NX PX: taken only once the holder's expired.
+  ASSERT_OK(db_->PutIfAbsent(Until(kStart + 300), "lock", "a", &inserted));
+  EXPECT_TRUE(inserted);
+  ASSERT_OK(db_->PutIfAbsent(Until(kStart + 400), "lock", "b", &inserted));
+  EXPECT_FALSE(inserted);
+  clock_->Advance(100);
+  ASSERT_OK(db_->PutIfAbsent(Until(kStart + 400), "lock", "b", &inserted));
+  EXPECT_TRUE(inserted);
+}
+
+TEST_P(ExpiryTest, ABatchGivesItsPutsTheirExpiryAndItsDeletesNone) {
+  ASSERT_OK(db_->Put({}, Word(9), Word(9)));
+  WriteBatch batch;
+  batch.Put(Word(1), Word(10));
+  batch.Put("long key", "long value");
+  batch.Delete(Word(9));
+  batch.PutWithExpiry("own", "x", kStart + 5);
+  batch.PutWithExpiry(Word(2), Word(2), 0);  // never, whatever options say
+  ASSERT_OK(db_->Write(Until(kStart + 50), &batch));
+  uint64_t expiry = 0;
+  ASSERT_OK(db_->GetExpiry("own", &expiry));
+  EXPECT_EQ(expiry, kStart + 5);
+  ASSERT_OK(db_->GetExpiry(Word(2), &expiry));
+  EXPECT_EQ(expiry, 0u);
+  ASSERT_OK(db_->GetExpiry(Word(1), &expiry));
+  EXPECT_EQ(expiry, kStart + 50);
+  ASSERT_OK(db_->GetExpiry("long key", &expiry));
+  EXPECT_EQ(expiry, kStart + 50);
+  EXPECT_TRUE(Get(Word(9)).IsNotFound());
+  clock_->Advance(51);
+  EXPECT_TRUE(Get(Word(1)).IsNotFound());
+  EXPECT_TRUE(Get("long key").IsNotFound());
+  EXPECT_TRUE(Get("own").IsNotFound());
+  EXPECT_OK(Get(Word(2)));
+}
+
+TEST_P(ExpiryTest, ExpirySurvivesAReopenAndMigrations) {
+  for (int i = 0; i < 400; ++i) {
+    ASSERT_OK(db_->Put(Until(kStart + 1000 + i), "key" + std::to_string(i),
+                       std::to_string(i)));
+  }
+  ASSERT_OK(db_->Checkpoint());  // every record on PMem levels
+  Reopen();
+  clock_->Set(kStart + 1000 + 199);
+  for (int i = 0; i < 400; ++i) {
+    const std::string key = "key" + std::to_string(i);
+    std::string value;
+    const Status s = Get(key, &value);
+    if (i < 199) {
+      EXPECT_TRUE(s.IsNotFound()) << key;
+    } else {
+      ASSERT_OK(s) << key;
+      EXPECT_EQ(value, std::to_string(i));
+      uint64_t expiry = 0;
+      ASSERT_OK(db_->GetExpiry(key, &expiry));
+      EXPECT_EQ(expiry, kStart + 1000 + i);
+    }
+  }
+}
+
+TEST_P(ExpiryTest, IteratorsLeaveExpiredKeysOut) {
+  if (GetParam() != Partitioning::kRange) GTEST_SKIP() << "no order";
+  ASSERT_OK(db_->Put({}, "a", "1"));
+  ASSERT_OK(db_->Put({}, "b", "old"));
+  ASSERT_OK(db_->Put(Until(kStart + 5), "b", "2"));
+  ASSERT_OK(db_->Put(Until(kStart + 10), "c", "3"));
+  EXPECT_EQ(Scan(), (std::vector<std::string>{"a", "b", "c"}));
+  clock_->Advance(6);
+  EXPECT_EQ(Scan(), (std::vector<std::string>{"a", "c"}));
+  ASSERT_OK(db_->Checkpoint());
+  ASSERT_OK(db_->Rebalance());
+  clock_->Advance(5);
+  EXPECT_EQ(Scan(), (std::vector<std::string>{"a"}));
+}
+
+// A model test: random puts with and without expiry, deletes, Expire,
+// and clock steps, against a map of (value, expiry), with reopens and
+// checkpoints in between.
+TEST_P(ExpiryTest, MatchesAModelUnderRandomOperations) {
+  struct Record {
+    std::string value;
+    uint64_t expires_at_ms;
+  };
+  std::map<std::string, Record> model;
+  std::mt19937_64 rng(GetParam() == Partitioning::kHash ? 1 : 2);
+  auto live = [&](const std::string& key) {
+    auto it = model.find(key);
+    return it != model.end() &&
+           (it->second.expires_at_ms == 0 ||
+            clock_->NowMs() <= it->second.expires_at_ms);
+  };
+  for (int step = 0; step < 6000; ++step) {
+    const uint64_t k = rng() % 300;
+    const std::string key = k % 2 == 0 ? Word(k) : "key" + std::to_string(k);
+    const uint64_t expiry =
+        rng() % 3 == 0 ? 0 : clock_->NowMs() + rng() % 50;
+    switch (rng() % 6) {
+      case 0:
+      case 1: {
+        std::string value = Word(step);
+        if (rng() % 2 == 0) value.assign(rng() % 40, 'v');
+        ASSERT_OK(db_->Put(Until(expiry), key, value));
+        model[key] = {value, expiry};
+        break;
+      }
+      case 2:
+        ASSERT_OK(db_->Delete({}, key));
+        model.erase(key);
+        break;
+      case 3: {
+        const Status s = db_->Expire(key, expiry);
+        if (live(key)) {
+          ASSERT_OK(s);
+          model[key].expires_at_ms = expiry;
+        } else {
+          ASSERT_TRUE(s.IsNotFound())
+              << "step " << step << " key " << k << ": " << s.ToString()
+              << (model.count(key) ? " expired" : " absent");
+        }
+        break;
+      }
+      case 4:
+        clock_->Advance(rng() % 10);
+        break;
+      default:
+        if (rng() % 200 == 0) {
+          Reopen();
+        } else if (rng() % 100 == 0) {
+          ASSERT_OK(db_->Checkpoint());
+        }
+        break;
+    }
+    if (step % 500 == 499 || step == 5999) {
+      for (uint64_t j = 0; j < 300; ++j) {
+        const std::string probe =
+            j % 2 == 0 ? Word(j) : "key" + std::to_string(j);
+        std::string value;
+        uint64_t expiry_read = 0;
+        const Status s = Get(probe, &value);
+        if (live(probe)) {
+          ASSERT_OK(s) << "step " << step << " key " << j;
+          EXPECT_EQ(value, model[probe].value);
+          ASSERT_OK(db_->GetExpiry(probe, &expiry_read));
+          EXPECT_EQ(expiry_read, model[probe].expires_at_ms);
+        } else {
+          ASSERT_TRUE(s.IsNotFound())
+              << "step " << step << " key " << j << ": " << s.ToString();
+        }
+      }
+    }
+  }
+}
+
+// A cache whose keys all expire does not grow: rounds of new keys with a
+// short expiry, each written after the previous round's expired, leave
+// the pool's payload space where the first rounds put it.
+TEST_P(ExpiryTest, ExpiredRecordsGiveTheirSpaceBack) {
+  const std::string value(200, 'x');
+  uint64_t after_warmup = 0;
+  for (int round = 0; round < 12; ++round) {
+    for (int i = 0; i < 3000; ++i) {
+      const std::string key = std::to_string(round) + ":" + std::to_string(i);
+      ASSERT_OK(db_->Put(Until(clock_->NowMs() + 1000), key, value));
+    }
+    clock_->Advance(1001);
+    Stats stats;
+    ASSERT_OK(db_->GetStats(&stats));
+    if (round == 2) after_warmup = stats.payload_bytes;
+    if (round > 2) {
+      EXPECT_LE(stats.payload_bytes, after_warmup * 13 / 10)
+          << "round " << round;
+    }
+  }
+  EXPECT_TRUE(Get("11:5").IsNotFound());
+}
+
+// A pool made for 8-byte records only has no payload logs, where expiry
+// lives: writes with one are refused, and nothing is written.
+TEST(ExpiryWithoutPayloadLogsTest, WritesWithAnExpiryAreRefused) {
+  ScratchPool file("expiry_no_payload");
+  Options o = Options::SmallProfile();
+  o.payload_log_count = 0;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  ASSERT_OK(db->Put({}, Word(1), Word(1)));
+  WriteOptions until;
+  until.expires_at_ms = kStart;
+  for (const Status& s :
+       {db->Put(until, Word(1), Word(2)), db->Expire(Word(1), kStart)}) {
+    ASSERT_TRUE(s.IsNotSupported()) << s.ToString();
+    EXPECT_EQ(s.message(),
+              "this pool was created without payload logs "
+              "(payload_log_count = 0): it stores 8-byte keys with 8-byte "
+              "values only");
+  }
+  std::string value;
+  ASSERT_OK(db->Get({}, Word(1), &value));
+  EXPECT_EQ(FromWord(value), 1u);
+  uint64_t expiry = 1;
+  ASSERT_OK(db->GetExpiry(Word(1), &expiry));
+  EXPECT_EQ(expiry, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Partitionings, ExpiryTest,
+                         ::testing::Values(Partitioning::kHash,
+                                           Partitioning::kRange),
+                         [](const auto& param_info) {
+                           return param_info.param == Partitioning::kHash
+                                      ? std::string("Hash")
+                                      : std::string("Range");
+                         });
+
+}  // namespace
+}  // namespace plush
