@@ -65,6 +65,10 @@ class PLUSH_EXPORT Iterator {
   // REQUIRES: Valid().
   virtual std::string_view key() const = 0;
   virtual std::string_view value() const = 0;
+  // When the current record expires (Unix ms on Options::clock; 0: never).
+  // An iterator yields no record that had expired when it read it.
+  // REQUIRES: Valid().
+  virtual uint64_t expires_at_ms() const { return 0; }
   // OK unless an error occurred (or Seek was called on a hash pool).
   virtual Status status() const = 0;
 };

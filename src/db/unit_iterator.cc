@@ -16,8 +16,9 @@ void ScanBatch::Clear() {
 }
 
 void ScanBatch::Add(std::string_view key, std::string_view value,
-                    bool tombstone) {
-  records_.push_back({bytes_.size(), key.size(), value.size(), tombstone});
+                    bool tombstone, uint64_t expires_at_ms) {
+  records_.push_back(
+      {bytes_.size(), key.size(), value.size(), tombstone, expires_at_ms});
   bytes_.append(key);
   bytes_.append(value);
 }

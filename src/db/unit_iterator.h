@@ -38,7 +38,9 @@ namespace plush {
 class ScanBatch {
  public:
   void Clear();
-  void Add(std::string_view key, std::string_view value, bool tombstone);
+  // `expires_at_ms`: the record's expiry (0 = none).
+  void Add(std::string_view key, std::string_view value, bool tombstone,
+           uint64_t expires_at_ms = 0);
 
  private:
   friend class UnitIterator;
@@ -47,6 +49,7 @@ class ScanBatch {
     size_t key_size;
     size_t value_size;  // the value follows the key in the arena
     bool tombstone;
+    uint64_t expires_at_ms;
   };
   std::string_view KeyOf(const Record& r) const {
     return std::string_view(bytes_).substr(r.key_offset, r.key_size);
@@ -106,6 +109,9 @@ class UnitIterator final : public Iterator {
   void SeekToPartition(uint64_t partition) override;
   std::string_view key() const override;
   std::string_view value() const override;
+  uint64_t expires_at_ms() const override {
+    return current().expires_at_ms;
+  }
   Status status() const override { return status_; }
 
  private:

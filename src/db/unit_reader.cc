@@ -176,7 +176,8 @@ Status UnitReader::CollectLocked(uint64_t unit, std::string_view lower_bound,
                in_range(key)) {
       // An expired record hides the key's older versions, as a tombstone.
       const bool gone = slot.tombstone || payload_.Expired(expires_at_ms);
-      batch->Add(key, gone ? std::string_view() : value, gone);
+      batch->Add(key, gone ? std::string_view() : value, gone,
+                 gone ? 0 : expires_at_ms);
     }
   });
   return s;
