@@ -142,6 +142,36 @@ TEST(CrashTest, SampledPersistPointsOfRewritesThatFreeLogChunks) {
   EXPECT_GT(wrong.failures, 0u);
 }
 
+// Rewrites that free log chunks also leave out the tombstones that hide
+// nothing below the DRAM level — deletes, and records that expired — and
+// so first retire the entry's epoch on level 1 (its children's epochs or
+// its epoch floor), lest recovery replay a left-out key's older records.
+// A crash anywhere leaves every acknowledged write, and no left-out key
+// comes back.
+TEST(CrashTest, SampledPersistPointsOfRewritesThatDropExpiredRecords) {
+  Options o = TinyCrashPool();
+  o.fanout_bits = 4;
+  o.log_chunk_size = 8192;
+  o.log_chunks_per_log = 8;
+  // A key's records in two logs (sync writes share log 0): one log may
+  // free the chunk of a key's tombstone while the other still holds the
+  // key's older versions.
+  o.log_count = 2;
+  CrashExplorer explorer(o, WithEveryOtherWriteSynced(WithExpiries(
+                                RandomWorkload(Soak() ? 6000 : 2000, 40, 45))));
+  Stats run;
+  explorer.CountPersistPoints(&run);
+  uint64_t rewrites = 0;
+  for (const auto& [name, value] : run.more_counts) {
+    if (name == "dram_rewrites") rewrites = value;
+  }
+  EXPECT_GE(rewrites, 10u);
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 300, 46);
+  Report("sampled, rewrites that drop expired records", stats);
+  EXPECT_GT(stats.crash_states, 250u);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+}
+
 // The explorer must be able to fail: with an oracle that counts the
 // operation in flight at the crash as acknowledged, crashes that hit before
 // that operation's log entry is durable must be reported.

@@ -176,7 +176,8 @@ class EngineLayers {
         table_.get(), pool_->params().log_count, background_.get());
     logs_ = std::make_unique<log::RecoveryLogs>(pool_.get(),
                                                 log_recycling_.get());
-    rewriter_ = std::make_unique<EntryRewriter>(table_.get(), logs_.get());
+    rewriter_ = std::make_unique<EntryRewriter>(table_.get(), logs_.get(),
+                                                &clock_);
     log_recycling_->set_rewriter(rewriter_.get());
     if (pool_->params().partitioning == Partitioning::kRange)
       tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);

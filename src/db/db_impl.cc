@@ -161,7 +161,8 @@ Status DBImpl::OpenLayers(bool created) {
       table_.get(), pool_->params().log_count, background_.get());
   logs_ = std::make_unique<log::RecoveryLogs>(
       pool_.get(), log_recycling_.get(), seams_.incomplete_batches.get());
-  entry_rewriter_ = std::make_unique<EntryRewriter>(table_.get(), logs_.get());
+  entry_rewriter_ = std::make_unique<EntryRewriter>(table_.get(), logs_.get(),
+                                                    clock_.get());
   log_recycling_->set_rewriter(entry_rewriter_.get());
   if (pool_->params().partitioning == Partitioning::kRange)
     unit_tails_ = std::make_unique<UnitTails>(table_->dram_entries(), created);
@@ -169,6 +170,9 @@ Status DBImpl::OpenLayers(bool created) {
                                             background_.get(),
                                             unit_tails_.get(), &closed_);
   payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
+  expiry_sweeper_ = std::make_unique<ExpirySweeper>(
+      table_.get(), entry_rewriter_.get(), write_path_.get(), clock_.get(),
+      options_.background_threads > 0);
   s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), clock_.get(),
                                 &payload_);
   if (!s.ok()) return s;
@@ -317,8 +321,15 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
         options, placement, {placement.indirect_word, ref, tombstone, true},
         moved, &entry_size);
   });
-  if (s.ok()) SplitIfDue(placement.hash, key, 1, entry_size);
+  if (s.ok()) {
+    if (!tombstone) NoteExpiry(placement.hash, options.expires_at_ms);
+    SplitIfDue(placement.hash, key, 1, entry_size);
+  }
   return s;
+}
+
+void DBImpl::NoteExpiry(uint64_t hash, uint64_t expires_at_ms) {
+  expiry_sweeper_->Note(table_->DramIndex(hash), expires_at_ms);
 }
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key,
@@ -442,6 +453,8 @@ Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
     return write_path_->WriteRecords(options, records, version, moved);
   });
   if (!s.ok()) return s;
+  for (size_t i = 0; i < records.size(); ++i)
+    NoteExpiry(records[i].hash, collect.ops[i].expires_at_ms);
   SplitUnitsIfDue(records);
   user_bytes_.Add(bytes);
   return Status::OK();
@@ -546,6 +559,7 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
             return r;
           },
           moved);
+      if (w.ok() && !*moved && !changed) NoteExpiry(placement.hash, expiry);
     });
     if (!s.ok()) return s;
     if (!changed) {
@@ -856,6 +870,7 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->recovered_log_entries = recovered_entries_;
   stats->more_counts = {{"syncs", m.syncs()},
                         {"dram_rewrites", entry_rewriter_->rewrites()},
+                        {"expiry_sweeps", expiry_sweeper_->sweeps()},
                         {"log_backed_bytes", logs_->backed_bytes()}};
   return Status::OK();
 }
@@ -898,6 +913,7 @@ Status DBImpl::GetProperty(std::string_view name, std::string* value) {
 //      finishes against memory that stays mapped until the DB is destroyed.
 Status DBImpl::Close() {
   if (closed_.exchange(true)) return Status::OK();
+  expiry_sweeper_->Stop();
   background_->Stop();
   logs_->Close();
   Status s;

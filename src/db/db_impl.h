@@ -26,6 +26,7 @@
 #include "db/background_work.h"
 #include "db/engine_seams.h"
 #include "db/entry_rewriter.h"
+#include "db/expiry_sweeper.h"
 #include "db/log_recycling.h"
 #include "db/payload_gc.h"
 #include "db/range_rebalancer.h"
@@ -105,6 +106,9 @@ class DBImpl final : public DB {
                   uint64_t entry_size);
   // SplitIfDue for each unit a write batch's records went to.
   void SplitUnitsIfDue(const std::vector<WritePath::Record>& records);
+  // Tells the expiry sweep that a record expiring at `expires_at_ms` (0:
+  // never) went to the DRAM entry of table hash `hash`.
+  void NoteExpiry(uint64_t hash, uint64_t expires_at_ms);
   // A record stored in the payload logs: key and value out of place (with
   // options.expires_at_ms), or a tombstone for a key that is not 8 bytes
   // long.
@@ -159,6 +163,7 @@ class DBImpl final : public DB {
   std::unique_ptr<UnitTails> unit_tails_;  // range pools
   std::unique_ptr<WritePath> write_path_;
   std::unique_ptr<PayloadGc> payload_gc_;
+  std::unique_ptr<ExpirySweeper> expiry_sweeper_;
   std::unique_ptr<payload::PayloadLogs> payload_;
   std::unique_ptr<UnitReader> unit_reader_;
   std::unique_ptr<RangeRebalancer> rebalancer_;

@@ -2,6 +2,8 @@
 
 #include "db/entry_rewriter.h"
 
+#include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace plush {
@@ -11,40 +13,85 @@ namespace plush {
 // the log: a chunk is freed only once its records' entries moved on) or
 // its new ones, numbered in the next epoch, which recovery places after
 // the old ones (write batches number across epochs the same way).
-EntryRewriter::Result EntryRewriter::Rewrite(uint64_t d) {
-  if (table_.DramHasUnlogged(d)) return Result::kNotWorthIt;
+//
+// A tombstone that hides nothing on the PMem levels (a delete, or an
+// expired record) is left out of the batch. Its key's older records in
+// the logs would come back if replayed without it, so before the entry
+// changes, its epoch is retired on level 1 (RetireDramEpoch): recovery
+// then replays none of its records up to that epoch, only the batch.
+EntryRewriter::Outcome EntryRewriter::Rewrite(uint64_t d, bool sample) {
+  constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
   const table::EntryState st = table_.DramState(d);
+  if (st.size == 0 || table_.DramHasUnlogged(d))
+    return {Result::kNotWorthIt, kNever};
   // A sample first: an entry whose records are all live (new keys) shows
   // no superseded slot, and gathering its newest versions costs nearly
   // what migrating them does. (An entry a quarter superseded shows one in
   // nine samples out of ten.)
   constexpr unsigned kSample = 8;
-  if (st.size >= 2 * kSample &&
+  if (sample && st.size >= 2 * kSample &&
       table_.SupersededInDramSample(d, kSample) == 0) {
-    return Result::kNotWorthIt;
+    return {Result::kNotWorthIt, kNever};
   }
   std::vector<table::Slot> slots;
   std::vector<uint64_t> hashes;
+  std::vector<uint64_t> expiries;
   // A damaged entry is left to the migration, which reports it.
-  if (!table_.NewestInDram(d, &slots, &hashes).ok() || slots.empty() ||
-      4 * slots.size() > 3 * st.size) {
-    return Result::kNotWorthIt;
-  }
-  std::vector<log::LogRecord> records(slots.size());
+  if (!table_.NewestInDram(d, &slots, &hashes, &expiries).ok())
+    return {Result::kNotWorthIt, kNever};
+  size_t kept = 0;
   for (size_t i = 0; i < slots.size(); ++i) {
-    records[i] = {slots[i].key,       slots[i].value,
-                  st.epoch + 1,       slots[i].tombstone,
-                  slots[i].indirect,  static_cast<uint8_t>(i)};
+    if (slots[i].tombstone &&
+        table_.HidesNothingBelowDram(d, slots[i], hashes[i])) {
+      continue;
+    }
+    slots[kept] = slots[i];
+    hashes[kept] = hashes[i];
+    expiries[kept] = slots[i].tombstone ? 0 : expiries[i];
+    ++kept;
   }
-  uint32_t chunk_seen = 0;
-  if (!logs_.TryAppendBatch(logs_.LogOf(d), records.data(), records.size(),
-                            log::BatchSpill::Lease(), /*foreign=*/false,
-                            &chunk_seen)) {
-    return Result::kNoRoom;
+  const bool drops = kept < slots.size();
+  slots.resize(kept);
+  hashes.resize(kept);
+  expiries.resize(kept);
+  const uint64_t now_ms = clock_.NowMs();
+  if (4 * kept > 3 * st.size) {
+    return {Result::kNotWorthIt, DueWhenWorthIt(expiries, st.size, now_ms)};
   }
+  // Level 1 first: retiring the epoch may not fail once the batch is in.
+  if (drops && !table_.EnsureFirstLevel().ok())
+    return {Result::kNotWorthIt, kNever};
+  if (kept > 0) {
+    std::vector<log::LogRecord> records(kept);
+    for (size_t i = 0; i < kept; ++i) {
+      records[i] = {slots[i].key,       slots[i].value,
+                    st.epoch + 1,       slots[i].tombstone,
+                    slots[i].indirect,  static_cast<uint8_t>(i)};
+    }
+    uint32_t chunk_seen = 0;
+    if (!logs_.TryAppendBatch(logs_.LogOf(d), records.data(), records.size(),
+                              log::BatchSpill::Lease(), /*foreign=*/false,
+                              &chunk_seen)) {
+      return {Result::kNoRoom, kNever};
+    }
+  }
+  if (drops) table_.RetireDramEpoch(d, st.epoch);
   table_.RewriteDram(d, slots, hashes);
   rewrites_.Add(1);
-  return Result::kRewritten;
+  return {Result::kRewritten, DueWhenWorthIt(expiries, kept, now_ms)};
+}
+
+// When enough of an entry of `size` records will have expired that a
+// rewrite pays (a quarter), judging by the expiries of its records still
+// there: the expiry of the record that makes it a quarter.
+uint64_t EntryRewriter::DueWhenWorthIt(std::vector<uint64_t> expiries,
+                                       uint64_t size, uint64_t now_ms) {
+  std::erase_if(expiries, [&](uint64_t t) { return t == 0 || t < now_ms; });
+  const uint64_t needed = std::max<uint64_t>(1, (size + 3) / 4);
+  if (needed > expiries.size()) return std::numeric_limits<uint64_t>::max();
+  std::nth_element(expiries.begin(), expiries.begin() + (needed - 1),
+                   expiries.end());
+  return expiries[needed - 1];
 }
 
 }  // namespace plush

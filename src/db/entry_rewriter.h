@@ -1,19 +1,23 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Rewriting a DRAM entry without its superseded versions (keys written
-// again), the other way besides migration to move it to its next epoch:
-// its newest versions are logged again as one batch in that epoch, then
-// the entry is rewritten in place from them (docs/architecture.md, "Log
+// again) and its tombstones that hide nothing (deletes, expired records),
+// the other way besides migration to move it to its next epoch: its
+// newest versions are logged again as one batch in that epoch, then the
+// entry is rewritten in place from them (docs/architecture.md, "Log
 // recycling"). Afterwards its log records of earlier epochs are no longer
 // needed, and the entry has room again without a migration: what keeps
-// the logs and the first PMem level from growing with old versions.
+// the logs and the first PMem level from growing with old versions, and
+// a cache whose keys expire from growing at all.
 
 #ifndef PLUSH_DB_ENTRY_REWRITER_H_
 #define PLUSH_DB_ENTRY_REWRITER_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "log/recovery_log.h"
+#include "plush/options.h"
 #include "table/leveled_table.h"
 #include "util/sharded_counter.h"
 
@@ -21,26 +25,40 @@ namespace plush {
 
 class EntryRewriter {
  public:
-  EntryRewriter(table::LeveledTable* table, log::RecoveryLogs* logs)
-      : table_(*table), logs_(*logs) {}
+  // `clock`: the DB's (Options::clock), which judges expiry.
+  EntryRewriter(table::LeveledTable* table, log::RecoveryLogs* logs,
+                const Clock* clock)
+      : table_(*table), logs_(*logs), clock_(*clock) {}
 
   enum class Result {
     kRewritten,
-    kNotWorthIt,  // superseded versions are under a quarter of the entry
+    kNotWorthIt,  // what it would drop is under a quarter of the entry
                   // (or it holds unlogged records): it should migrate
     kNoRoom,      // the entry's log has no room for its survivors now
   };
-  // Rewrites DRAM entry `d` if at least a quarter of it is superseded: a
+  struct Outcome {
+    Result result;
+    // When a rewrite would pay off by expiries alone (the records that
+    // stay expire): the Unix ms on the DB's clock, or UINT64_MAX.
+    uint64_t due_ms;
+  };
+  // Rewrites DRAM entry `d` if at least a quarter of it would go: a
   // rewrite then appends at most three records to the log per record it
-  // frees there. REQUIRES: the entry's lock.
-  Result Rewrite(uint64_t d);
+  // frees there. `sample`: look at a few slots first, and give up unless
+  // one is superseded (the caller does not know of expired records).
+  // REQUIRES: the entry's lock.
+  Outcome Rewrite(uint64_t d, bool sample);
 
   // Entries rewritten since the pool was opened.
   uint64_t rewrites() const { return rewrites_.Read(); }
 
  private:
+  static uint64_t DueWhenWorthIt(std::vector<uint64_t> expiries,
+                                 uint64_t size, uint64_t now_ms);
+
   table::LeveledTable& table_;
   log::RecoveryLogs& logs_;
+  const Clock& clock_;
   ShardedCounter rewrites_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <random>
@@ -33,9 +34,29 @@ class ExpiryTest : public ::testing::TestWithParam<Partitioning> {
     Options o = Options::SmallProfile();
     o.partitioning = GetParam();
     o.clock = clock_;
+    o.background_threads = background_threads_;
+    if (roomy_dram_) {  // no record leaves the DRAM level by migrating
+      o.fanout_bits = 4;
+      o.first_level_fanout_bits = 4;
+      o.range_rebalance = false;
+    }
     return o;
   }
   void Open() { ASSERT_OK(DB::Open(PoolOptions(), file_.path(), &db_)); }
+  uint64_t MoreCount(const std::string& name) {
+    Stats stats;
+    EXPECT_OK(db_->GetStats(&stats));
+    for (const auto& [n, value] : stats.more_counts) {
+      if (n == name) return value;
+    }
+    ADD_FAILURE() << "no count " << name;
+    return 0;
+  }
+  uint64_t DramRecords() {
+    Stats stats;
+    EXPECT_OK(db_->GetStats(&stats));
+    return stats.records_per_level.empty() ? 0 : stats.records_per_level[0];
+  }
   void Reopen() {
     ASSERT_OK(db_->Close());
     db_.reset();
@@ -62,6 +83,8 @@ class ExpiryTest : public ::testing::TestWithParam<Partitioning> {
   }
 
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(kStart);
+  unsigned background_threads_ = 1;
+  bool roomy_dram_ = false;
   ScratchPool file_{"expiry"};
   std::unique_ptr<DB> db_;
 };
@@ -311,6 +334,8 @@ TEST_P(ExpiryTest, MatchesAModelUnderRandomOperations) {
 // short expiry, each written after the previous round's expired, leave
 // the pool's payload space where the first rounds put it.
 TEST_P(ExpiryTest, ExpiredRecordsGiveTheirSpaceBack) {
+  background_threads_ = 0;  // the same work at the same moments every run
+  Reopen();
   const std::string value(200, 'x');
   uint64_t after_warmup = 0;
   for (int round = 0; round < 12; ++round) {
@@ -355,6 +380,41 @@ TEST(ExpiryWithoutPayloadLogsTest, WritesWithAnExpiryAreRefused) {
   uint64_t expiry = 1;
   ASSERT_OK(db->GetExpiry(Word(1), &expiry));
   EXPECT_EQ(expiry, 0u);
+}
+
+// The sweep takes expired records out of the DRAM level once they
+// expire, without waiting for their entries to fill; what has not expired
+// stays, with its expiry.
+TEST_P(ExpiryTest, TheSweepTakesExpiredRecordsOutOfTheDramLevel) {
+  roomy_dram_ = true;
+  db_.reset();
+  std::remove(file_.path().c_str());
+  Open();
+  for (int i = 0; i < 60; ++i) {
+    const uint64_t expiry = i < 40 ? kStart + 10 : kStart + 1000;
+    ASSERT_OK(db_->Put(Until(expiry), "key" + std::to_string(i), "v"));
+  }
+  ASSERT_OK(db_->Put({}, Word(1), Word(1)));
+  ASSERT_EQ(DramRecords(), 61u);
+  EXPECT_EQ(MoreCount("expiry_sweeps"), 0u);
+  clock_->Advance(11);
+  ASSERT_TRUE(test::Eventually([&] { return DramRecords() == 21; }))
+      << DramRecords() << " records in the DRAM level";
+  EXPECT_GT(MoreCount("expiry_sweeps"), 0u);
+  uint64_t expiry = 0;
+  for (int i = 0; i < 60; ++i) {
+    const Status s = db_->GetExpiry("key" + std::to_string(i), &expiry);
+    if (i < 40) {
+      EXPECT_TRUE(s.IsNotFound()) << i;
+    } else {
+      ASSERT_OK(s) << i;
+      EXPECT_EQ(expiry, kStart + 1000);
+    }
+  }
+  Reopen();  // the records the sweep dropped stay dropped
+  EXPECT_TRUE(Get("key0").IsNotFound());
+  EXPECT_OK(Get("key59"));
+  EXPECT_OK(Get(Word(1)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Partitionings, ExpiryTest,

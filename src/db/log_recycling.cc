@@ -53,9 +53,10 @@ Status LogRecycling::Retire(const log::LogRecord& record, RetireBy by,
   Status s = Status::OK();
   *how = Retired::kAlready;
   if (record.epoch >= table_.DramState(d).epoch) {
-    const EntryRewriter::Result r = by == RetireBy::kMigrating
-                                        ? EntryRewriter::Result::kNotWorthIt
-                                        : rewriter_->Rewrite(d);
+    const EntryRewriter::Result r =
+        by == RetireBy::kMigrating
+            ? EntryRewriter::Result::kNotWorthIt
+            : rewriter_->Rewrite(d, /*sample=*/true).result;
     *how = r == EntryRewriter::Result::kRewritten ? Retired::kRewritten
            : r == EntryRewriter::Result::kNoRoom  ? Retired::kNoRoom
            : by == RetireBy::kRewritingOnly       ? Retired::kLeft

@@ -304,11 +304,13 @@ bool PayloadLogs::RefsHaveSameKey(uint64_t a, uint64_t b) const {
   return ReadKey(a, &key) && RefHasKey(b, key) == table::RefMatch::kYes;
 }
 
-table::RefState PayloadLogs::StateOfRef(uint64_t ref) const {
+table::RefState PayloadLogs::StateOfRef(uint64_t ref,
+                                        uint64_t* expires_at_ms) const {
   const Ref r = Ref::Decode(ref);
   uint64_t chunk = 0;
   Entry e;
   if (!Locate(r, &chunk, &e)) return table::RefState::kDangling;
+  if (expires_at_ms != nullptr) *expires_at_ms = e.expires_at_ms;
   return Expired(e.expires_at_ms) ? table::RefState::kExpired
                                   : table::RefState::kLive;
 }

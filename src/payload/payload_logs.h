@@ -190,7 +190,8 @@ class PayloadLogs final : public table::PayloadResolver {
     return frees_started_.load(std::memory_order_acquire);
   }
   bool RefsHaveSameKey(uint64_t a, uint64_t b) const override;
-  table::RefState StateOfRef(uint64_t ref) const override;
+  table::RefState StateOfRef(uint64_t ref,
+                             uint64_t* expires_at_ms = nullptr) const override;
   bool ReadKey(uint64_t ref, std::string* key) const override;
 
  private:

@@ -172,11 +172,27 @@ class LeveledTable {
   // Moves the DRAM entry's records to PMem and advances its epoch.
   // NoSpace if the pool cannot hold them (nothing moved then).
   Status MigrateDram(uint64_t dram_index);
-  // The newest version of each key of the DRAM entry, oldest first, and
-  // their hashes: what a migration would move (dangling payload
-  // references dropped). REQUIRES: the entry's lock.
+  // The newest version of each key of the DRAM entry, oldest first, their
+  // hashes and (if `expiries` is not null) their expiries (0 = none): what
+  // a migration would move (dangling payload references dropped, expired
+  // records as tombstones). REQUIRES: the entry's lock.
   Status NewestInDram(uint64_t dram_index, std::vector<Slot>* slots,
-                      std::vector<uint64_t>* hashes) const;
+                      std::vector<uint64_t>* hashes,
+                      std::vector<uint64_t>* expiries = nullptr) const;
+  // Whether a tombstone of the DRAM entry (`slot`, with table hash `hash`)
+  // hides nothing: no version of its key on the PMem levels.
+  bool HidesNothingBelowDram(uint64_t dram_index, const Slot& slot,
+                             uint64_t hash) const;
+  // Creates PMem level 1 if the table has none yet (RetireDramEpoch needs
+  // it). NoSpace if the pool cannot hold its block table.
+  Status EnsureFirstLevel() { return EnsureLevel(1); }
+  // Records that the log records of the DRAM entry up to `epoch` need no
+  // replay (the entry's records of those epochs were logged again in a
+  // later one, or dropped as hiding nothing): its level-1 children, or its
+  // epoch floor where it has no block, take `epoch`, persisted — as a
+  // migration without records would. REQUIRES: the entry's lock, level 1,
+  // `epoch` at most the entry's.
+  void RetireDramEpoch(uint64_t dram_index, uint64_t epoch);
   // Replaces the DRAM entry's records with `slots` (NewestInDram's) in
   // the entry's next epoch, as a migration moves on to it: the log records
   // of the epochs before are no longer needed. Readers that meet the entry

@@ -50,7 +50,7 @@ class ScriptedResolver final : public PayloadResolver {
   bool RefsHaveSameKey(uint64_t a, uint64_t b) const override {
     return a == b;
   }
-  RefState StateOfRef(uint64_t ref) const override {
+  RefState StateOfRef(uint64_t ref, uint64_t* = nullptr) const override {
     return ref == kRef ? RefState::kLive : RefState::kDangling;
   }
   bool ReadKey(uint64_t ref, std::string* key) const override {

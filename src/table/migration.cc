@@ -39,6 +39,7 @@ namespace plush::table {
 struct LeveledTable::Routed {
   Slot slot;
   uint64_t hash;
+  uint64_t expires_at_ms;  // of an indirect slot's record; 0 = none
 };
 
 // A child receiving records. Its records are a run of the migration's
@@ -166,10 +167,12 @@ Status LeveledTable::GatherNewest(unsigned level, uint64_t index,
     Routed& r = newest[*kept];
     r.slot = Slot{bucket->keys[i], bucket->values[i],
                   TestBit(e.tombstone, pos), TestBit(e.indirect, pos)};
+    r.expires_at_ms = 0;
     if (r.slot.indirect) {
-      const RefState state = resolver_ == nullptr
-                                 ? RefState::kDangling
-                                 : resolver_->StateOfRef(r.slot.value);
+      const RefState state =
+          resolver_ == nullptr
+              ? RefState::kDangling
+              : resolver_->StateOfRef(r.slot.value, &r.expires_at_ms);
       // A dangling payload reference: its record was superseded.
       if (state == RefState::kDangling) continue;
       // An expired record hides the key's older versions, as a tombstone
@@ -185,7 +188,8 @@ Status LeveledTable::GatherNewest(unsigned level, uint64_t index,
 
 Status LeveledTable::NewestInDram(uint64_t dram_index,
                                   std::vector<Slot>* slots,
-                                  std::vector<uint64_t>* hashes) const {
+                                  std::vector<uint64_t>* hashes,
+                                  std::vector<uint64_t>* expiries) const {
   assert(DramLocked(dram_index));
   std::array<Routed, kMaxSlots> newest;
   unsigned kept = 0;
@@ -195,11 +199,43 @@ Status LeveledTable::NewestInDram(uint64_t dram_index,
   if (!s.ok()) return s;
   slots->clear();
   hashes->clear();
+  if (expiries != nullptr) expiries->clear();
   for (unsigned k = kept; k-- > 0;) {
     slots->push_back(newest[k].slot);
     hashes->push_back(newest[k].hash);
+    if (expiries != nullptr) expiries->push_back(newest[k].expires_at_ms);
   }
   return Status::OK();
+}
+
+bool LeveledTable::HidesNothingBelowDram(uint64_t dram_index,
+                                         const Slot& slot,
+                                         uint64_t hash) const {
+  return level_count() < 2 ||
+         !ExistsAtOrBelow(1, ChildIndex(0, dram_index, hash), slot, hash);
+}
+
+void LeveledTable::RetireDramEpoch(uint64_t dram_index, uint64_t epoch) {
+  assert(DramLocked(dram_index) && level_count() >= 2);
+  const Level& dram = levels_[0];
+  const uint64_t first_child = dram_index << dram.child_bits;
+  if (!HasBlock(levels_[1], first_child)) {
+    uint64_t& word = levels_[1].block_table[dram_index];
+    if (EpochFloor(dram_index) >= epoch) return;
+    StoreRelaxed(word, pool::EpochFloorWord(epoch));
+    media_.Persist(&word, sizeof(uint64_t));
+    return;
+  }
+  // Sizes stay: the children keep their records, and only the epoch up to
+  // which the entry's log records reached them moves.
+  for (uint64_t j = 0; j < (uint64_t{1} << dram.child_bits); ++j) {
+    DirectoryEntry& child = MutableEntryAt(levels_[1], first_child + j);
+    const EntryState st = EntryState::Decode(LoadRelaxed(child.state));
+    if (st.epoch >= epoch) continue;
+    StoreRelease(child.state, EntryState{epoch, st.size}.Encode());
+    media_.Flush(&child.state, sizeof(uint64_t));
+  }
+  media_.Drain();
 }
 
 // Step 1: the newest version of each key of the source's first `size`
@@ -422,7 +458,8 @@ void LeveledTable::WriteTarget(unsigned level, const Target& t) {
   unsigned pos = first;
   // Oldest first: newer versions take the later slots.
   for (const Routed* r = t.records + t.count; r-- != t.records; ++pos) {
-    const auto& [slot, hash] = *r;
+    const Slot& slot = r->slot;
+    const uint64_t hash = r->hash;
     const unsigned b = pos / kSlotsPerBucket;
     const unsigned i = pos % kSlotsPerBucket;
     Bucket* bucket = BucketAt(dst, t.index, te, b);

@@ -54,7 +54,7 @@ class FakeResolver final : public PayloadResolver {
   bool RefsHaveSameKey(uint64_t a, uint64_t b) const override {
     return Live(a) && Live(b) && keys.at(a) == keys.at(b);
   }
-  RefState StateOfRef(uint64_t ref) const override {
+  RefState StateOfRef(uint64_t ref, uint64_t* = nullptr) const override {
     if (!Live(ref)) return RefState::kDangling;
     return expired.count(ref) != 0 ? RefState::kExpired : RefState::kLive;
   }

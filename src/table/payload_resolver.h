@@ -56,7 +56,10 @@ class PayloadResolver {
   virtual uint64_t chunk_frees_started() const = 0;
   // True iff both references point to live entries with equal keys.
   virtual bool RefsHaveSameKey(uint64_t a, uint64_t b) const = 0;
-  virtual RefState StateOfRef(uint64_t ref) const = 0;
+  // What `ref` points to now; *expires_at_ms (if not null) receives its
+  // record's expiry (0 = none) when it is not dangling.
+  virtual RefState StateOfRef(uint64_t ref,
+                              uint64_t* expires_at_ms = nullptr) const = 0;
   // False iff `ref` is dangling (its chunk was recycled).
   bool IsLive(uint64_t ref) const {
     return StateOfRef(ref) != RefState::kDangling;

@@ -8,6 +8,7 @@
 #define PLUSH_UTIL_MUTEX_H_
 
 #include <cassert>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -68,6 +69,13 @@ class CondVar {
     // condition_variable_any unlocks and relocks `mu` itself, which the
     // analysis cannot follow; it holds it again when Wait returns.
     cv_.wait(*mu, [&]() NO_THREAD_SAFETY_ANALYSIS { return done(); });
+  }
+  // Wait, for at most `timeout`; returns done().
+  template <typename Predicate, typename Rep, typename Period>
+  bool WaitFor(Mutex* mu, std::chrono::duration<Rep, Period> timeout,
+               Predicate done) REQUIRES(mu) {
+    return cv_.wait_for(*mu, timeout,
+                        [&]() NO_THREAD_SAFETY_ANALYSIS { return done(); });
   }
   void NotifyAll() { cv_.notify_all(); }
 

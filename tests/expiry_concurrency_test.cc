@@ -1,0 +1,143 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// Writers with expiries, readers and the expiry sweep at once, on a clock
+// that moves while they run: readers only ever see a value written for
+// their key, and once everyone stops, each key holds what its last write
+// left given the clock (the sweep dropped nothing that had not expired,
+// and kept nothing visible that had).
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "plush/db.h"
+#include "testutil.h"
+
+namespace plush {
+namespace {
+
+using test::ManualClock;
+using test::ScratchPool;
+
+constexpr uint64_t kStart = 1'700'000'000'000;
+constexpr int kWriters = 2;
+constexpr int kKeysPerWriter = 300;
+
+std::string KeyOf(int writer, int k) {
+  std::string key = std::to_string(writer);
+  key += ':';
+  key += std::to_string(k);
+  return key;
+}
+
+class ExpiryConcurrencyTest : public ::testing::TestWithParam<Partitioning> {};
+
+TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSweepAgree) {
+  ScratchPool file("expiry_concurrency");
+  auto clock = std::make_shared<ManualClock>(kStart);
+  Options o = Options::SmallProfile();
+  o.partitioning = GetParam();
+  o.clock = clock;
+  o.fanout_bits = 3;  // DRAM entries of 128 slots: rewrites, not migrations
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+
+  struct Last {
+    std::string value;
+    uint64_t expires_at_ms = 0;
+  };
+  std::vector<std::map<std::string, Last>> last(kWriters);
+  std::atomic<bool> stop{false};
+  std::atomic<int> bad_reads{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      std::mt19937_64 rng(w + 1);
+      for (int i = 0; i < 6000; ++i) {
+        const int k = static_cast<int>(rng() % kKeysPerWriter);
+        const std::string key = KeyOf(w, k);
+        WriteOptions write;
+        // Mostly short lives, so that entries expire while written.
+        write.expires_at_ms =
+            rng() % 4 == 0 ? 0 : clock->NowMs() + 1 + rng() % 30;
+        std::string value = key;
+        value += '=';
+        value += std::to_string(i);
+        ASSERT_OK(db->Put(write, key, value));
+        last[w][key] = {value, write.expires_at_ms};
+      }
+    });
+  }
+  threads.emplace_back([&] {  // a reader
+    std::mt19937_64 rng(99);
+    while (!stop.load()) {
+      const int w = static_cast<int>(rng() % kWriters);
+      const std::string key = KeyOf(w, static_cast<int>(rng() % kKeysPerWriter));
+      std::string value;
+      const Status s = db->Get({}, key, &value);
+      const bool of_key = value.size() > key.size() &&
+                          value.compare(0, key.size(), key) == 0 &&
+                          value[key.size()] == '=';
+      if (s.ok() ? !of_key : !s.IsNotFound())
+        ++bad_reads;
+    }
+  });
+  threads.emplace_back([&] {  // time passes
+    while (!stop.load()) {
+      clock->Advance(1);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  for (int w = 0; w < kWriters; ++w) threads[w].join();
+  // Let the sweep catch up with what expired, then stop the clock.
+  std::this_thread::sleep_for(3 * std::chrono::milliseconds(100));
+  stop = true;
+  for (size_t t = kWriters; t < threads.size(); ++t) threads[t].join();
+  EXPECT_EQ(bad_reads.load(), 0);
+
+  auto check = [&] {
+    const uint64_t now = clock->NowMs();
+    for (int w = 0; w < kWriters; ++w) {
+      for (const auto& [key, want] : last[w]) {
+        std::string value;
+        const Status s = db->Get({}, key, &value);
+        if (want.expires_at_ms == 0 || now <= want.expires_at_ms) {
+          ASSERT_OK(s) << key;
+          EXPECT_EQ(value, want.value) << key;
+        } else {
+          ASSERT_TRUE(s.IsNotFound()) << key << ": " << value;
+        }
+      }
+    }
+  };
+  check();
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  uint64_t sweeps = 0;
+  for (const auto& [name, value] : stats.more_counts) {
+    if (name == "expiry_sweeps") sweeps = value;
+  }
+  EXPECT_GT(sweeps, 0u);
+  ASSERT_OK(db->Close());
+  db.reset();
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  check();
+}
+
+INSTANTIATE_TEST_SUITE_P(Partitionings, ExpiryConcurrencyTest,
+                         ::testing::Values(Partitioning::kHash,
+                                           Partitioning::kRange),
+                         [](const auto& param_info) {
+                           return param_info.param == Partitioning::kHash
+                                      ? std::string("Hash")
+                                      : std::string("Range");
+                         });
+
+}  // namespace
+}  // namespace plush
