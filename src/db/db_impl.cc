@@ -553,7 +553,8 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
             bool now_present = false;
             Status r = ReadCurrent(lookup, &now, &now_expiry, &now_present);
             changed = now_present != present ||
-                      (present && (now != current || now_expiry != current_expiry));
+                      (present &&
+                       (now != current || now_expiry != current_expiry));
             *skip = changed;
             *slot = {placement.indirect_word, ref, tombstone, true};
             return r;

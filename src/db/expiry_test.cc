@@ -240,7 +240,8 @@ TEST_P(ExpiryTest, IteratorsGiveExpiriesAndLeaveExpiredKeysOut) {
   ASSERT_OK(db_->Put({}, "b", "old"));
   ASSERT_OK(db_->Put(Until(kStart + 5), "b", "2"));
   ASSERT_OK(db_->Put(Until(kStart + 10), Word(3), Word(3)));
-  EXPECT_EQ(Scan(), (Keys{{"a", 0}, {"b", kStart + 5}, {Word(3), kStart + 10}}));
+  EXPECT_EQ(Scan(),
+            (Keys{{"a", 0}, {"b", kStart + 5}, {Word(3), kStart + 10}}));
   clock_->Advance(6);
   EXPECT_EQ(Scan(), (Keys{{"a", 0}, {Word(3), kStart + 10}}));
   ASSERT_OK(db_->Checkpoint());

@@ -390,8 +390,9 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
         if (expires) std::memcpy(staging.data() + 8, &expires_at_ms, 8);
         // std::copy: an empty key or value may have a null data().
         std::copy(key.begin(), key.end(), staging.begin() + key_at);
-        std::copy(value.begin(), value.end(),
-                  staging.begin() + key_at + static_cast<ptrdiff_t>(key.size()));
+        std::copy(
+            value.begin(), value.end(),
+            staging.begin() + key_at + static_cast<ptrdiff_t>(key.size()));
         char* dst = media_.At<char>(c->offset + offset);
         StoreToMedia(dst, staging.data(), size);
         media_.Flush(dst, size);

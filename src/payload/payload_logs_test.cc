@@ -244,7 +244,8 @@ TEST_F(PayloadLogsTest, SyncWritesShareALogAndOthersUseTheirThreads) {
     std::thread([&] {
       uint64_t ref = 0;
       PayloadLogs::Ticket ticket;
-      EXPECT_OK(logs_->Append("key", Hash("key"), "value", 0, &ref, &ticket, sync));
+      EXPECT_OK(
+          logs_->Append("key", Hash("key"), "value", 0, &ref, &ticket, sync));
       chunk = Ref::Decode(ref).chunk;
     }).join();
     return chunk;
