@@ -68,9 +68,11 @@ struct CommandSpec {
     // Runs with the keyspace gate held alone (EXEC, WATCH); commands that
     // read or write keys (kReadOnly, kWrite) hold it shared. Not reported.
     kAlone = 128,
-    // Writes several keys (RENAME): runs with the gate held alone against
-    // a transaction's overlay, its writes one batch (RunInOneBatch), as if
-    // it were a transaction of its own. Not reported.
+    // Writes several keys (RENAME), or decides on a key's expiry and
+    // writes it (PERSIST, GETSET: keyspace.h): runs with the gate held
+    // alone against a transaction's overlay, its writes one batch
+    // (RunInOneBatch), as if it were a transaction of its own. Not
+    // reported.
     kOneBatch = 256,
     // Takes a subcommand (CLIENT, CONFIG, COMMAND): CLIENT LIST shows it
     // with the name. Not reported.
