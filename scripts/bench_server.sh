@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # plush-server vs. Redis, measured with redis-benchmark (issue #19): SET,
-# GET, INCR and MSET (10 keys) from 50 clients, pipelines of 1 and 16,
-# values of 8 and 200 bytes, against
+# GET, INCR, MSET (10 keys) and SET ... EX 60 (issue 30) from 50 clients,
+# pipelines of 1 and 16, values of 8 and 200 bytes; and transactions
+# (MULTI, SET, INCR, GET, EXPIRE, EXEC: redis-benchmark sends one command
+# per request, so redis-cli --pipe streams them, from 4 connections at
+# once, each sending all of its share without waiting), against
 #   plush      plush-server, pool in /dev/shm (file back end: a write is
 #              answered once it survives a crash of the process)
 #   synced     plush-server --sync-writes, pool beside Redis's AOF (a write
@@ -20,7 +23,8 @@
 # Usage: scripts/bench_server.sh [BUILD_DIR]    (default: build/release)
 # Environment:
 #   REQUESTS       requests per run (default 200000; a tenth for always
-#                  and synced without pipelining, which are slow)
+#                  and synced without pipelining, which are slow); a tenth
+#                  as many transactions (a hundredth for always and synced)
 #   ROUNDS         runs of each test against each server (default 3)
 #   REDIS_AOF_DIR  where Redis keeps its AOF and synced its pool (default
 #                  /var/tmp: a disk, as appendfsync always is meant for;
@@ -83,41 +87,104 @@ for target in "${targets[@]}"; do
   done
 done
 
-# rps TARGET TEST SIZE PIPELINE: requests per second of one run.
+# A value of SIZE bytes.
+value() { head -c "$1" /dev/zero | tr '\0' x; }
+
+# rps TARGET TEST SIZE PIPELINE: requests per second of one run. TEST is
+# one of redis-benchmark's, or setex: SET key:__rand_int__ VALUE EX 60, a
+# command of our own (after the options, as redis-benchmark wants it).
 rps() {
-  local n=$requests
+  local n=$requests command=(-t "$2")
   [[ ($1 == always || $1 == synced) && $4 == 1 ]] && n=$((requests / 10))
-  redis-benchmark -p "${port[$1]}" -c 50 -n "$n" -P "$4" -d "$3" -r 100000 -t "$2" --csv 2>/dev/null |
+  [[ $2 == setex ]] && command=(SET 'key:__rand_int__' "$(value "$3")" EX 60)
+  redis-benchmark -p "${port[$1]}" -c 50 -n "$n" -P "$4" -d "$3" -r 100000 --csv "${command[@]}" 2>/dev/null |
     awk -F'"' 'NR == 2 { printf "%.0f", $4 }'
 }
 
+# The transactions' requests: $tx_connections files of RESP per value
+# size, each of MULTI, SET key:R VALUE, INCR counter:R, GET key:R, EXPIRE
+# key:R 60, EXEC, R random below 100000, made once.
+tx_connections=4
+tx_files() {
+  local size=$1 count=$2
+  python3 - "$pool_dir/tx-$size-$count" "$tx_connections" "$count" "$(value "$size")" <<'PYTHON'
+import random, sys
+prefix, files, count, value = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def command(*args):
+    return f"*{len(args)}\r\n" + "".join(f"${len(a)}\r\n{a}\r\n" for a in args)
+for f in range(files):
+    with open(f"{prefix}.{f}", "w") as out:
+        for _ in range(count // files):
+            r = random.randrange(100000)
+            out.write(command("MULTI") + command("SET", f"key:{r}", value) +
+                      command("INCR", f"counter:{r}") + command("GET", f"key:{r}") +
+                      command("EXPIRE", f"key:{r}", "60") + command("EXEC"))
+PYTHON
+}
+
+# tx_rps TARGET SIZE: transactions per second of one run (none if one
+# failed: redis-cli counts error replies).
+tx_rps() {
+  local count=$((requests / 10)) pipes=() i start
+  [[ $1 == always || $1 == synced ]] && count=$((requests / 100))
+  [[ -e $pool_dir/tx-$2-$count.0 ]] || tx_files "$2" "$count"
+  start=$(date +%s%N)
+  for ((i = 0; i < tx_connections; i++)); do
+    redis-cli -p "${port[$1]}" --pipe <"$pool_dir/tx-$2-$count.$i" >"$pool_dir/tx.out.$i" 2>&1 &
+    pipes+=($!)
+  done
+  wait "${pipes[@]}" || return 0
+  local seconds
+  seconds=$(echo "($(date +%s%N) - $start) / 10^9" | bc -l)
+  [[ -z $(grep -L 'errors: 0,' "$pool_dir"/tx.out.*) ]] || return 0
+  printf '%.0f' "$(echo "$count / $seconds" | bc -l)"
+}
+
+# row TEST SIZE PIPELINE: the table's row of a test whose runs are in
+# ${runs[target]} (space separated).
+row() {
+  local target
+  declare -A result=()
+  for target in "${targets[@]}"; do
+    result[$target]=$(tr ' ' '\n' <<<"${runs[$target]}" | grep . | sort -n |
+      awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  done
+  printf '| %s | %s B | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f |\n' \
+    "$1" "$2" "$3" "${result[plush]}" "${result[synced]}" \
+    "${result[always]}" "${result[everysec]}" "${result[none]}" \
+    "$(echo "${result[plush]} / ${result[always]}" | bc -l)" \
+    "$(echo "${result[plush]} / ${result[everysec]}" | bc -l)" \
+    "$(echo "${result[synced]} / ${result[always]}" | bc -l)"
+}
+
 echo "machine: $(nproc) vCPU, $(lscpu | sed -n 's/^Model name: *//p'); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "redis-benchmark -c 50 -n $requests -P {1,16} -d {8,200} -r 100000 -t {set,get,incr,mset} --csv" \
+echo "redis-benchmark -c 50 -n $requests -P {1,16} -d {8,200} -r 100000 --csv {-t {set,get,incr,mset},SET key:__rand_int__ VALUE EX 60}" \
   "(always and synced with -P 1: -n $((requests / 10))); median of $rounds rounds; Redis AOF in ${REDIS_AOF_DIR:-/var/tmp}"
+echo "MULTI: $((requests / 10)) transactions (always and synced: $((requests / 100))) of MULTI, SET, INCR, GET, EXPIRE, EXEC" \
+  "over $tx_connections redis-cli --pipe connections; transactions per second"
 echo
 echo "| test | value | pipeline | plush | plush synced | Redis always | Redis everysec | Redis none | plush / always | plush / everysec | synced / always |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+declare -A label=([set]=SET [get]=GET [incr]=INCR [mset]=MSET [setex]="SET EX 60")
 for size in 8 200; do
   for pipeline in 1 16; do
-    for test in set get incr mset; do
-      declare -A runs=() result=()
+    for test in set get incr mset setex; do
+      declare -A runs=()
       for _ in $(seq "$rounds"); do
         for target in "${targets[@]}"; do
           runs[$target]+="$(rps "$target" "$test" "$size" "$pipeline") "
         done
       done
-      for target in "${targets[@]}"; do
-        result[$target]=$(tr ' ' '\n' <<<"${runs[$target]}" | grep . | sort -n |
-          awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-      done
-      printf '| %s | %s B | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f |\n' \
-        "${test^^}" "$size" "$pipeline" "${result[plush]}" "${result[synced]}" \
-        "${result[always]}" "${result[everysec]}" "${result[none]}" \
-        "$(echo "${result[plush]} / ${result[always]}" | bc -l)" \
-        "$(echo "${result[plush]} / ${result[everysec]}" | bc -l)" \
-        "$(echo "${result[synced]} / ${result[always]}" | bc -l)"
+      row "${label[$test]}" "$size" "$pipeline"
     done
   done
+  declare -A runs=()
+  for _ in $(seq "$rounds"); do
+    for target in "${targets[@]}"; do
+      runs[$target]+="$(tx_rps "$target" "$size") "
+    done
+  done
+  row "MULTI (4 commands)" "$size" "--pipe"
 done
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -9,7 +9,10 @@
 #define PLUSH_TOOLS_SERVER_COMMAND_HANDLERS_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "command_table.h"
@@ -55,11 +58,17 @@ void KeyWritten(CommandCall& call, std::string_view key);
 // True iff `arg` is `keyword` (lower case) in any case.
 bool IsKeyword(std::string_view arg, std::string_view keyword);
 
+// A value, or the null reply for nullopt (a missing key).
+void ReplyOptionalValue(ReplyWriter& reply,
+                        const std::optional<std::string>& value);
+
+// The time on the pool's clock (Unix ms): what expiries are judged by.
+inline int64_t NowMs(const CommandCall& call) {
+  return static_cast<int64_t>(call.server.clock->NowMs());
+}
+
 // commands_strings.cc
 void RunGet(CommandCall& call);
-void RunSet(CommandCall& call);
-void RunSetNx(CommandCall& call);
-void RunGetSet(CommandCall& call);
 void RunMGet(CommandCall& call);
 void RunMSet(CommandCall& call);
 void RunStrLen(CommandCall& call);
@@ -68,6 +77,35 @@ void RunDecr(CommandCall& call);
 void RunIncrBy(CommandCall& call);
 void RunDecrBy(CommandCall& call);
 void RunIncrByFloat(CommandCall& call);
+
+// commands_set.cc
+void RunSet(CommandCall& call);
+void RunSetNx(CommandCall& call);
+void RunGetSet(CommandCall& call);
+void RunSetEx(CommandCall& call);  // SETEX and PSETEX
+// Whether `args` (any request) is a SET, SETEX or PSETEX that only puts,
+// and so leaves its put in call.puts (IsPlainPut).
+bool IsPlainSet(std::span<const std::string_view> args);
+// Whether `args` (a SET) runs in one batch: it must drop the key's expiry
+// in a conditional write (CommandSpec::runs_in_one_batch).
+bool SetRunsInOneBatch(std::span<const std::string_view> args);
+
+// commands_expiry.cc
+void RunExpire(CommandCall& call);
+void RunPExpire(CommandCall& call);
+void RunExpireAt(CommandCall& call);
+void RunPExpireAt(CommandCall& call);
+void RunTtl(CommandCall& call);
+void RunPTtl(CommandCall& call);
+void RunExpireTime(CommandCall& call);
+void RunPExpireTime(CommandCall& call);
+void RunPersist(CommandCall& call);
+void RunGetEx(CommandCall& call);
+void RunGetDel(CommandCall& call);
+// Whether `args` runs in one batch: an EXPIRE with a condition (NX, XX,
+// GT, LT), a GETEX PERSIST, which read the expiry before they write it.
+bool ExpireRunsInOneBatch(std::span<const std::string_view> args);
+bool GetExRunsInOneBatch(std::span<const std::string_view> args);
 
 // commands_string_edits.cc
 void RunAppend(CommandCall& call);

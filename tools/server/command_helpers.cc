@@ -23,6 +23,15 @@ void ReplyError(ReplyWriter& reply, const Status& status) {
   reply.Error("ERR " + status.ToString());
 }
 
+void ReplyOptionalValue(ReplyWriter& reply,
+                        const std::optional<std::string>& value) {
+  if (value) {
+    reply.Bulk(*value);
+  } else {
+    reply.Null();
+  }
+}
+
 bool IsKeyword(std::string_view arg, std::string_view keyword) {
   if (arg.size() != keyword.size()) return false;
   for (size_t i = 0; i < arg.size(); ++i) {

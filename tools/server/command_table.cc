@@ -33,9 +33,19 @@ constexpr std::array kCommands = {
     CommandSpec{"echo", 2, F::kFast, 0, 0, 0, RunEcho},
     CommandSpec{"exec", 1, F::kRunsInMulti | F::kAlone, 0, 0, 0, RunExec},
     CommandSpec{"exists", -2, F::kReadOnly | F::kFast, 1, -1, 1, RunExists},
+    CommandSpec{"expire", -3, F::kWrite | F::kFast, 1, 1, 1, RunExpire,
+                ExpireRunsInOneBatch},
+    CommandSpec{"expireat", -3, F::kWrite | F::kFast, 1, 1, 1, RunExpireAt,
+                ExpireRunsInOneBatch},
+    CommandSpec{"expiretime", 2, F::kReadOnly | F::kFast, 1, 1, 1,
+                RunExpireTime},
     CommandSpec{"get", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunGet},
+    CommandSpec{"getdel", 2, F::kWrite | F::kFast, 1, 1, 1, RunGetDel},
+    CommandSpec{"getex", -2, F::kWrite | F::kFast, 1, 1, 1, RunGetEx,
+                GetExRunsInOneBatch},
     CommandSpec{"getrange", 4, F::kReadOnly, 1, 1, 1, RunGetRange},
-    CommandSpec{"getset", 3, F::kWrite | F::kFast, 1, 1, 1, RunGetSet},
+    CommandSpec{"getset", 3, F::kWrite | F::kFast | F::kOneBatch, 1, 1, 1,
+                RunGetSet},
     CommandSpec{"hello", -1, F::kNoAuth | F::kFast, 0, 0, 0, RunHello},
     CommandSpec{"incr", 2, F::kWrite | F::kFast, 1, 1, 1, RunIncr},
     CommandSpec{"incrby", 3, F::kWrite | F::kFast, 1, 1, 1, RunIncrBy},
@@ -47,7 +57,17 @@ constexpr std::array kCommands = {
     CommandSpec{"mget", -2, F::kReadOnly | F::kFast, 1, -1, 1, RunMGet},
     CommandSpec{"mset", -3, F::kWrite, 1, -1, 2, RunMSet},
     CommandSpec{"multi", 1, F::kFast | F::kRunsInMulti, 0, 0, 0, RunMulti},
+    CommandSpec{"persist", 2, F::kWrite | F::kFast | F::kOneBatch, 1, 1, 1,
+                RunPersist},
+    CommandSpec{"pexpire", -3, F::kWrite | F::kFast, 1, 1, 1, RunPExpire,
+                ExpireRunsInOneBatch},
+    CommandSpec{"pexpireat", -3, F::kWrite | F::kFast, 1, 1, 1,
+                RunPExpireAt, ExpireRunsInOneBatch},
+    CommandSpec{"pexpiretime", 2, F::kReadOnly | F::kFast, 1, 1, 1,
+                RunPExpireTime},
     CommandSpec{"ping", -1, F::kFast, 0, 0, 0, RunPing},
+    CommandSpec{"psetex", 4, F::kWrite, 1, 1, 1, RunSetEx},
+    CommandSpec{"pttl", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunPTtl},
     CommandSpec{"quit", -1, F::kNoAuth | F::kFast | F::kRunsInMulti, 0, 0, 0,
                 RunQuit},
     CommandSpec{"randomkey", 1, F::kReadOnly, 0, 0, 0, RunRandomKey},
@@ -59,13 +79,15 @@ constexpr std::array kCommands = {
     CommandSpec{"save", 1, F::kAdmin | F::kNoMulti, 0, 0, 0, RunSave},
     CommandSpec{"scan", -2, F::kReadOnly, 0, 0, 0, RunScan},
     CommandSpec{"select", 2, F::kFast, 0, 0, 0, RunSelect},
-    CommandSpec{"set", -3, F::kWrite, 1, 1, 1, RunSet},
+    CommandSpec{"set", -3, F::kWrite, 1, 1, 1, RunSet, SetRunsInOneBatch},
+    CommandSpec{"setex", 4, F::kWrite, 1, 1, 1, RunSetEx},
     CommandSpec{"setnx", 3, F::kWrite | F::kFast, 1, 1, 1, RunSetNx},
     CommandSpec{"setrange", 4, F::kWrite, 1, 1, 1, RunSetRange},
     CommandSpec{"shutdown", -1, F::kAdmin | F::kNoMulti, 0, 0, 0, RunShutdown},
     CommandSpec{"strlen", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunStrLen},
     CommandSpec{"time", 1, F::kFast, 0, 0, 0, RunTime},
     CommandSpec{"touch", -2, F::kReadOnly | F::kFast, 1, -1, 1, RunExists},
+    CommandSpec{"ttl", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunTtl},
     CommandSpec{"type", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunType},
     CommandSpec{"unlink", -2, F::kWrite | F::kFast, 1, -1, 1, RunDel},
     CommandSpec{"unwatch", 1, F::kFast, 0, 0, 0, RunUnwatch},
@@ -125,8 +147,8 @@ std::span<const CommandSpec> AllCommands() { return kCommands; }
 bool IsPlainPut(const Session& session,
                 std::span<const std::string_view> args) {
   if (!session.authenticated || session.transaction) return false;
-  if (IsKeyword(args[0], "set")) return args.size() == 3;
-  return IsKeyword(args[0], "mset") && args.size() >= 3 && args.size() % 2 == 1;
+  if (IsKeyword(args[0], "mset")) return args.size() >= 3 && args.size() % 2;
+  return IsPlainSet(args);
 }
 
 void ReplyToPuts(ReplyWriter& reply, const Status& status) {
@@ -148,7 +170,10 @@ void Refuse(CommandCall& call, std::string_view error) {
 
 // Runs a command through the keyspace gate (keyspace_gate.h).
 void RunThroughGate(const CommandSpec& spec, CommandCall& call) {
-  if ((spec.flags & F::kOneBatch) != 0) {
+  const bool one_batch =
+      (spec.flags & F::kOneBatch) != 0 ||
+      (spec.runs_in_one_batch != nullptr && spec.runs_in_one_batch(call.args));
+  if (one_batch) {
     ExclusiveGateLock gate(&call.server.gate);
     const std::span<const std::string_view> commands[] = {call.args};
     RunInOneBatch(call, commands);

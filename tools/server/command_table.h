@@ -45,10 +45,11 @@ struct CommandCall {
 // or, between MULTI and EXEC, queues it.
 void Execute(CommandCall& call);
 
-// True iff `args` is a command that only puts — SET key value, or MSET
-// with whole pairs — from a session that may run it now (authenticated,
-// not queueing a transaction): Execute() then adds
-// its puts to call.puts and writes no reply. A connection may run several
+// True iff `args` is a command that only puts — SET key value with no
+// option but an expiry, SETEX, PSETEX, or MSET with whole pairs — from a
+// session that may run it now (authenticated, not queueing a
+// transaction): Execute() then adds its puts to call.puts and writes no
+// reply. A connection may run several
 // in a row and commit their puts together (a pipeline of SETs).
 bool IsPlainPut(const Session& session, std::span<const std::string_view> args);
 
@@ -67,9 +68,11 @@ struct CommandSpec {
     // Runs with the keyspace gate held alone (EXEC, WATCH); commands that
     // read or write keys (kReadOnly, kWrite) hold it shared. Not reported.
     kAlone = 128,
-    // Writes several keys (RENAME): runs with the gate held alone against
-    // a transaction's overlay, its writes one batch (RunInOneBatch), as if
-    // it were a transaction of its own. Not reported.
+    // Writes several keys (RENAME), or decides on a key's expiry and
+    // writes it (PERSIST, GETSET: keyspace.h): runs with the gate held
+    // alone against a transaction's overlay, its writes one batch
+    // (RunInOneBatch), as if it were a transaction of its own. Not
+    // reported.
     kOneBatch = 256,
     // Takes a subcommand (CLIENT, CONFIG, COMMAND): CLIENT LIST shows it
     // with the name. Not reported.
@@ -84,6 +87,9 @@ struct CommandSpec {
   // argument), step; 0 0 0 for none.
   int first_key, last_key, key_step;
   void (*run)(CommandCall& call);
+  // For commands that run as kOneBatch with some arguments only (a SET XX
+  // that drops an expiry, an EXPIRE NX): whether `args` do; null if never.
+  bool (*runs_in_one_batch)(std::span<const std::string_view> args) = nullptr;
 };
 
 // Every command this server knows, in alphabetical order.

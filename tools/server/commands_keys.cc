@@ -21,7 +21,7 @@ void RunDel(CommandCall& call) {
   for (size_t i = 1; i < call.args.size(); ++i) {
     bool existed = false;
     Status s = Keys(call).Update(
-        call.args[i],
+        call.args[i], kKeepExpiry,
         [&](const std::string* current, std::string*) {
           existed = current != nullptr;
           return existed ? DB::UpdateAction::kDelete : DB::UpdateAction::kKeep;
@@ -77,15 +77,19 @@ namespace {
 // RENAME and RENAMENX (`only_if_absent`): Execute() runs them with the
 // keyspace gate held alone against a transaction's overlay (kOneBatch), so
 // that the put of the new key and the deletion of the old one reach the
-// pool as one batch. Redis's replies: renaming a key to itself changes
-// nothing and touches no watcher (RENAME answers OK, RENAMENX 0), and a
-// missing key is an error even then.
+// pool as one batch. The new key takes the old one's expiry (or none), as
+// in Redis. Redis's replies: renaming a key to itself changes nothing and
+// touches no watcher (RENAME answers OK, RENAMENX 0), and a missing key is
+// an error even then.
 void Rename(CommandCall& call, bool only_if_absent) {
   Keyspace& keys = Keys(call);
   const std::string_view from = call.args[1];
   const std::string_view to = call.args[2];
   std::string value;
-  Status s = keys.Get(from, &value);
+  uint64_t expires_at_ms = 0;
+  // The expiry first: if the key expires in between, the value is missing.
+  Status s = keys.GetExpiry(from, &expires_at_ms);
+  if (s.ok()) s = keys.Get(from, &value);
   if (s.IsNotFound()) {
     call.reply.Error("ERR no such key");
     return;
@@ -100,16 +104,20 @@ void Rename(CommandCall& call, bool only_if_absent) {
     if (s.IsNotFound()) s = Status::OK();
   }
   if (s.ok() && from != to) {
-    s = keys.Update(to, [&](const std::string*, std::string* next) {
-      *next = value;
-      return DB::UpdateAction::kPut;
-    });
+    s = keys.Update(to, kKeepExpiry,
+                    [&](const std::string*, std::string* next) {
+                      *next = value;
+                      return DB::UpdateAction::kPut;
+                    });
   }
   if (s.ok() && from != to) {
-    // In the overlay, after the put succeeded, this cannot fail.
-    s = keys.Update(from, [](const std::string*, std::string*) {
-      return DB::UpdateAction::kDelete;
-    });
+    // In the overlay, after the put succeeded, these cannot fail.
+    s = keys.Expire(to, expires_at_ms);
+    if (s.ok()) {
+      s = keys.Update(from, kKeepExpiry, [](const std::string*, std::string*) {
+        return DB::UpdateAction::kDelete;
+      });
+    }
     KeyWritten(call, from);
     KeyWritten(call, to);
   }

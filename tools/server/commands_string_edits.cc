@@ -2,7 +2,8 @@
 //
 // The commands that read or write part of a value: APPEND, GETRANGE,
 // SETRANGE. The writes are an Update of the keyspace, atomic under the
-// key's lock (the value they write depends on the one before), like INCR.
+// key's lock (the value they write depends on the one before), and keep
+// the key's expiry, like INCR.
 //
 // Redis refuses strings over 512 MB (proto-max-bulk-len); here a value
 // holds at most kMaxValueSize bytes, and a write that would make a longer
@@ -33,7 +34,7 @@ void WritePart(CommandCall& call, std::optional<size_t> offset,
   bool stored = false;
   size_t length = 0;
   Status s = Keys(call).Update(
-      call.args[1],
+      call.args[1], kKeepExpiry,
       [&](const std::string* current, std::string* next) {
         const size_t old_length = current == nullptr ? 0 : current->size();
         const size_t at = offset.value_or(old_length);

@@ -1,14 +1,13 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The string commands: GET, SET, SETNX, GETSET, MGET, MSET, STRLEN and the
-// INCR family (INCRBYFLOAT included).
+// The string commands: GET, MGET, MSET, STRLEN and the INCR family
+// (INCRBYFLOAT included); SET and its kin are in commands_set.cc.
 //
-// Plain puts (SET without options, MSET) go through the group commit.
-// Writes that depend on the current value (SET NX/XX/GET, SETNX, GETSET,
-// INCR...) are an Update of the keyspace (keyspace.h): on their own a
-// DB::Update, atomic under the key's lock, each with its own persistence
-// barrier (a WriteBatch cannot hold a condition); in a transaction a write
-// of its overlay.
+// MSET's puts go through the group commit, and drop the keys' expiries as
+// Redis's MSET does. The INCR family's writes depend on the current value:
+// an Update of the keyspace (keyspace.h), on its own a DB::Update, atomic
+// under the key's lock with its own persistence barrier; in a transaction
+// a write of its overlay. They keep the key's expiry, as Redis's do.
 
 #include <cmath>
 #include <limits>
@@ -23,54 +22,13 @@
 namespace plush::server {
 namespace {
 
-// SET's conditions, and what it answers.
-struct SetMode {
-  bool only_if_absent = false;   // NX
-  bool only_if_present = false;  // XX
-  bool reply_old_value = false;  // GET
-};
-
-// A SET with a condition or GET: one Update of the keyspace. On success *stored says
-// whether the value was written (and so call.wrote), *old holds the value
-// before (nullopt if the key was absent; filled only with
-// mode.reply_old_value).
-Status ConditionalSet(CommandCall& call, std::string_view key,
-                      std::string_view value, const SetMode& mode, bool* stored,
-                      std::optional<std::string>* old) {
-  // The function may run more than once; only its last run counts.
-  const Status s = Keys(call).Update(
-      key, [&](const std::string* current, std::string* next) {
-        if (mode.reply_old_value) {
-          *old = current == nullptr ? std::nullopt
-                                    : std::optional<std::string>(*current);
-        }
-        *stored =
-            current == nullptr ? !mode.only_if_present : !mode.only_if_absent;
-        if (!*stored) return DB::UpdateAction::kKeep;
-        next->assign(value);
-        return DB::UpdateAction::kPut;
-      });
-  call.wrote = s.ok() && *stored;
-  if (call.wrote) KeyWritten(call, key);
-  return s;
-}
-
-void ReplyOptionalValue(ReplyWriter& reply,
-                        const std::optional<std::string>& value) {
-  if (value) {
-    reply.Bulk(*value);
-  } else {
-    reply.Null();
-  }
-}
-
 // INCRBY: the key's value read and written as a decimal integer (Redis's
 // representation, so that GET shows it), atomically under the key's lock.
 void Increment(CommandCall& call, std::string_view key, int64_t delta) {
   enum class Outcome { kDone, kNotAnInteger, kOverflow } outcome{};
   int64_t result = 0;
   Status s = Keys(call).Update(
-      key, [&](const std::string* current, std::string* next) {
+      key, kKeepExpiry, [&](const std::string* current, std::string* next) {
         std::optional<int64_t> value = 0;
         if (current != nullptr) value = ParseInteger(*current);
         if (!value) {
@@ -109,7 +67,7 @@ void IncrementFloat(CommandCall& call, std::string_view key,
   enum class Outcome { kDone, kNotAFloat, kNotFinite } outcome{};
   std::string result;
   Status s = Keys(call).Update(
-      key, [&](const std::string* current, std::string* next) {
+      key, kKeepExpiry, [&](const std::string* current, std::string* next) {
         std::optional<long double> value = 0.0L;
         if (current != nullptr) value = ParseFloat(*current);
         if (!value) {
@@ -148,73 +106,6 @@ void RunGet(CommandCall& call) {
     call.reply.Bulk(value);
   } else if (s.IsNotFound()) {
     call.reply.Null();
-  } else {
-    ReplyError(call.reply, s);
-  }
-}
-
-// SET key value [NX|XX] [GET]; the expiry options answer an error.
-void RunSet(CommandCall& call) {
-  SetMode mode;
-  for (size_t i = 3; i < call.args.size(); ++i) {
-    const std::string_view option = call.args[i];
-    if (IsKeyword(option, "nx") && !mode.only_if_present) {
-      mode.only_if_absent = true;
-    } else if (IsKeyword(option, "xx") && !mode.only_if_absent) {
-      mode.only_if_present = true;
-    } else if (IsKeyword(option, "get")) {
-      mode.reply_old_value = true;
-    } else if (IsKeyword(option, "ex") || IsKeyword(option, "px") ||
-               IsKeyword(option, "exat") || IsKeyword(option, "pxat") ||
-               IsKeyword(option, "keepttl")) {
-      call.reply.Error(
-          "ERR plush-server keeps no expiry times: EX, PX, EXAT, PXAT and "
-          "KEEPTTL are not supported");
-      return;
-    } else {
-      call.reply.Error(kSyntaxError);
-      return;
-    }
-  }
-  const std::string_view key = call.args[1];
-  const std::string_view value = call.args[2];
-  if (!mode.only_if_absent && !mode.only_if_present && !mode.reply_old_value) {
-    call.puts.push_back({key, value});  // +OK once group-committed
-    return;
-  }
-  bool stored = false;
-  std::optional<std::string> old;
-  Status s = ConditionalSet(call, key, value, mode, &stored, &old);
-  if (!s.ok()) {
-    ReplyError(call.reply, s);
-  } else if (mode.reply_old_value) {
-    ReplyOptionalValue(call.reply, old);
-  } else if (stored) {
-    call.reply.Ok();
-  } else {
-    call.reply.Null();
-  }
-}
-
-void RunSetNx(CommandCall& call) {
-  bool stored = false;
-  std::optional<std::string> old;
-  Status s = ConditionalSet(call, call.args[1], call.args[2],
-                            {.only_if_absent = true}, &stored, &old);
-  if (s.ok()) {
-    call.reply.Integer(stored ? 1 : 0);
-  } else {
-    ReplyError(call.reply, s);
-  }
-}
-
-void RunGetSet(CommandCall& call) {
-  bool stored = false;
-  std::optional<std::string> old;
-  Status s = ConditionalSet(call, call.args[1], call.args[2],
-                            {.reply_old_value = true}, &stored, &old);
-  if (s.ok()) {
-    ReplyOptionalValue(call.reply, old);
   } else {
     ReplyError(call.reply, s);
   }

@@ -31,6 +31,14 @@ void UnwatchAll(CommandCall& call) {
   call.server.watched_keys.Unwatch(call.session.id, call.session.watched);
   call.session.watched.clear();
   call.session.watched_bytes = 0;
+  call.session.watched_expiry = 0;
+}
+
+// Whether a key the session watches expired since it watched it (Redis
+// 6.0.9 and later fail EXEC then, as if the key had been written).
+bool WatchedKeyExpired(const CommandCall& call) {
+  const uint64_t expiry = call.session.watched_expiry;
+  return expiry != 0 && call.server.clock->NowMs() > expiry;
 }
 
 // Runs one command against `keyspace`. A plain put (SET key value, MSET)
@@ -49,7 +57,8 @@ void RunAgainst(CommandCall& call, TransactionKeyspace& keyspace,
 
 void RunInOneBatch(CommandCall& call,
                    std::span<const std::span<const std::string_view>> commands) {
-  TransactionKeyspace keyspace(call.server.db, &call.server.watched_keys);
+  TransactionKeyspace keyspace(call.server.db, &call.server.watched_keys,
+                               *call.server.clock);
   // Where the reply of the first command that wrote begins, and its index.
   size_t first_write_reply = 0;
   size_t first_write = commands.size();
@@ -103,7 +112,8 @@ void RunMulti(CommandCall& call) {
 
 // EXEC: the replies of the queued commands, in an array; or EXECABORT if
 // a command was refused while queueing, or the null array if a watched
-// key was written since WATCH. Either way the keys are no longer watched.
+// key was written or expired since WATCH. Either way the keys are no
+// longer watched.
 void RunExec(CommandCall& call) {
   if (!call.session.transaction) {
     call.reply.Error("ERR EXEC without MULTI");
@@ -111,7 +121,8 @@ void RunExec(CommandCall& call) {
   }
   const Transaction transaction =
       std::move(*call.session.transaction);
-  const bool touched = call.server.watched_keys.Touched(call.session.id);
+  const bool touched = call.server.watched_keys.Touched(call.session.id) ||
+                       WatchedKeyExpired(call);
   DiscardTransaction(call);
   if (transaction.refused_command) {
     call.reply.Error(
@@ -139,7 +150,9 @@ void RunDiscard(CommandCall& call) {
   call.reply.Ok();
 }
 
-// WATCH key [key ...]: EXEC fails if one of them is written before it.
+// WATCH key [key ...]: EXEC fails if one of them is written, or expires,
+// before it. A key that has expired already is missing: nothing to watch
+// expire (as Redis 7 ignores the expiry of a key expired at WATCH).
 void RunWatch(CommandCall& call) {
   if (call.session.transaction) {
     call.reply.Error("ERR WATCH inside MULTI is not allowed");
@@ -157,11 +170,25 @@ void RunWatch(CommandCall& call) {
                      " bytes: UNWATCH first");
     return;
   }
+  // Read before the keys are watched, so that a failed read watches none.
+  uint64_t earliest = call.session.watched_expiry;
+  for (std::string_view key : call.args.subspan(1)) {
+    uint64_t expiry = 0;
+    const Status s = call.server.keyspace.GetExpiry(key, &expiry);
+    if (!s.ok() && !s.IsNotFound()) {
+      ReplyError(call.reply, s);
+      return;
+    }
+    if (s.ok() && expiry != 0 && (earliest == 0 || expiry < earliest)) {
+      earliest = expiry;
+    }
+  }
   for (std::string_view key : call.args.subspan(1)) {
     if (call.server.watched_keys.Watch(call.session.id, key)) {
       call.session.watched.emplace_back(key);
     }
   }
+  call.session.watched_expiry = earliest;
   call.session.watched_bytes += bytes;
   call.reply.Ok();
 }

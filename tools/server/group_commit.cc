@@ -13,7 +13,9 @@ namespace {
 constexpr size_t kInlineOnlyBatchBytes = 1 << 20;
 
 void AddPuts(std::span<const KeyValue> puts, WriteBatch* batch) {
-  for (const KeyValue& kv : puts) batch->Put(kv.key, kv.value);
+  for (const KeyValue& kv : puts) {
+    batch->PutWithExpiry(kv.key, kv.value, kv.expires_at_ms);
+  }
 }
 
 size_t Bytes(std::span<const KeyValue> puts) {

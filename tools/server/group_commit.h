@@ -61,9 +61,12 @@
 
 namespace plush::server {
 
+// A put: the key's value, and when it expires (Unix ms; 0: never, which
+// drops an expiry the key had, as Redis's SET does).
 struct KeyValue {
   std::string_view key;
   std::string_view value;
+  uint64_t expires_at_ms = 0;
 };
 
 // The most key and value bytes the server puts into one WriteBatch of

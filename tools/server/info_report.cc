@@ -154,7 +154,10 @@ void StatsSection(const ServerContext& server, const Stats& stats,
 // Redis's one line per database. Plush keeps no key count: "keys" is the
 // number of stored record versions (Stats::records_per_level), which
 // counts overwritten and deleted keys until migrations merge them away,
-// so an upper bound; DBSIZE counts exactly.
+// so an upper bound; DBSIZE counts exactly. "expires" would need the
+// like of keys with an expiry, which the engine's Stats do not count (a
+// walk of the pool reading every key's expiry would make INFO O(keys)):
+// it stays 0, as avg_ttl, which Redis estimates by sampling.
 void KeyspaceSection(const Stats& stats, std::ostream& out) {
   const uint64_t versions =
       std::accumulate(stats.records_per_level.begin(),

@@ -14,9 +14,19 @@ std::vector<Status> PoolKeyspace::MultiGet(
   return db_->MultiGet(ReadOptions(), keys, values);
 }
 
-Status PoolKeyspace::Update(std::string_view key,
+Status PoolKeyspace::GetExpiry(std::string_view key, uint64_t* expires_at_ms) {
+  return db_->GetExpiry(ReadOptions(), key, expires_at_ms);
+}
+
+Status PoolKeyspace::Update(std::string_view key, uint64_t expires_at_ms,
                             const DB::UpdateFunction& fn) {
-  return db_->Update(WriteOptions(), key, fn);
+  WriteOptions options;
+  options.expires_at_ms = expires_at_ms;
+  return db_->Update(options, key, fn);
+}
+
+Status PoolKeyspace::Expire(std::string_view key, uint64_t expires_at_ms) {
+  return db_->Expire(WriteOptions(), key, expires_at_ms);
 }
 
 void PoolKeyspace::KeyWritten(std::string_view key) {

@@ -13,6 +13,7 @@
 #ifndef PLUSH_TOOLS_SERVER_KEYSPACE_H_
 #define PLUSH_TOOLS_SERVER_KEYSPACE_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,9 @@
 
 namespace plush::server {
 
+// Update()'s expiry that keeps the key's own (0, as in WriteOptions).
+inline constexpr uint64_t kKeepExpiry = 0;
+
 class Keyspace {
  public:
   // The key's value: OK, NotFound, or the engine's error.
@@ -29,10 +33,20 @@ class Keyspace {
   // One status per key, as DB::MultiGet.
   virtual std::vector<Status> MultiGet(const std::vector<std::string_view>& keys,
                                        std::vector<std::string>* values) = 0;
+  // The key's expiry (Unix ms; 0: none), as DB::GetExpiry: OK, NotFound,
+  // or the engine's error.
+  virtual Status GetExpiry(std::string_view key, uint64_t* expires_at_ms) = 0;
   // Read-modify-write of one key, as DB::Update (`fn` may run more than
-  // once; only its last result counts).
-  virtual Status Update(std::string_view key,
+  // once; only its last result counts). A value it puts expires at
+  // `expires_at_ms`, or with kKeepExpiry when the key's did (INCR keeps a
+  // TTL). There is no way to drop the expiry here (the engine's Update
+  // has none): a command that must, with the value depending on the
+  // current one (SET XX), runs in one batch and calls Expire(key, 0).
+  virtual Status Update(std::string_view key, uint64_t expires_at_ms,
                         const DB::UpdateFunction& fn) = 0;
+  // Sets the key's expiry (0: none), keeping its value, as DB::Expire:
+  // OK, NotFound if the key is absent, or the engine's error.
+  virtual Status Expire(std::string_view key, uint64_t expires_at_ms) = 0;
   // A command wrote `key`, changed or not (WATCH's meaning: watched_keys.h).
   // REQUIRES: the keyspace gate held.
   virtual void KeyWritten(std::string_view key) = 0;
@@ -49,7 +63,11 @@ class PoolKeyspace final : public Keyspace {
   Status Get(std::string_view key, std::string* value) override;
   std::vector<Status> MultiGet(const std::vector<std::string_view>& keys,
                                std::vector<std::string>* values) override;
-  Status Update(std::string_view key, const DB::UpdateFunction& fn) override;
+  Status GetExpiry(std::string_view key,
+                   uint64_t* expires_at_ms) override;
+  Status Update(std::string_view key, uint64_t expires_at_ms,
+                const DB::UpdateFunction& fn) override;
+  Status Expire(std::string_view key, uint64_t expires_at_ms) override;
   void KeyWritten(std::string_view key) override;
 
  private:

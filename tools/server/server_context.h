@@ -25,8 +25,10 @@
 #include "keyspace.h"
 #include "keyspace_gate.h"
 #include "plush/db.h"
+#include "plush/options.h"
 #include "scan_cursors.h"
 #include "server_config.h"
+#include "util/wall_clock.h"
 #include "watched_keys.h"
 
 namespace plush::server {
@@ -40,9 +42,14 @@ bool IsRangePool(DB* pool);
 uint64_t PartitionCount(DB* pool);
 
 struct ServerContext {
-  ServerContext(DB* pool, ServerConfig server_config)
+  // `pool_clock`: the pool's Options::clock (null: the wall clock, as
+  // the engine's default).
+  ServerContext(DB* pool, ServerConfig server_config,
+                std::shared_ptr<const Clock> pool_clock = nullptr)
       : db(pool),
         config(std::move(server_config)),
+        clock(pool_clock != nullptr ? std::move(pool_clock)
+                                    : std::make_shared<WallClock>()),
         max_write_bytes(WriteBatchLimit(pool)),
         ordered(IsRangePool(pool)),
         partitions(PartitionCount(pool)),
@@ -52,6 +59,9 @@ struct ServerContext {
 
   DB* const db;
   const ServerConfig config;
+  // What expires the pool's keys: the time TTL counts from, and that
+  // EXPIRE and SET EX add to.
+  const std::shared_ptr<const Clock> clock;
   // The most argument bytes of one request, and of the puts committed in
   // one batch (group_commit.h).
   const size_t max_write_bytes;
@@ -106,6 +116,10 @@ struct Session {
   // UNWATCH or RESET.
   std::vector<std::string> watched;
   size_t watched_bytes = 0;  // TransactionBytes() of the keys
+  // The earliest expiry (Unix ms) that a watched key had when it was
+  // watched, 0 if none had one: once it is past, EXEC fails, as in Redis
+  // (6.0.9 and later) when a watched key expires before EXEC.
+  uint64_t watched_expiry = 0;
 };
 
 }  // namespace plush::server

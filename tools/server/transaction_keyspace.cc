@@ -26,11 +26,34 @@ Status CheckSizes(std::string_view key, std::string_view value) {
 
 }  // namespace
 
+bool TransactionKeyspace::Live(const std::optional<Version>& version) const {
+  return version && (version->expires_at_ms == 0 ||
+                     clock_.NowMs() <= version->expires_at_ms);
+}
+
+Status TransactionKeyspace::Load(std::string_view key,
+                                 std::optional<Version>* current) {
+  current->reset();
+  auto it = latest_.find(key);
+  if (it != latest_.end()) {
+    if (Live(it->second)) *current = it->second;
+    return Status::OK();
+  }
+  // The expiry first: if the key expires between the two reads, the value
+  // read is NotFound (nothing else writes: the gate is held alone).
+  Version version;
+  Status s = db_->GetExpiry(ReadOptions(), key, &version.expires_at_ms);
+  if (s.ok()) s = db_->Get(ReadOptions(), key, &version.value);
+  if (s.IsNotFound()) return Status::OK();
+  if (s.ok()) *current = std::move(version);
+  return s;
+}
+
 Status TransactionKeyspace::Get(std::string_view key, std::string* value) {
   auto it = latest_.find(key);
   if (it == latest_.end()) return db_->Get(ReadOptions(), key, value);
-  if (!it->second) return Status::NotFound("");
-  *value = *it->second;
+  if (!Live(it->second)) return Status::NotFound("");
+  *value = it->second->value;
   return Status::OK();
 }
 
@@ -46,23 +69,50 @@ std::vector<Status> TransactionKeyspace::MultiGet(
   return statuses;
 }
 
+Status TransactionKeyspace::GetExpiry(std::string_view key,
+                                      uint64_t* expires_at_ms) {
+  auto it = latest_.find(key);
+  if (it == latest_.end()) {
+    return db_->GetExpiry(ReadOptions(), key, expires_at_ms);
+  }
+  if (!Live(it->second)) return Status::NotFound("");
+  *expires_at_ms = it->second->expires_at_ms;
+  return Status::OK();
+}
+
 Status TransactionKeyspace::Update(std::string_view key,
+                                   uint64_t expires_at_ms,
                                    const DB::UpdateFunction& fn) {
-  std::string current;
-  Status s = Get(key, &current);
-  if (!s.ok() && !s.IsNotFound()) return s;
-  std::string next;
-  switch (fn(s.ok() ? &current : nullptr, &next)) {
+  std::optional<Version> current;
+  Status s = Load(key, &current);
+  if (!s.ok()) return s;
+  Version next;
+  switch (fn(current ? &current->value : nullptr, &next.value)) {
     case DB::UpdateAction::kKeep:
       return Status::OK();
     case DB::UpdateAction::kPut:
-      s = CheckSizes(key, next);
-      if (s.ok()) Record(key, std::move(next));
-      return s;
+      s = CheckSizes(key, next.value);
+      if (!s.ok()) return s;
+      next.expires_at_ms = expires_at_ms != kKeepExpiry ? expires_at_ms
+                           : current              ? current->expires_at_ms
+                                                  : 0;
+      Record(key, std::move(next));
+      return Status::OK();
     case DB::UpdateAction::kDelete:
       Record(key, std::nullopt);
       return Status::OK();
   }
+  return Status::OK();
+}
+
+Status TransactionKeyspace::Expire(std::string_view key,
+                                   uint64_t expires_at_ms) {
+  std::optional<Version> current;
+  Status s = Load(key, &current);
+  if (!s.ok()) return s;
+  if (!current) return Status::NotFound("");
+  current->expires_at_ms = expires_at_ms;
+  Record(key, std::move(current));
   return Status::OK();
 }
 
@@ -76,14 +126,14 @@ Status TransactionKeyspace::Put(std::span<const KeyValue> pairs) {
     if (!s.ok()) return s;
   }
   for (const KeyValue& kv : pairs) {
-    Record(kv.key, std::string(kv.value));
+    Record(kv.key, Version{std::string(kv.value), kv.expires_at_ms});
     KeyWritten(kv.key);
   }
   return Status::OK();
 }
 
 void TransactionKeyspace::Record(std::string_view key,
-                                 std::optional<std::string> value) {
+                                 std::optional<Version> version) {
   ++writes_;
   if (overflowed_) return;  // Commit() fails: what is read no longer counts
   auto it = latest_.find(key);
@@ -91,15 +141,15 @@ void TransactionKeyspace::Record(std::string_view key,
     bytes_ += key.size();
     it = latest_.emplace(std::string(key), std::nullopt).first;
   } else if (it->second) {
-    bytes_ -= it->second->size();
+    bytes_ -= it->second->value.size();
   }
-  if (value) bytes_ += value->size();
+  if (version) bytes_ += version->value.size();
   if (bytes_ > kMaxBatchBytes) {
     overflowed_ = true;
     latest_.clear();  // gives the memory back
     return;
   }
-  it->second = std::move(value);
+  it->second = std::move(version);
 }
 
 Status TransactionKeyspace::Commit(bool sync) {
@@ -109,9 +159,9 @@ Status TransactionKeyspace::Commit(bool sync) {
         " bytes of keys and values, the limit of one batch");
   }
   WriteBatch batch;
-  for (const auto& [key, value] : latest_) {
-    if (value) {
-      batch.Put(key, *value);
+  for (const auto& [key, version] : latest_) {
+    if (version) {
+      batch.PutWithExpiry(key, version->value, version->expires_at_ms);
     } else {
       batch.Delete(key);
     }

@@ -4,9 +4,12 @@
 // writes two keys) runs its commands against: an overlay of the pool that
 // keeps the transaction's writes (the last one per key) and answers reads
 // with them, so that each command sees the ones before it (SET k 1; INCR
-// k; GET k answers OK, 2, "2"). Commit() then writes them all as one
-// WriteBatch — all or none, across crashes too — and only then touches the
-// written keys' watchers.
+// k; GET k answers OK, 2, "2"). Each write carries the key's expiry, which
+// reads see too (SET k 1 PX 50; PTTL k answers OK, 50), and which expires
+// the key in the overlay as in the pool. Commit() then writes them all as
+// one WriteBatch (a put with its expiry: WriteBatch::PutWithExpiry) — all
+// or none, across crashes too — and only then touches the written keys'
+// watchers.
 //
 // Use it with the keyspace gate held alone (keyspace_gate.h): no other
 // client writes the pool between the reads it answers from the pool and
@@ -24,6 +27,7 @@
 #define PLUSH_TOOLS_SERVER_TRANSACTION_KEYSPACE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -36,22 +40,28 @@
 #include "group_commit.h"
 #include "keyspace.h"
 #include "plush/db.h"
+#include "plush/options.h"
 #include "watched_keys.h"
 
 namespace plush::server {
 
 class TransactionKeyspace final : public Keyspace {
  public:
-  TransactionKeyspace(DB* db, WatchedKeys* watched_keys)
-      : db_(db), watched_keys_(watched_keys) {}
+  // `clock`: the pool's (Options::clock), which expires its keys.
+  TransactionKeyspace(DB* db, WatchedKeys* watched_keys, const Clock& clock)
+      : db_(db), watched_keys_(watched_keys), clock_(clock) {}
 
   Status Get(std::string_view key, std::string* value) override;
   std::vector<Status> MultiGet(const std::vector<std::string_view>& keys,
                                std::vector<std::string>* values) override;
+  Status GetExpiry(std::string_view key, uint64_t* expires_at_ms) override;
   // Runs `fn` once, on the value the transaction sees.
-  Status Update(std::string_view key, const DB::UpdateFunction& fn) override;
+  Status Update(std::string_view key, uint64_t expires_at_ms,
+                const DB::UpdateFunction& fn) override;
+  Status Expire(std::string_view key, uint64_t expires_at_ms) override;
   void KeyWritten(std::string_view key) override;
-  // Puts every pair, or (a key over its limit) none: an MSET.
+  // Puts every pair with its expiry, or (a key over its limit) none: an
+  // MSET, a SET.
   Status Put(std::span<const KeyValue> pairs);
 
   // How many writes were made (a write of a key already written counts
@@ -64,13 +74,24 @@ class TransactionKeyspace final : public Keyspace {
   Status Commit(bool sync);
 
  private:
-  // Records `value` (nullopt: a deletion) as the key's latest write.
-  void Record(std::string_view key, std::optional<std::string> value);
+  // A value and when it expires (0: never).
+  struct Version {
+    std::string value;
+    uint64_t expires_at_ms = 0;
+  };
+
+  // Whether `version` (nullopt: deleted) is there now, not expired.
+  bool Live(const std::optional<Version>& version) const;
+  // The key's version the transaction sees: *current nullopt if absent.
+  Status Load(std::string_view key, std::optional<Version>* current);
+  // Records `version` (nullopt: a deletion) as the key's latest write.
+  void Record(std::string_view key, std::optional<Version> version);
 
   DB* const db_;
   WatchedKeys* const watched_keys_;
+  const Clock& clock_;
   // The latest write of each key the transaction wrote; nullopt: deleted.
-  std::map<std::string, std::optional<std::string>, std::less<>> latest_;
+  std::map<std::string, std::optional<Version>, std::less<>> latest_;
   std::set<std::string, std::less<>> touched_;
   size_t writes_ = 0;
   size_t bytes_ = 0;         // of the keys and values in latest_

@@ -24,6 +24,7 @@
 #include "media/fault_injection.h"
 #include "plush/db.h"
 #include "plush/limits.h"
+#include "plush/options.h"
 
 namespace plush::server {
 namespace {
@@ -39,6 +40,13 @@ std::string Header(char type, size_t n) {
   return line;
 }
 
+// The pool's clock, which the test moves: expiries without sleeps.
+class ManualClock final : public Clock {
+ public:
+  uint64_t NowMs() const override { return now_ms.load(); }
+  std::atomic<uint64_t> now_ms{1'700'000'000'000};  // Unix ms, in 2023
+};
+
 class CommandTest : public ::testing::Test {
  protected:
   void SetUp() override { OpenPool(Partitioning::kHash, std::nullopt); }
@@ -52,12 +60,13 @@ class CommandTest : public ::testing::Test {
     std::filesystem::remove(path_);
     Options options = Options::SmallProfile();
     options.partitioning = partitioning;
+    options.clock = clock_;
     ASSERT_TRUE(DB::Open(options, path_, &db_).ok());
     ServerConfig config;
     config.threads = 1;
     config.password = std::move(password);
     config.sync_writes = sync_writes;
-    context_ = std::make_unique<ServerContext>(db_.get(), config);
+    context_ = std::make_unique<ServerContext>(db_.get(), config, clock_);
     context_->request_shutdown = [this] { ++shutdowns_; };
     NewSession();
     session_.authenticated = !config.password;
@@ -152,7 +161,15 @@ class CommandTest : public ::testing::Test {
     return keys;
   }
 
+  // Moves the pool's clock on.
+  void Advance(uint64_t ms) { clock_->now_ms += ms; }
+  // The clock's time plus `ms`, as an argument.
+  std::string Later(uint64_t ms) const {
+    return std::to_string(clock_->NowMs() + ms);
+  }
+
   std::string path_;
+  const std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   std::unique_ptr<DB> db_;
   std::unique_ptr<ServerContext> context_;
   Session session_;
@@ -185,8 +202,8 @@ TEST_F(CommandTest, UnknownCommandsAndWrongArity) {
   // Echoed arguments cannot break the reply's line.
   EXPECT_EQ(Run({"x\r\n+OK"}),
             "-ERR unknown command 'x  +OK', with args beginning with: \r\n");
-  EXPECT_EQ(Run({"EXPIRE", "k", "1"}),
-            "-ERR unknown command 'EXPIRE', with args beginning with: 'k' '1' "
+  EXPECT_EQ(Run({"LPUSH", "k", "1"}),
+            "-ERR unknown command 'LPUSH', with args beginning with: 'k' '1' "
             "\r\n");
   EXPECT_EQ(Run({"GETRANGE", "k", "0"}),
             "-ERR wrong number of arguments for 'getrange' command\r\n");
@@ -214,11 +231,6 @@ TEST_F(CommandTest, SetOptions) {
   EXPECT_EQ(Run({"GET", "new"}), "$1\r\nc\r\n");
   EXPECT_EQ(Run({"SET", "k", "d", "NX", "XX"}), "-ERR syntax error\r\n");
   EXPECT_EQ(Run({"SET", "k", "d", "sometimes"}), "-ERR syntax error\r\n");
-  for (const char* expiry : {"EX", "px", "EXAT", "PXAT", "KEEPTTL"}) {
-    EXPECT_EQ(Run({"SET", "k", "d", expiry, "10"}),
-              "-ERR plush-server keeps no expiry times: EX, PX, EXAT, PXAT "
-              "and KEEPTTL are not supported\r\n");
-  }
   EXPECT_EQ(Run({"GET", "k"}), "$1\r\nc\r\n");
 }
 
@@ -696,6 +708,354 @@ TEST_F(CommandTest, WritesAreNotSyncedUnlessAsked) {
             std::string::npos);
   EXPECT_FALSE(db_->Sync().ok());  // spends it
   sync_failed_ = true;
+}
+
+// ---- Expiry (the pool's clock is ManualClock: Advance() moves it) ----
+
+TEST_F(CommandTest, ExpireAndTtl) {
+  EXPECT_EQ(Run({"TTL", "k"}), ":-2\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":-2\r\n");
+  EXPECT_EQ(Run({"EXPIRETIME", "k"}), ":-2\r\n");
+  EXPECT_EQ(Run({"PEXPIRETIME", "k"}), ":-2\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "10"}), ":0\r\n");
+  EXPECT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":-1\r\n");
+  EXPECT_EQ(Run({"EXPIRETIME", "k"}), ":-1\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "10"}), ":1\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":10\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":10000\r\n");
+  EXPECT_EQ(Run({"PEXPIRETIME", "k"}), Header(':', clock_->NowMs() + 10000));
+  EXPECT_EQ(Run({"EXPIRETIME", "k"}), ":1700000010\r\n");
+  Advance(1499);
+  EXPECT_EQ(Run({"PTTL", "k"}), ":8501\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":9\r\n");  // rounded to the nearest
+  Advance(8501);  // the last millisecond it exists
+  EXPECT_EQ(Run({"PTTL", "k"}), ":0\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "$1\r\nv\r\n");
+  Advance(1);
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":-2\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "10"}), ":0\r\n");
+
+  EXPECT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+  EXPECT_EQ(Run({"PEXPIRE", "k", "1500"}), ":1\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":2\r\n");
+  EXPECT_EQ(Run({"PEXPIREAT", "k", Later(7)}), ":1\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":7\r\n");
+  const uint64_t at = clock_->NowMs() / 1000 + 100;
+  EXPECT_EQ(Run({"EXPIREAT", "k", std::to_string(at)}), ":1\r\n");
+  EXPECT_EQ(Run({"EXPIRETIME", "k"}), Header(':', at));
+  EXPECT_EQ(Run({"PERSIST", "k"}), ":1\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":-1\r\n");
+  EXPECT_EQ(Run({"PERSIST", "k"}), ":0\r\n");
+  EXPECT_EQ(Run({"PERSIST", "missing"}), ":0\r\n");
+  // Redis's largest time: PEXPIREAT takes it, as it is.
+  EXPECT_EQ(Run({"PEXPIREAT", "k", "9223372036854775807"}), ":1\r\n");
+  EXPECT_EQ(Run({"PEXPIRETIME", "k"}), ":9223372036854775807\r\n");
+  EXPECT_EQ(Run({"EXPIRETIME", "k"}), ":9223372036854776\r\n");
+}
+
+TEST_F(CommandTest, ExpireInThePastDeletes) {
+  for (const std::vector<std::string>& expire :
+       {std::vector<std::string>{"EXPIRE", "k", "0"},
+        {"EXPIRE", "k", "-5"},
+        {"PEXPIRE", "k", "-9223372036854775808"},
+        {"PEXPIREAT", "k", Later(0)},
+        {"EXPIREAT", "k", "1"},
+        {"EXPIRE", "k", "0", "LT"}}) {
+    EXPECT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+    EXPECT_EQ(Run(expire), ":1\r\n") << expire[1];
+    EXPECT_EQ(Run({"EXISTS", "k"}), ":0\r\n");
+    EXPECT_EQ(Run(expire), ":0\r\n");  // missing
+  }
+}
+
+TEST_F(CommandTest, ExpireConditions) {
+  EXPECT_EQ(Run({"EXPIRE", "k", "100", "NX"}), ":0\r\n");  // missing
+  EXPECT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "100", "XX"}), ":0\r\n");
+  // No expiry counts as never: later than any, GT fails; LT succeeds.
+  EXPECT_EQ(Run({"EXPIRE", "k", "100", "gt"}), ":0\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "100", "nx"}), ":1\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "200", "NX"}), ":0\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "50", "GT"}), ":0\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "100", "GT"}), ":0\r\n");  // not later
+  EXPECT_EQ(Run({"EXPIRE", "k", "200", "GT"}), ":1\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "300", "LT"}), ":0\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "50", "LT"}), ":1\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "60", "XX", "GT"}), ":1\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":60\r\n");
+  EXPECT_EQ(Run({"PERSIST", "k"}), ":1\r\n");
+  EXPECT_EQ(Run({"PEXPIRE", "k", "70", "LT"}), ":1\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":70\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "-1", "GT"}), ":0\r\n");  // not deleted
+  EXPECT_EQ(Run({"EXISTS", "k"}), ":1\r\n");
+}
+
+TEST_F(CommandTest, ExpireErrors) {
+  EXPECT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+  const std::string not_integer =
+      "-ERR value is not an integer or out of range\r\n";
+  EXPECT_EQ(Run({"EXPIRE", "k", "abc"}), not_integer);
+  EXPECT_EQ(Run({"PEXPIRE", "k", "1.5"}), not_integer);
+  EXPECT_EQ(Run({"EXPIRE", "k", "9223372036854776"}),
+            "-ERR invalid expire time in 'expire' command\r\n");
+  EXPECT_EQ(Run({"EXPIRE", "k", "-9223372036854776"}),
+            "-ERR invalid expire time in 'expire' command\r\n");
+  EXPECT_EQ(Run({"PEXPIRE", "k", "9223372036854775807"}),
+            "-ERR invalid expire time in 'pexpire' command\r\n");
+  EXPECT_EQ(Run({"expireat", "k", "9223372036854776"}),
+            "-ERR invalid expire time in 'expireat' command\r\n");
+  // The options are read first.
+  EXPECT_EQ(Run({"EXPIRE", "k", "abc", "Soon"}),
+            "-ERR Unsupported option Soon\r\n");
+  const std::string nx =
+      "-ERR NX and XX, GT or LT options at the same time are not "
+      "compatible\r\n";
+  EXPECT_EQ(Run({"EXPIRE", "k", "10", "NX", "XX"}), nx);
+  EXPECT_EQ(Run({"PEXPIREAT", "k", "10", "lt", "nx"}), nx);
+  EXPECT_EQ(Run({"EXPIRE", "k", "10", "GT", "LT"}),
+            "-ERR GT and LT options at the same time are not compatible\r\n");
+  for (const char* command : {"expire", "pexpire", "expireat", "pexpireat",
+                              "ttl", "pttl", "expiretime", "pexpiretime",
+                              "persist", "getex", "getdel", "setex",
+                              "psetex"}) {
+    EXPECT_EQ(Run({command}), "-ERR wrong number of arguments for '"s +
+                                  command + "' command\r\n");
+  }
+  EXPECT_EQ(Run({"TTL", "k", "k"}),
+            "-ERR wrong number of arguments for 'ttl' command\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":-1\r\n");  // nothing changed
+}
+
+TEST_F(CommandTest, SetWithExpiry) {
+  EXPECT_EQ(Run({"SET", "k", "v", "EX", "10"}), "+OK\r\n");  // a plain put
+  EXPECT_EQ(Run({"TTL", "k"}), ":10\r\n");
+  EXPECT_EQ(Run({"SET", "k", "v", "px", "1500"}), "+OK\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":1500\r\n");
+  const uint64_t at = clock_->NowMs() / 1000 + 20;
+  EXPECT_EQ(Run({"SET", "k", "v", "EXAT", std::to_string(at)}), "+OK\r\n");
+  EXPECT_EQ(Run({"EXPIRETIME", "k"}), Header(':', at));
+  EXPECT_EQ(Run({"SET", "k", "v", "PXAT", Later(7)}), "+OK\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":7\r\n");
+  EXPECT_EQ(Run({"SET", "k", "v", "EX", "10", "EX", "20"}), "+OK\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":20\r\n");  // the last one wins
+  EXPECT_EQ(Run({"SET", "k", "w", "KEEPTTL"}), "+OK\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":20\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "$1\r\nw\r\n");
+  EXPECT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":-1\r\n");
+  // A time past is taken: the key is gone at once.
+  EXPECT_EQ(Run({"SET", "k", "v", "EXAT", "1"}), "+OK\r\n");
+  EXPECT_EQ(Run({"EXISTS", "k"}), ":0\r\n");
+  EXPECT_EQ(Run({"SET", "k", "v", "PXAT", "9223372036854775807"}), "+OK\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}),
+            Header(':', 9223372036854775807u - clock_->NowMs()));
+  // Valid, but too far to be group-committed: an Update of its own.
+  EXPECT_EQ(Run({"SET", "k", "v", "PX", "5000000000000000000"}), "+OK\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":5000000000000000000\r\n");
+}
+
+TEST_F(CommandTest, SetConditionsWithExpiry) {
+  // XX and GET drop the expiry, as a plain SET does (in one batch).
+  EXPECT_EQ(Run({"SET", "k", "v", "EX", "10"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SET", "k", "w", "XX"}), "+OK\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":-1\r\n");
+  EXPECT_EQ(Run({"SET", "k", "v", "EX", "10"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SET", "k", "w", "GET"}), "$1\r\nv\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":-1\r\n");
+  EXPECT_EQ(Run({"SET", "k", "v", "EX", "10"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SET", "k", "w", "XX", "KEEPTTL"}), "+OK\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":10\r\n");
+  EXPECT_EQ(Run({"SET", "k", "x", "XX", "GET", "PX", "500"}),
+            "$1\r\nw\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":500\r\n");
+  EXPECT_EQ(Run({"SET", "k", "y", "NX"}), "$-1\r\n");
+  EXPECT_EQ(Run({"SET", "k", "y", "NX", "GET"}), "$1\r\nx\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":500\r\n");  // untouched
+  EXPECT_EQ(Run({"SET", "new", "v", "NX", "EX", "10"}), "+OK\r\n");
+  EXPECT_EQ(Run({"TTL", "new"}), ":10\r\n");
+  EXPECT_EQ(Run({"SET", "absent", "v", "XX", "EX", "10"}), "$-1\r\n");
+  EXPECT_EQ(Run({"EXISTS", "absent"}), ":0\r\n");
+}
+
+TEST_F(CommandTest, SetExpiryErrors) {
+  EXPECT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+  const std::string invalid = "-ERR invalid expire time in 'set' command\r\n";
+  for (const std::vector<std::string>& option :
+       {std::vector<std::string>{"EX", "0"}, {"EX", "-1"}, {"PX", "0"},
+        {"EXAT", "0"}, {"PXAT", "-5"}, {"EX", "9223372036854775"},
+        {"PX", "9223372036854775807"}, {"GET", "EX", "0"}}) {
+    std::vector<std::string> set = {"SET", "k", "w"};
+    set.insert(set.end(), option.begin(), option.end());
+    EXPECT_EQ(Run(set), invalid) << option[0] << " " << option[1];
+  }
+  EXPECT_EQ(Run({"SET", "k", "w", "EX", "abc"}),
+            "-ERR value is not an integer or out of range\r\n");
+  for (const std::vector<std::string>& option :
+       {std::vector<std::string>{"EX", "10", "PX", "10"},
+        {"EX", "10", "KEEPTTL"}, {"KEEPTTL", "EX", "10"}, {"EX"},
+        {"PERSIST"}, {"EX", "10", "later"}}) {
+    std::vector<std::string> set = {"SET", "k", "w"};
+    set.insert(set.end(), option.begin(), option.end());
+    EXPECT_EQ(Run(set), "-ERR syntax error\r\n") << option[0];
+  }
+  EXPECT_EQ(Run({"SETEX", "k", "0", "w"}),
+            "-ERR invalid expire time in 'setex' command\r\n");
+  EXPECT_EQ(Run({"PSETEX", "k", "-1", "w"}),
+            "-ERR invalid expire time in 'psetex' command\r\n");
+  EXPECT_EQ(Run({"SETEX", "k", "abc", "w"}),
+            "-ERR value is not an integer or out of range\r\n");
+  EXPECT_EQ(Run({"SETEX", "k", "10"}),
+            "-ERR wrong number of arguments for 'setex' command\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "$1\r\nv\r\n");  // nothing written
+  EXPECT_EQ(Run({"TTL", "k"}), ":-1\r\n");
+}
+
+TEST_F(CommandTest, SetExGetExGetDel) {
+  EXPECT_EQ(Run({"SETEX", "k", "10", "v"}), "+OK\r\n");  // plain puts
+  EXPECT_EQ(Run({"TTL", "k"}), ":10\r\n");
+  EXPECT_EQ(Run({"PSETEX", "k", "1500", "w"}), "+OK\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":1500\r\n");
+  EXPECT_EQ(Run({"GETEX", "k"}), "$1\r\nw\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":1500\r\n");
+  EXPECT_EQ(Run({"GETEX", "k", "EX", "10"}), "$1\r\nw\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":10\r\n");
+  EXPECT_EQ(Run({"GETEX", "k", "PXAT", Later(5)}), "$1\r\nw\r\n");
+  EXPECT_EQ(Run({"PTTL", "k"}), ":5\r\n");
+  EXPECT_EQ(Run({"GETEX", "k", "persist"}), "$1\r\nw\r\n");
+  EXPECT_EQ(Run({"TTL", "k"}), ":-1\r\n");
+  EXPECT_EQ(Run({"GETEX", "k", "PERSIST"}), "$1\r\nw\r\n");
+  // An EXAT or PXAT already past deletes the key, after answering it.
+  EXPECT_EQ(Run({"GETEX", "k", "EXAT", "1"}), "$1\r\nw\r\n");
+  EXPECT_EQ(Run({"EXISTS", "k"}), ":0\r\n");
+  EXPECT_EQ(Run({"GETEX", "k", "EX", "10"}), "$-1\r\n");
+  // A missing key answers null before its time is checked, not options.
+  EXPECT_EQ(Run({"GETEX", "k", "EX", "abc"}), "$-1\r\n");
+  EXPECT_EQ(Run({"GETEX", "k", "nosuch"}), "-ERR syntax error\r\n");
+  EXPECT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+  EXPECT_EQ(Run({"GETEX", "k", "EX", "abc"}),
+            "-ERR value is not an integer or out of range\r\n");
+  EXPECT_EQ(Run({"GETEX", "k", "EX", "0"}),
+            "-ERR invalid expire time in 'getex' command\r\n");
+  EXPECT_EQ(Run({"GETEX", "k", "PX", "9223372036854775807"}),
+            "-ERR invalid expire time in 'getex' command\r\n");
+  for (const std::vector<std::string>& option :
+       {std::vector<std::string>{"NX"}, {"KEEPTTL"}, {"GET"}, {"EX"},
+        {"PERSIST", "EX", "10"}, {"EX", "10", "PERSIST"},
+        {"EX", "10", "PX", "10"}}) {
+    std::vector<std::string> getex = {"GETEX", "k"};
+    getex.insert(getex.end(), option.begin(), option.end());
+    EXPECT_EQ(Run(getex), "-ERR syntax error\r\n") << option[0];
+  }
+  EXPECT_EQ(Run({"TTL", "k"}), ":-1\r\n");
+  EXPECT_EQ(Run({"GETDEL", "k"}), "$1\r\nv\r\n");
+  EXPECT_EQ(Run({"EXISTS", "k"}), ":0\r\n");
+  EXPECT_EQ(Run({"GETDEL", "k"}), "$-1\r\n");
+}
+
+TEST_F(CommandTest, WritesKeepOrDropTheExpiryAsRedis) {
+  EXPECT_EQ(Run({"SET", "n", "1", "EX", "100"}), "+OK\r\n");
+  for (const std::vector<std::string>& keeps :
+       {std::vector<std::string>{"INCR", "n"}, {"INCRBY", "n", "3"},
+        {"DECR", "n"}, {"DECRBY", "n", "2"}, {"INCRBYFLOAT", "n", "1.5"},
+        {"APPEND", "n", "0"}, {"SETRANGE", "n", "0", "7"},
+        {"SETNX", "n", "1"}, {"SET", "n", "1", "NX"}}) {
+    Run(keeps);
+    EXPECT_EQ(Run({"TTL", "n"}), ":100\r\n") << keeps[0];
+  }
+  EXPECT_EQ(Run({"GETSET", "n", "1"}), "$4\r\n7.50\r\n");
+  EXPECT_EQ(Run({"TTL", "n"}), ":-1\r\n");
+  EXPECT_EQ(Run({"SET", "n", "1", "EX", "100"}), "+OK\r\n");
+  EXPECT_EQ(Run({"MSET", "n", "2", "m", "3"}), "+OK\r\n");
+  EXPECT_EQ(Run({"TTL", "n"}), ":-1\r\n");
+  // An expired key is absent: what is written in its place has no expiry.
+  EXPECT_EQ(Run({"SET", "n", "5", "PX", "10"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SET", "s", "x", "PX", "10"}), "+OK\r\n");
+  Advance(11);
+  EXPECT_EQ(Run({"INCR", "n"}), ":1\r\n");
+  EXPECT_EQ(Run({"TTL", "n"}), ":-1\r\n");
+  EXPECT_EQ(Run({"APPEND", "s", "y"}), ":1\r\n");
+  EXPECT_EQ(Run({"TTL", "s"}), ":-1\r\n");
+}
+
+TEST_F(CommandTest, RenameMovesTheExpiry) {
+  EXPECT_EQ(Run({"SET", "a", "1", "EX", "100"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SET", "b", "2"}), "+OK\r\n");
+  EXPECT_EQ(Run({"RENAME", "a", "b"}), "+OK\r\n");
+  EXPECT_EQ(Run({"TTL", "b"}), ":100\r\n");
+  EXPECT_EQ(Run({"TTL", "a"}), ":-2\r\n");
+  EXPECT_EQ(Run({"SET", "a", "1"}), "+OK\r\n");
+  EXPECT_EQ(Run({"RENAME", "a", "b"}), "+OK\r\n");  // b's expiry goes too
+  EXPECT_EQ(Run({"TTL", "b"}), ":-1\r\n");
+  EXPECT_EQ(Run({"SET", "a", "1", "PX", "10"}), "+OK\r\n");
+  EXPECT_EQ(Run({"RENAMENX", "a", "c"}), ":1\r\n");
+  EXPECT_EQ(Run({"PTTL", "c"}), ":10\r\n");
+  Advance(11);
+  EXPECT_EQ(Run({"RENAME", "c", "d"}), "-ERR no such key\r\n");
+}
+
+TEST_F(CommandTest, TransactionsCarryExpiries) {
+  EXPECT_EQ(Run({"SET", "old", "v", "EX", "100"}), "+OK\r\n");
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"SET", "a", "1", "EX", "100"},
+        {"SET", "b", "2"}, {"PEXPIRE", "b", "50"}, {"TTL", "a"},
+        {"PTTL", "b"}, {"INCR", "a"}, {"TTL", "a"}, {"SET", "old", "w", "XX"},
+        {"TTL", "old"}, {"SET", "gone", "1", "EXAT", "1"}, {"GET", "gone"},
+        {"PERSIST", "b"}, {"PERSIST", "b"}, {"EXPIRE", "a", "200", "GT"},
+        {"EXPIRE", "a", "-1"}, {"GET", "a"}, {"GETEX", "b", "EX", "30"}}) {
+    EXPECT_EQ(Run(command), "+QUEUED\r\n") << command[0];
+  }
+  EXPECT_EQ(Run({"EXEC"}),
+            "*17\r\n+OK\r\n+OK\r\n:1\r\n:100\r\n:50\r\n:2\r\n:100\r\n+OK\r\n"
+            ":-1\r\n+OK\r\n$-1\r\n:1\r\n:0\r\n:1\r\n:1\r\n$-1\r\n$1\r\n2\r\n");
+  // The batch wrote those expiries.
+  EXPECT_EQ(Run({"EXISTS", "a", "gone"}), ":0\r\n");
+  EXPECT_EQ(Run({"TTL", "b"}), ":30\r\n");
+  EXPECT_EQ(Run({"TTL", "old"}), ":-1\r\n");
+  EXPECT_EQ(Run({"GET", "old"}), "$1\r\nw\r\n");
+}
+
+TEST_F(CommandTest, AWatchedKeyThatExpiresFailsExec) {
+  EXPECT_EQ(Run({"SET", "k", "v", "PX", "100"}), "+OK\r\n");
+  EXPECT_EQ(Run({"WATCH", "k", "other"}), "+OK\r\n");
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(Run({"EXEC"}), "*0\r\n");  // not yet expired
+  EXPECT_EQ(Run({"WATCH", "k"}), "+OK\r\n");
+  Advance(101);
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SET", "x", "1"}), "+QUEUED\r\n");
+  EXPECT_EQ(Run({"EXEC"}), "*-1\r\n");
+  EXPECT_EQ(Run({"EXISTS", "x"}), ":0\r\n");
+  // A key expired before WATCH is missing: nothing to expire.
+  EXPECT_EQ(Run({"WATCH", "k"}), "+OK\r\n");
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(Run({"EXEC"}), "*0\r\n");
+  // UNWATCH forgets the expiry.
+  EXPECT_EQ(Run({"SET", "k", "v", "PX", "100"}), "+OK\r\n");
+  EXPECT_EQ(Run({"WATCH", "k"}), "+OK\r\n");
+  EXPECT_EQ(Run({"UNWATCH"}), "+OK\r\n");
+  Advance(101);
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(Run({"EXEC"}), "*0\r\n");
+}
+
+TEST_F(CommandTest, ExpiredKeysAreGoneEverywhere) {
+  EXPECT_EQ(Run({"MSET", "a", "1", "b", "2"}), "+OK\r\n");
+  EXPECT_EQ(Run({"SET", "c", "3", "PX", "10"}), "+OK\r\n");
+  EXPECT_EQ(Run({"DBSIZE"}), ":3\r\n");
+  Advance(11);
+  EXPECT_EQ(Run({"DBSIZE"}), ":2\r\n");
+  const std::string keys = Run({"KEYS", "*"});
+  EXPECT_TRUE(keys == "*2\r\n$1\r\na\r\n$1\r\nb\r\n" ||
+              keys == "*2\r\n$1\r\nb\r\n$1\r\na\r\n")
+      << keys;
+  EXPECT_EQ(ScanAll({}), (std::set<std::string>{"a", "b"}));
+  EXPECT_EQ(Run({"EXISTS", "a", "c"}), ":1\r\n");
+  EXPECT_EQ(Run({"TYPE", "c"}), "+none\r\n");
+  EXPECT_EQ(Run({"MGET", "c"}), "*1\r\n$-1\r\n");
+  for (int i = 0; i < 50; ++i) EXPECT_NE(Run({"RANDOMKEY"}), "$1\r\nc\r\n");
 }
 
 }  // namespace

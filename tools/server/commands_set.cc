@@ -1,0 +1,199 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// The commands that set a key's whole value: SET, SETNX, GETSET, SETEX,
+// PSETEX, and what they do to its expiry: as in Redis, a SET drops it
+// unless KEEPTTL keeps it or EX, PX, EXAT or PXAT sets another.
+//
+// Plain puts — SET without NX, XX, GET or KEEPTTL, SETEX, PSETEX — go
+// through the group commit, each put with its expiry (IsPlainSet). The
+// other writes depend on the current value: an Update of the keyspace
+// (keyspace.h), on its own a DB::Update, atomic under the key's lock with
+// its own persistence barrier (a WriteBatch cannot hold a condition); in a
+// transaction a write of its overlay. DB::Update keeps the key's expiry or
+// sets another, but cannot drop it: SET with XX or GET and no expiry
+// option, and GETSET, which must drop it, run in one batch
+// (SetRunsInOneBatch, kOneBatch), where the overlay drops it after the
+// Update.
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "command_handlers.h"
+#include "expiry_time.h"
+#include "string_options.h"
+
+namespace plush::server {
+namespace {
+
+// What a SET, SETEX or PSETEX asks for.
+struct SetRequest {
+  std::string_view key;
+  std::string_view value;
+  StringOptions options;
+  std::string_view command;  // its name in lower case, for errors
+};
+
+// `args` as a SET, SETEX or PSETEX; nullopt for another command, a wrong
+// number of arguments or a syntax error (IsPlainSet sees every request).
+std::optional<SetRequest> ParseSet(std::span<const std::string_view> args) {
+  if (IsKeyword(args[0], "set") && args.size() >= 3) {
+    SetRequest request{.key = args[1], .value = args[2], .command = "set"};
+    if (!ParseStringOptions(args.subspan(3), StringCommand::kSet,
+                            &request.options)) {
+      return std::nullopt;
+    }
+    return request;
+  }
+  const bool seconds = IsKeyword(args[0], "setex");
+  if ((seconds || IsKeyword(args[0], "psetex")) && args.size() == 4) {
+    return SetRequest{.key = args[1],
+                      .value = args[3],
+                      .options = {.expiry_form = seconds ? kEx : kPx,
+                                  .expiry = args[2]},
+                      .command = seconds ? "setex" : "psetex"};
+  }
+  return std::nullopt;
+}
+
+// Whether the request only puts (group-committed). Its expiry must be
+// valid whatever the time, so that this is known before the command runs
+// (a put answers nothing until committed: an error would overtake the
+// replies of the puts before it).
+bool IsPlain(const StringOptions& o) {
+  if (o.expiry_form && !SurelyValidPositiveExpiry(o.expiry, *o.expiry_form)) {
+    return false;
+  }
+  return !o.only_if_absent && !o.only_if_present && !o.reply_old_value &&
+         !o.keep_expiry;
+}
+
+// Whether a value it writes drops the key's expiry (SET NX writes only a
+// key that has none).
+bool DropsExpiry(const StringOptions& o) {
+  return !o.only_if_absent && !o.keep_expiry && !o.expiry_form;
+}
+
+// A SET that is not a plain put: one Update of the keyspace, its value
+// expiring at `expires_at_ms` (kKeepExpiry: as the key's did). On success
+// *stored says whether the value was written (and so call.wrote), *old
+// holds the value before (nullopt if the key was absent; filled only for
+// GET).
+Status ConditionalSet(CommandCall& call, const SetRequest& request,
+                      uint64_t expires_at_ms, bool* stored,
+                      std::optional<std::string>* old) {
+  const StringOptions& o = request.options;
+  // The function may run more than once; only its last run counts.
+  Status s = Keys(call).Update(
+      request.key, expires_at_ms,
+      [&](const std::string* current, std::string* next) {
+        if (o.reply_old_value) {
+          *old = current == nullptr ? std::nullopt
+                                    : std::optional<std::string>(*current);
+        }
+        *stored = current == nullptr ? !o.only_if_present : !o.only_if_absent;
+        if (!*stored) return DB::UpdateAction::kKeep;
+        next->assign(request.value);
+        return DB::UpdateAction::kPut;
+      });
+  // In one batch (SetRunsInOneBatch): the overlay's new version loses the
+  // expiry that the Update kept, in the same write.
+  if (s.ok() && *stored && DropsExpiry(o)) {
+    s = Keys(call).Expire(request.key, 0);
+  }
+  call.wrote = s.ok() && *stored;
+  if (call.wrote) KeyWritten(call, request.key);
+  return s;
+}
+
+// SET, SETEX and PSETEX once parsed. As Redis, an invalid expiry answers
+// its error before anything is read.
+void RunSetRequest(CommandCall& call, const SetRequest& request) {
+  const StringOptions& o = request.options;
+  uint64_t expires_at_ms = 0;
+  if (o.expiry_form) {
+    const ExpiryTime time =
+        PositiveExpiry(o.expiry, *o.expiry_form, NowMs(call));
+    if (time.error != ExpiryError::kNone) {
+      ReplyExpiryError(call.reply, time.error, request.command);
+      return;
+    }
+    expires_at_ms = static_cast<uint64_t>(time.at_ms);
+  }
+  if (IsPlain(o)) {
+    // +OK once group-committed; 0 drops the key's expiry.
+    call.puts.push_back({request.key, request.value, expires_at_ms});
+    return;
+  }
+  bool stored = false;
+  std::optional<std::string> old;
+  const Status s = ConditionalSet(
+      call, request, o.expiry_form ? expires_at_ms : kKeepExpiry, &stored,
+      &old);
+  if (!s.ok()) {
+    ReplyError(call.reply, s);
+  } else if (o.reply_old_value) {
+    ReplyOptionalValue(call.reply, old);
+  } else if (stored) {
+    call.reply.Ok();
+  } else {
+    call.reply.Null();
+  }
+}
+
+}  // namespace
+
+bool IsPlainSet(std::span<const std::string_view> args) {
+  const std::optional<SetRequest> request = ParseSet(args);
+  return request && IsPlain(request->options);
+}
+
+bool SetRunsInOneBatch(std::span<const std::string_view> args) {
+  const std::optional<SetRequest> request = ParseSet(args);
+  return request && !IsPlain(request->options) &&
+         DropsExpiry(request->options);
+}
+
+// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL]
+void RunSet(CommandCall& call) {
+  const std::optional<SetRequest> request = ParseSet(call.args);
+  if (request) {
+    RunSetRequest(call, *request);
+  } else {
+    call.reply.Error(kSyntaxError);
+  }
+}
+
+// SETEX key seconds value, PSETEX key milliseconds value: SET with EX, PX.
+void RunSetEx(CommandCall& call) { RunSetRequest(call, *ParseSet(call.args)); }
+
+void RunSetNx(CommandCall& call) {
+  bool stored = false;
+  std::optional<std::string> old;
+  const SetRequest request{.key = call.args[1],
+                           .value = call.args[2],
+                           .options = {.only_if_absent = true}};
+  Status s = ConditionalSet(call, request, kKeepExpiry, &stored, &old);
+  if (s.ok()) {
+    call.reply.Integer(stored ? 1 : 0);
+  } else {
+    ReplyError(call.reply, s);
+  }
+}
+
+// GETSET key value: SET key value GET, its expiry dropped (kOneBatch).
+void RunGetSet(CommandCall& call) {
+  bool stored = false;
+  std::optional<std::string> old;
+  const SetRequest request{.key = call.args[1],
+                           .value = call.args[2],
+                           .options = {.reply_old_value = true}};
+  Status s = ConditionalSet(call, request, kKeepExpiry, &stored, &old);
+  if (s.ok()) {
+    ReplyOptionalValue(call.reply, old);
+  } else {
+    ReplyError(call.reply, s);
+  }
+}
+
+}  // namespace plush::server
