@@ -133,11 +133,7 @@ TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSweepAgree) {
 INSTANTIATE_TEST_SUITE_P(Partitionings, ExpiryConcurrencyTest,
                          ::testing::Values(Partitioning::kHash,
                                            Partitioning::kRange),
-                         [](const auto& param_info) {
-                           return param_info.param == Partitioning::kHash
-                                      ? std::string("Hash")
-                                      : std::string("Range");
-                         });
+                         test::PartitioningName);
 
 }  // namespace
 }  // namespace plush

@@ -43,6 +43,12 @@ inline ::testing::AssertionResult StatusIsOk(const char* expr,
   return ::testing::AssertionFailure() << expr << ": " << s.ToString();
 }
 
+// Test names for suites parameterized by Partitioning ("Hash", "Range").
+inline std::string PartitioningName(
+    const ::testing::TestParamInfo<Partitioning>& info) {
+  return info.param == Partitioning::kHash ? "Hash" : "Range";
+}
+
 // A clock that moves only when told (Options::clock): expiry at the
 // test's command.
 class ManualClock final : public Clock {

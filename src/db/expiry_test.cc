@@ -421,11 +421,7 @@ TEST_P(ExpiryTest, TheSweepTakesExpiredRecordsOutOfTheDramLevel) {
 INSTANTIATE_TEST_SUITE_P(Partitionings, ExpiryTest,
                          ::testing::Values(Partitioning::kHash,
                                            Partitioning::kRange),
-                         [](const auto& param_info) {
-                           return param_info.param == Partitioning::kHash
-                                      ? std::string("Hash")
-                                      : std::string("Range");
-                         });
+                         test::PartitioningName);
 
 }  // namespace
 }  // namespace plush
