@@ -27,7 +27,8 @@ using test::ScratchPool;
 
 constexpr uint64_t kStart = 1'700'000'000'000;
 constexpr int kWriters = 2;
-constexpr int kKeysPerWriter = 300;
+constexpr int kRewrittenKeys = 50;  // keys 0..49 are written again and again
+constexpr int kWritesPerWriter = 6000;
 
 std::string KeyOf(int writer, int k) {
   std::string key = std::to_string(writer);
@@ -59,8 +60,12 @@ TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSweepAgree) {
   for (int w = 0; w < kWriters; ++w) {
     threads.emplace_back([&, w] {
       std::mt19937_64 rng(w + 1);
-      for (int i = 0; i < 6000; ++i) {
-        const int k = static_cast<int>(rng() % kKeysPerWriter);
+      for (int i = 0; i < kWritesPerWriter; ++i) {
+        // Mostly new keys, as a cache's (the sweep drops their expired
+        // records), and some written again (which it may not drop while
+        // older versions lie below).
+        const int k = rng() % 4 == 0 ? static_cast<int>(rng() % kRewrittenKeys)
+                                     : kRewrittenKeys + i;
         const std::string key = KeyOf(w, k);
         WriteOptions write;
         // Mostly short lives, so that entries expire while written.
@@ -71,6 +76,9 @@ TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSweepAgree) {
         value += std::to_string(i);
         ASSERT_OK(db->Put(write, key, value));
         last[w][key] = {value, write.expires_at_ms};
+        // Writes spread over several sweeps (ExpirySweeper::kInterval).
+        if (i % 16 == 0)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
     });
   }
@@ -78,7 +86,9 @@ TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSweepAgree) {
     std::mt19937_64 rng(99);
     while (!stop.load()) {
       const int w = static_cast<int>(rng() % kWriters);
-      const std::string key = KeyOf(w, static_cast<int>(rng() % kKeysPerWriter));
+      const std::string key =
+          KeyOf(w, static_cast<int>(rng() % (kRewrittenKeys +
+                                             kWritesPerWriter)));
       std::string value;
       const Status s = db->Get({}, key, &value);
       const bool of_key = value.size() > key.size() &&

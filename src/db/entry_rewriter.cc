@@ -72,7 +72,7 @@ EntryRewriter::Outcome EntryRewriter::Rewrite(uint64_t d, bool sample) {
     if (!logs_.TryAppendBatch(logs_.LogOf(d), records.data(), records.size(),
                               log::BatchSpill::Lease(), /*foreign=*/false,
                               &chunk_seen)) {
-      return {Result::kNoRoom, kNever};
+      return {Result::kNoRoom, kNever, chunk_seen};
     }
   }
   if (drops) table_.RetireDramEpoch(d, st.epoch);

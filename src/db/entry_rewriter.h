@@ -41,6 +41,8 @@ class EntryRewriter {
     // When a rewrite would pay off by expiries alone (the records that
     // stay expire): the Unix ms on the DB's clock, or UINT64_MAX.
     uint64_t due_ms;
+    // kNoRoom: the log chunk that was full, for MakeRoom.
+    uint32_t chunk_seen = 0;
   };
   // Rewrites DRAM entry `d` if at least a quarter of it would go: a
   // rewrite then appends at most three records to the log per record it
@@ -48,6 +50,12 @@ class EntryRewriter {
   // one is superseded (the caller does not know of expired records).
   // REQUIRES: the entry's lock.
   Outcome Rewrite(uint64_t d, bool sample);
+
+  // After kNoRoom, without the entry's lock: gives the entry's log a
+  // fresh chunk (as a writer does; it may migrate or rewrite entries).
+  Status MakeRoom(uint64_t d, uint32_t chunk_seen) {
+    return logs_.Rotate(logs_.LogOf(d), chunk_seen);
+  }
 
   // Entries rewritten since the pool was opened.
   uint64_t rewrites() const { return rewrites_.Read(); }

@@ -70,17 +70,26 @@ void ExpirySweeper::SweepDue(uint64_t now_ms) {
     // of a record the rewrite may not see, and stands.
     due_[d].store(kNever, std::memory_order_relaxed);
     uint64_t next = kNever;
-    const Status s = write_path_.WithEntryLocked(d, [&](uint64_t) {
-      // A halted pool holds a batch applied in part: nothing may log it.
-      Status halted = write_path_.Halted();
-      if (!halted.ok()) return halted;
-      const EntryRewriter::Outcome o = rewriter_.Rewrite(d, /*sample=*/false);
+    // A log chunk too full for the entry's survivors is rotated, without
+    // the lock, and the rewrite tried once more; then it waits a sweep.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      EntryRewriter::Outcome o{};
+      const Status s = write_path_.WithEntryLocked(d, [&](uint64_t) {
+        // A halted pool holds a batch applied in part: nothing may log it.
+        Status halted = write_path_.Halted();
+        if (!halted.ok()) return halted;
+        o = rewriter_.Rewrite(d, /*sample=*/false);
+        return Status::OK();
+      });
+      if (!s.ok()) return;  // closed or halted: no more rewrites
       if (o.result == EntryRewriter::Result::kRewritten) sweeps_.Add(1);
       next = o.result == EntryRewriter::Result::kNoRoom ? now_ms + kRetryMs
                                                         : o.due_ms;
-      return Status::OK();
-    });
-    if (!s.ok()) return;  // closed or halted: no more rewrites
+      if (o.result != EntryRewriter::Result::kNoRoom ||
+          !rewriter_.MakeRoom(d, o.chunk_seen).ok()) {
+        break;
+      }
+    }
     uint64_t due = due_[d].load(std::memory_order_relaxed);
     while (next < due && !due_[d].compare_exchange_weak(
                              due, next, std::memory_order_relaxed)) {
