@@ -169,7 +169,8 @@ Status DBImpl::OpenLayers(bool created) {
   write_path_ = std::make_unique<WritePath>(table_.get(), logs_.get(),
                                             background_.get(),
                                             unit_tails_.get(), &closed_);
-  payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get());
+  payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get(),
+                                            entry_rewriter_.get());
   expiry_sweeper_ = std::make_unique<ExpirySweeper>(
       table_.get(), entry_rewriter_.get(), write_path_.get(), clock_.get(),
       options_.background_threads > 0);

@@ -30,7 +30,7 @@ EntryRewriter::Outcome EntryRewriter::Rewrite(uint64_t d, bool sample) {
   // nine samples out of ten.)
   constexpr unsigned kSample = 8;
   if (sample && st.size >= 2 * kSample &&
-      table_.SupersededInDramSample(d, kSample) == 0) {
+      table_.DroppableInDramSample(d, kSample) == 0) {
     return {Result::kNotWorthIt, kNever};
   }
   std::vector<table::Slot> slots;

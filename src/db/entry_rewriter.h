@@ -47,7 +47,7 @@ class EntryRewriter {
   // Rewrites DRAM entry `d` if at least a quarter of it would go: a
   // rewrite then appends at most three records to the log per record it
   // frees there. `sample`: look at a few slots first, and give up unless
-  // one is superseded (the caller does not know of expired records).
+  // one could go (superseded or expired): for callers that do not know.
   // REQUIRES: the entry's lock.
   Outcome Rewrite(uint64_t d, bool sample);
 

@@ -54,9 +54,11 @@ bool PayloadGc::IsNewestDurable(const table::LookupKey& lookup,
 // for a unit its key no longer lies in (`key_hash` is the table hash it
 // was written with) is no key's current version: a re-balance gave the
 // key's records new entries in the unit it moved them to.
-Status PayloadGc::Relocate(std::string_view key, uint64_t key_hash,
-                           uint64_t ref, const CopyFn& copy,
+Status PayloadGc::Relocate(const Candidate& entry, const CopyFn& copy,
                            Relocation* result) {
+  const std::string_view key = entry.key;
+  const uint64_t key_hash = entry.key_hash;
+  const uint64_t ref = entry.ref;
   *result = Relocation::kUnreachable;
   const uint64_t version = table_.hasher().version();
   if (table_.hasher().Hash(key) != key_hash) return Status::OK();
@@ -65,7 +67,7 @@ Status PayloadGc::Relocate(std::string_view key, uint64_t key_hash,
   bool moved = false;
   Status s = write_path_.Write(
       logged, {key_hash, version},
-      [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
+      [&](uint64_t d, table::Slot* slot, bool* skip) -> Status {
         *skip = true;
         const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
         auto not_moved = [&] {
@@ -74,8 +76,15 @@ Status PayloadGc::Relocate(std::string_view key, uint64_t key_hash,
           return Status::OK();
         };
         table::Slot current;
-        if (table_.Lookup(lookup, &current) == table::Found::kAbsent ||
-            !current.indirect || current.value != ref) {
+        auto yields_ref = [&] {
+          return table_.Lookup(lookup, &current) != table::Found::kAbsent &&
+                 current.indirect && current.value == ref;
+        };
+        if (!yields_ref()) return not_moved();
+        if (entry.expired &&
+            rewriter_.Rewrite(d, /*sample=*/true).result ==
+                EntryRewriter::Result::kRewritten &&
+            !yields_ref()) {
           return not_moved();
         }
         uint64_t moved_ref = 0;

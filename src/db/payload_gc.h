@@ -2,7 +2,11 @@
 //
 // What payload compaction needs from the hash table (payload::PayloadHost):
 // whether an entry is still some key's current version, and, under the
-// key's lock, the republication of a copy as that key's newest version.
+// key's lock, the republication of a copy as that key's newest version —
+// or, for an expired record in the DRAM level, a rewrite of its DRAM entry
+// without the records that expired (EntryRewriter), after which no copy
+// is needed: one rewrite there spares a copy of every expired record of
+// the entry that the chunk holds.
 
 #ifndef PLUSH_DB_PAYLOAD_GC_H_
 #define PLUSH_DB_PAYLOAD_GC_H_
@@ -11,6 +15,7 @@
 #include <span>
 #include <string_view>
 
+#include "db/entry_rewriter.h"
 #include "db/write_path.h"
 #include "payload/payload_logs.h"
 #include "table/leveled_table.h"
@@ -19,13 +24,14 @@ namespace plush {
 
 class PayloadGc final : public payload::PayloadHost {
  public:
-  PayloadGc(table::LeveledTable* table, WritePath* write_path)
-      : table_(*table), write_path_(*write_path) {}
+  PayloadGc(table::LeveledTable* table, WritePath* write_path,
+            EntryRewriter* rewriter)
+      : table_(*table), write_path_(*write_path), rewriter_(*rewriter) {}
 
   void ClassifyReachability(std::span<const Candidate> entries,
                             Reachability* out) override;
-  Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
-                  const CopyFn& copy, Relocation* result) override;
+  Status Relocate(const Candidate& entry, const CopyFn& copy,
+                  Relocation* result) override;
 
  private:
   // True iff `ref` is the version of the key a crash would leave while
@@ -34,6 +40,7 @@ class PayloadGc final : public payload::PayloadHost {
 
   table::LeveledTable& table_;
   WritePath& write_path_;
+  EntryRewriter& rewriter_;
 };
 
 }  // namespace plush

@@ -76,7 +76,7 @@ class PayloadGcTest : public ::testing::Test {
                   Status copy_status = Status::OK()) {
     *moved = 0;
     return gc().Relocate(
-        key, key_hash, ref,
+        {key, key_hash, ref},
         [&](uint64_t* to) -> Status {
           ++*copies;
           if (!copy_status.ok()) return copy_status;

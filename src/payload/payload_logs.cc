@@ -600,14 +600,15 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
   ForEachEntry(*chunk, [&](uint64_t offset, std::string_view key,
                            uint64_t key_hash, uint64_t size,
                            uint64_t expires_at_ms) {
+    const bool expired = Expired(expires_at_ms);
     entries.push_back({key, key_hash,
                        Ref{chunk->id, Ref::EpochBits(chunk->epoch),
                            static_cast<uint32_t>(offset)}
-                           .Encode()});
+                           .Encode(),
+                       expired});
     // An expired record moves without its value (below).
-    sizes.push_back(Expired(expires_at_ms)
-                        ? EntrySize(key.size(), 0, /*expires=*/true)
-                        : size);
+    sizes.push_back(expired ? EntrySize(key.size(), 0, /*expires=*/true)
+                            : size);
   });
   std::vector<PayloadHost::Reachability> reachability(entries.size());
   host_->ClassifyReachability(entries, reachability.data());
@@ -652,8 +653,7 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
                     copy_ref, &ticket);
     };
     PayloadHost::Relocation r = PayloadHost::Relocation::kUnreachable;
-    const Status s =
-        host_->Relocate(entry.key, entry.key_hash, entry.ref, copy, &r);
+    const Status s = host_->Relocate(entry, copy, &r);
     if (!s.ok() || r == PayloadHost::Relocation::kBlocked) freed = false;
     if (r == PayloadHost::Relocation::kMoved) ++moved;
   }

@@ -68,6 +68,7 @@ class PayloadHost {
     std::string_view key;
     uint64_t key_hash = 0;
     uint64_t ref = 0;
+    bool expired = false;  // its record had expired when it was read
   };
 
   virtual ~PayloadHost() = default;
@@ -77,11 +78,12 @@ class PayloadHost {
   // overwritten key space is one lookup per entry written).
   virtual void ClassifyReachability(std::span<const Candidate> entries,
                                     Reachability* out) = 0;
-  // Under the key's lock: if a lookup of `key` yields `ref`, calls `copy`
-  // and publishes the copy as the key's newest version (kMoved), or
-  // reports why not.
-  virtual Status Relocate(std::string_view key, uint64_t key_hash, uint64_t ref,
-                          const CopyFn& copy, Relocation* result) = 0;
+  // Under the key's lock: if a lookup of the entry's key yields its
+  // reference, calls `copy` and publishes the copy as the key's newest
+  // version (kMoved), or reports why not. An expired entry may instead be
+  // made unreachable (kUnreachable): no copy is needed then.
+  virtual Status Relocate(const Candidate& entry, const CopyFn& copy,
+                          Relocation* result) = 0;
 };
 
 class PayloadLogs final : public table::PayloadResolver {

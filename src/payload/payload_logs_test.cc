@@ -49,9 +49,10 @@ class TableHost final : public PayloadHost {
                ? Reachability::kReachable
                : Reachability::kUnreachable;
   }
-  Status Relocate(std::string_view key, uint64_t, uint64_t ref,
-                  const CopyFn& copy, Relocation* result) override {
-    const std::string k(key);
+  Status Relocate(const Candidate& entry, const CopyFn& copy,
+                  Relocation* result) override {
+    const std::string k(entry.key);
+    const uint64_t ref = entry.ref;
     if (refuse_relocation.count(k) != 0) {
       *result = Relocation::kBlocked;
       return Status::OK();

@@ -427,23 +427,27 @@ void LeveledTable::RewriteDram(uint64_t dram_index,
   dram_inserted_.Add(size);
 }
 
-unsigned LeveledTable::SupersededInDramSample(uint64_t dram_index,
-                                              unsigned samples) const {
+unsigned LeveledTable::DroppableInDramSample(uint64_t dram_index,
+                                             unsigned samples) const {
   const DirectoryEntry& e = levels_[0].entries[dram_index];
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
   if (st.size == 0 || st.size > capacity_) return 0;
-  unsigned superseded = 0;
+  unsigned droppable = 0;
   for (unsigned i = 0; i < samples; ++i) {
     const unsigned pos = i * st.size / samples;
     const Bucket& bucket =
         levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
+    const bool indirect = TestBit(e.indirect, pos);
     if (DramSlotSuperseded(dram_index, st.epoch, pos,
                            LoadRelaxed(bucket.keys[pos % kSlotsPerBucket]),
-                           TestBit(e.indirect, pos))) {
-      ++superseded;
+                           indirect) ||
+        (indirect && resolver_ != nullptr &&
+         resolver_->StateOfRef(LoadRelaxed(
+             bucket.values[pos % kSlotsPerBucket])) == RefState::kExpired)) {
+      ++droppable;
     }
   }
-  return superseded;
+  return droppable;
 }
 
 bool LeveledTable::DramSlotSuperseded(uint64_t dram_index, uint64_t epoch,

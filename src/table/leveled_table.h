@@ -209,9 +209,10 @@ class LeveledTable {
   bool DramSlotSuperseded(uint64_t dram_index, uint64_t epoch,
                           unsigned position, uint64_t key_word,
                           bool indirect) const;
-  // How many of `samples` slots spread over the DRAM entry are
-  // superseded there (DramSlotSuperseded). REQUIRES: the entry's lock.
-  unsigned SupersededInDramSample(uint64_t dram_index,
+  // How many of `samples` slots spread over the DRAM entry a rewrite
+  // could drop: superseded there (DramSlotSuperseded), or records that
+  // expired. REQUIRES: the entry's lock.
+  unsigned DroppableInDramSample(uint64_t dram_index,
                                   unsigned samples) const;
   // Recovery only (one thread per DRAM entry, no readers): appends a
   // replayed record, in the order the entry first received them.
