@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test of the plush CLI: every subcommand, the exit codes, the
-# hex/base64 encodings, load of TSV and JSON lines in batches, and Busy
+# hex/base64 encodings, expiry (put --ttl, ttl, expire, dump | load), load
+# of TSV and JSON lines in batches, and Busy
 # while another process holds the pool; then kill -9 during loads
 # (test_cli_kill.sh).
 #
@@ -66,7 +67,7 @@ range=$tmp/range.pool
 # ---- help and usage errors ------------------------------------------------
 expect 0 "$plush" --help
 expect_err '^$'
-for cmd in create info stats verify put get delete scan dump load; do
+for cmd in create info stats verify put get delete ttl expire scan dump load; do
   expect 0 "$plush" "$cmd" --help
 done
 expect 2 "$plush"
@@ -400,6 +401,101 @@ expect_err 'line 1005: a line after the last line of the dump'
 # --format tsv reads lines as they are; auto (the default) tells JSON lines.
 expect 2 "$plush" load --format tsv "$tmp/c.pool" "$tmp/a.jsonl"
 expect_err 'a.jsonl: line 1: expected key<TAB>value'
+
+# ---- expiry ---------------------------------------------------------------
+# put --ttl / --expires-at (seconds, kept to the millisecond), ttl, expire;
+# `plush dump` writes each record's expiry and `plush load` applies it.
+expiring=$tmp/expiring.pool
+far=4102444800 # 2100-01-01 UTC: does not pass during the test
+expect 0 "$plush" create --small --range "$expiring"
+start=$(date +%s%N)
+expect 0 "$plush" put "$expiring" soon v --ttl 0.5
+written=$(date +%s%N) # soon expires 0.5 s after its put at the latest
+expect 0 "$plush" get "$expiring" soon
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+((rc == 0 || elapsed_ms >= 500)) && ok || fail "a key with --ttl 0.5 was gone after $elapsed_ms ms"
+expect 0 "$plush" put "$expiring" later v --ttl 3600
+expect 0 "$plush" put "$expiring" fixed v --expires-at "$far.25"
+expect 0 "$plush" put "$expiring" never v
+expect 0 "$plush" put "$expiring" past v --expires-at 1
+expect 1 "$plush" get "$expiring" past
+expect_err "^plush: NotFound: key 'past' not found$"
+expect 0 "$plush" put "$expiring" epoch v --expires-at 0 # long past, not "never"
+expect 1 "$plush" get "$expiring" epoch
+expect 0 "$plush" ttl "$expiring" later
+[[ $out =~ ^(35[0-9][0-9]|3600)\.[0-9]{3}$ ]] && ok || fail "ttl after --ttl 3600: '$out'"
+expect 0 "$plush" ttl "$expiring" never
+expect_out -1
+expect 1 "$plush" ttl "$expiring" missing
+expect_err "^plush: NotFound: key 'missing' not found$"
+expect 0 "$plush" dump "$expiring"
+grep -qx "{\"key\":\"fixed\",\"value\":\"v\",\"expires_at_ms\":${far}250}" <<<"$out" && ok || fail "dump of an expiring record: $out"
+grep -qx '{"key":"never","value":"v"}' <<<"$out" && ok || fail "dump of a record without expiry: $out"
+head -1 <<<"$out" | grep -qx '{"plush_dump":{"version":1,"encoding":"text"}}' && ok || fail "dump's first line: $(head -1 <<<"$out")"
+# expire sets or removes the expiry of a present key, keeping its value.
+expect 0 "$plush" expire "$expiring" never --expires-at "$far"
+expect 0 "$plush" dump "$expiring"
+grep -qx "{\"key\":\"never\",\"value\":\"v\",\"expires_at_ms\":${far}000}" <<<"$out" && ok || fail "expire --expires-at: $out"
+expect 0 "$plush" expire "$expiring" never --persist
+expect 0 "$plush" ttl "$expiring" never
+expect_out -1
+expect 0 "$plush" expire --hex "$expiring" 6e65766572 --ttl 60 # never
+expect 0 "$plush" ttl "$expiring" never
+[[ $out =~ ^[56][0-9]\.[0-9]{3}$ ]] && ok || fail "ttl after expire --ttl 60: '$out'"
+expect 0 "$plush" get "$expiring" never
+expect_out v
+expect 1 "$plush" expire "$expiring" missing --ttl 5
+expect_err "^plush: NotFound: key 'missing' not found$"
+# A put without --ttl or --expires-at leaves the key no expiry (Redis's SET).
+expect 0 "$plush" put "$expiring" never v
+expect 0 "$plush" ttl "$expiring" never
+expect_out -1
+# Bad expiry options: usage errors (2), nothing written.
+expect 2 "$plush" put "$expiring" bad v --ttl 5 --expires-at "$far"
+expect_err '^--ttl excludes --expires-at$'
+expect 2 "$plush" put "$expiring" bad v --ttl -1
+expect_err "^--ttl: expected seconds from 0 to 9e15, got '-1'$"
+expect 2 "$plush" put "$expiring" bad v --ttl nan
+expect_err "^--ttl: expected seconds from 0 to 9e15, got 'nan'$"
+expect 2 "$plush" put "$expiring" bad v --expires-at 1e16
+expect_err "^--expires-at: expected seconds from 0 to 9e15, got '1e16'$"
+expect 2 "$plush" put "$expiring" bad v --ttl 5s
+expect_err "^--ttl: expected seconds from 0 to 9e15, got '5s'$"
+expect 2 "$plush" expire "$expiring" never
+expect_err '^Exactly 1 option from \[--ttl,--expires-at,--persist\] is required$'
+expect 2 "$plush" expire "$expiring" never --ttl 5 --persist
+expect_err '^Exactly 1 option from \[--ttl,--expires-at,--persist\] is required and 2 were given$'
+expect 2 "$plush" get "$expiring" never --ttl 5
+expect_err '^The following arguments were not expected: 5 --ttl$'
+expect 1 "$plush" get "$expiring" bad
+# The key with --ttl 0.5 is gone by now, from get, ttl, expire and dump.
+sleep "$(python3 -c "print(max(0, 0.512 - ($(date +%s%N) - $written) / 1e9))")"
+expect 1 "$plush" get "$expiring" soon
+expect 1 "$plush" ttl "$expiring" soon
+expect 1 "$plush" expire "$expiring" soon --persist
+"$plush" dump "$expiring" >"$tmp/expiring.jsonl"
+grep -q '"soon"' "$tmp/expiring.jsonl" && fail "dump of an expired record" || ok
+# dump | load keeps every expiry: the copy dumps the same lines.
+expect 0 "$plush" create --small --range "$tmp/expiring_copy.pool"
+expect 0 "$plush" load "$tmp/expiring_copy.pool" "$tmp/expiring.jsonl"
+expect_err 'loaded 3 records'
+expect 0 "$plush" dump "$tmp/expiring_copy.pool"
+cmp -s "$tmp/out" "$tmp/expiring.jsonl" && ok || fail "dump | load | dump changed the expiry: $out"
+# A record whose expiry has passed loads as expired: absent, and hiding
+# what its key held. A key<TAB>value line has no expiry.
+expect 0 "$plush" put "$tmp/expiring_copy.pool" old value
+printf '{"key":"old","value":"v","expires_at_ms":1000}\n' >"$tmp/expired.jsonl"
+expect 0 "$plush" load "$tmp/expiring_copy.pool" "$tmp/expired.jsonl"
+expect_err 'loaded 1 records'
+expect 1 "$plush" get "$tmp/expiring_copy.pool" old
+printf 'later\tv\n' >"$tmp/later.tsv"
+expect 0 "$plush" load "$tmp/expiring_copy.pool" "$tmp/later.tsv"
+expect 0 "$plush" ttl "$tmp/expiring_copy.pool" later
+expect_out -1
+printf '{"key":"k","value":"v","expires_at_ms":-1}\n' >"$tmp/bad_expiry.jsonl"
+expect 2 "$plush" load "$tmp/expiring_copy.pool" "$tmp/bad_expiry.jsonl"
+expect_err 'bad_expiry.jsonl: line 1: "expires_at_ms" must be a whole number of Unix milliseconds, not -1'
+expect 0 "$plush" verify "$expiring"
 
 # ---- scan and dump --------------------------------------------------------
 # A hash pool iterates in no particular order, and cannot start at a key.

@@ -42,6 +42,10 @@ WRONG_CALLS = [
     (lambda db: db.write_batch(log=None), TypeError, r"^write_batch\(\): log must be a bool"),
     (lambda db: db.write_batch().put(b"k", None), TypeError, r"^WriteBatch.put\(\): value must be bytes"),
     (lambda db: db.write_batch().delete([]), TypeError, r"^WriteBatch.delete\(\): key must be bytes"),
+    (lambda db: db.expire("k", ttl=1), TypeError, r"^expire\(\): key must be bytes, not str$"),
+    (lambda db: db.persist(1), TypeError, r"^persist\(\): key must be bytes, not int$"),
+    (lambda db: db.ttl("k"), TypeError, r"^ttl\(\): key must be bytes, not str$"),
+    (lambda db: db.expires_at(None), TypeError, r"^expires_at\(\): key must be bytes, not NoneType$"),
     (lambda db: db.backup(None), TypeError, r"^backup\(\): path must be str or os.PathLike, not NoneType$"),
 ]
 

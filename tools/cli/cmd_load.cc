@@ -15,6 +15,8 @@
 // would (the last line of a key wins), the count reported as loaded is of
 // durable records only, and a load that could not write every record of
 // its input (a bad line, a dump cut short, a full pool) exits non-zero.
+// JSON lines keep their "expires_at_ms" (json_records.h), so that `plush
+// dump | plush load` keeps every record's expiry.
 
 #include <unistd.h>
 
@@ -106,20 +108,23 @@ Status Detect(const LoadArgs& args, std::string_view first, Input* input,
   return Status::OK();
 }
 
-// Parses and decodes a line that is not blank.
-Status ParseLine(const Input& input, std::string_view line, std::string* key,
-                 std::string* value) {
+// Parses and decodes a line that is not blank. Only JSON lines carry an
+// expiry; key<TAB>value lines have no column for one.
+Status ParseLine(const Input& input, std::string_view line,
+                 ParsedRecord* record) {
   line = WithoutCr(line);
   if (input.format == Format::kJsonl) {
-    return ParseJsonRecord(line, input.encoding, key, value);
+    return ParseJsonRecord(line, input.encoding, &record->key, &record->value,
+                           &record->expires_at_ms);
   }
   const size_t tab = line.find('\t');
   if (tab == std::string_view::npos) {
     return Status::InvalidArgument("expected key<TAB>value");
   }
-  Status s = Decode(input.encoding, line.substr(0, tab), key).WithContext("key");
+  Status s = Decode(input.encoding, line.substr(0, tab), &record->key)
+                 .WithContext("key");
   if (s.ok()) {
-    s = Decode(input.encoding, line.substr(tab + 1), value)
+    s = Decode(input.encoding, line.substr(tab + 1), &record->value)
             .WithContext("value");
   }
   return s;
@@ -136,7 +141,9 @@ class BatchWriter {
     for (const ParsedRecord& r : records) {
       if (batch_.Count() == 0) first_line_ = r.line;
       last_line_ = r.line;
-      batch_.Put(r.key, r.value);
+      // An expiry already past loads a record that is absent at once (and
+      // hides what the key held), as the engine writes such a time.
+      batch_.PutWithExpiry(r.key, r.value, r.expires_at_ms);
       if (batch_.Count() == batch_size_) {
         Status s = Flush();
         if (!s.ok()) return s;
@@ -303,8 +310,8 @@ Status Load(DB* db, const LoadArgs& args, std::istream& in,
     if (s.ok() && !IsBlank(first)) {
       KeyedWorkers workers(
           args.threads,
-          [&](std::string_view line, std::string* key, std::string* value) {
-            return ParseLine(input, line, key, value);
+          [&](std::string_view line, ParsedRecord* record) {
+            return ParseLine(input, line, record);
           },
           [&](unsigned worker, const std::vector<ParsedRecord>& records,
               bool end) {

@@ -1,7 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // plush scan POOL [--start KEY] [--end KEY] [--limit N]   key<TAB>value lines
-// plush dump POOL                 JSON lines of any bytes, for `plush load`
+// plush dump POOL                 JSON lines of any bytes (and expiry times),
+//                                 for `plush load`
 //
 // Both walk every record of the pool: in key order on a range-partitioned
 // pool, partition by partition on a hash-partitioned one (which cannot
@@ -29,9 +30,8 @@ struct ScanArgs {
   uint64_t limit = std::numeric_limits<uint64_t>::max();
 };
 
-// Prints one record; an error stops the walk.
-using RecordPrinter =
-    std::function<Status(Encoding, std::string_view, std::string_view)>;
+// Prints the iterator's current record; an error stops the walk.
+using RecordPrinter = std::function<Status(Encoding, const Iterator&)>;
 
 // Walks the records from `start` (the first one if null) up to `end`
 // (exclusive; the last one if null) and prints at most `limit` of them.
@@ -47,7 +47,7 @@ Status PrintRecords(DB* db, const std::string* start, const std::string* end,
     it->SeekToFirst();
   }
   for (uint64_t n = 0; n < limit && it->Valid(); ++n) {
-    Status s = print(encoding, it->key(), it->value());
+    Status s = print(encoding, *it);
     if (!s.ok()) return s;
     it->Next();
   }
@@ -90,9 +90,9 @@ int RunScan(const ScanArgs& args, const RecordPrinter& print,
       Status printed = PrintRecords(
           db, has_start ? &start : nullptr, has_end ? &end : nullptr,
           args.limit, args.encoding,
-          [&](Encoding encoding, std::string_view key, std::string_view value) {
+          [&](Encoding encoding, const Iterator& record) {
             ++records;
-            return print(encoding, key, value);
+            return print(encoding, record);
           });
       if (printed.ok() && after) after(records);
       return printed.ok() ? CheckOutput() : printed;
@@ -101,15 +101,16 @@ int RunScan(const ScanArgs& args, const RecordPrinter& print,
   return ExitWith(s);
 }
 
-Status PrintTsv(Encoding encoding, std::string_view key,
-                std::string_view value) {
-  std::cout << Encode(encoding, key) << '\t' << Encode(encoding, value) << '\n';
+Status PrintTsv(Encoding encoding, const Iterator& record) {
+  std::cout << Encode(encoding, record.key()) << '\t'
+            << Encode(encoding, record.value()) << '\n';
   return Status::OK();
 }
 
-Status PrintJson(Encoding encoding, std::string_view key,
-                 std::string_view value) {
-  std::cout << FormatJsonRecord(encoding, key, value) << '\n';
+Status PrintJson(Encoding encoding, const Iterator& record) {
+  std::cout << FormatJsonRecord(encoding, record.key(), record.value(),
+                                record.expires_at_ms())
+            << '\n';
   return Status::OK();
 }
 
@@ -138,8 +139,9 @@ void AddDumpCommand(CLI::App* app, int* exit_code) {
       "dump",
       "Print every record as a JSON line {\"key\": ..., \"value\": ...} "
       "(in key order on range pools; bytes that are not UTF-8 text as "
-      "\"key_base64\" / \"value_base64\"), between a first and a last line "
-      "that frame the dump; `plush load` reads it back");
+      "\"key_base64\" / \"value_base64\"; a record that expires also has "
+      "\"expires_at_ms\", in Unix milliseconds), between a first and a last "
+      "line that frame the dump; `plush load` reads it back");
   AddPoolArgs(cmd, &args->pool);
   AddEncodingFlags(cmd, &args->encoding);
   cmd->callback([args, exit_code] {

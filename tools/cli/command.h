@@ -30,7 +30,8 @@ inline constexpr int kExitProblemsFound = 1;
 inline constexpr std::string_view kExitCodeHelp =
     "Exit codes:\n"
     "  0  success\n"
-    "  1  NotFound: the key does not exist (get); verify found problems\n"
+    "  1  NotFound: the key does not exist (get, ttl, expire); verify found "
+    "problems\n"
     "  2  InvalidArgument: bad command line or input data, missing pool\n"
     "  3  Corruption: the pool's bytes are inconsistent\n"
     "  4  NoSpace: the pool or its file system is full\n"
@@ -49,6 +50,8 @@ void AddVerifyCommand(CLI::App* app, int* exit_code);
 void AddPutCommand(CLI::App* app, int* exit_code);
 void AddGetCommand(CLI::App* app, int* exit_code);
 void AddDeleteCommand(CLI::App* app, int* exit_code);
+void AddTtlCommand(CLI::App* app, int* exit_code);
+void AddExpireCommand(CLI::App* app, int* exit_code);
 void AddScanCommand(CLI::App* app, int* exit_code);
 void AddDumpCommand(CLI::App* app, int* exit_code);
 void AddLoadCommand(CLI::App* app, int* exit_code);

@@ -10,6 +10,7 @@ namespace {
 constexpr int kDumpVersion = 1;
 constexpr const char* kHeaderMember = "plush_dump";
 constexpr const char* kEndMember = "plush_dump_end";
+constexpr const char* kExpiryMember = "expires_at_ms";
 
 // Parses a line without exceptions: a malformed line yields a "discarded"
 // value, which is no object.
@@ -60,10 +61,26 @@ void AddBytesMember(nlohmann::ordered_json* object, const std::string& name,
   }
 }
 
+// The expiry member of `object` (0 if it has none).
+Status GetExpiryMember(const nlohmann::json& object, uint64_t* expires_at_ms) {
+  *expires_at_ms = 0;
+  const auto expiry = object.find(kExpiryMember);
+  if (expiry == object.end()) return Status::OK();
+  if (!expiry->is_number_unsigned()) {
+    return Status::InvalidArgument(
+        std::string("\"") + kExpiryMember +
+        "\" must be a whole number of Unix milliseconds, not " +
+        expiry->dump());
+  }
+  *expires_at_ms = expiry->get<uint64_t>();
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ParseJsonRecord(std::string_view line, Encoding encoding,
-                       std::string* key, std::string* value) {
+                       std::string* key, std::string* value,
+                       uint64_t* expires_at_ms) {
   const nlohmann::json object = ParseLine(line);
   if (!object.is_object()) {
     return Status::InvalidArgument(
@@ -71,14 +88,16 @@ Status ParseJsonRecord(std::string_view line, Encoding encoding,
   }
   Status s = GetBytesMember(object, "key", encoding, key);
   if (s.ok()) s = GetBytesMember(object, "value", encoding, value);
+  if (s.ok()) s = GetExpiryMember(object, expires_at_ms);
   return s;
 }
 
 std::string FormatJsonRecord(Encoding encoding, std::string_view key,
-                             std::string_view value) {
+                             std::string_view value, uint64_t expires_at_ms) {
   nlohmann::ordered_json object = nlohmann::ordered_json::object();
   AddBytesMember(&object, "key", encoding, key);
   AddBytesMember(&object, "value", encoding, value);
+  if (expires_at_ms != 0) object[kExpiryMember] = expires_at_ms;
   return object.dump();
 }
 

@@ -6,11 +6,15 @@
 // base64-encoded in a member named "key_base64" or "value_base64" instead:
 // every byte string round-trips, and text stays readable. With the CLI's
 // --hex or --base64, "key" and "value" hold every record in that encoding.
+// A record that expires has a member "expires_at_ms": its expiry in Unix
+// milliseconds (WriteOptions::expires_at_ms; absent or 0: never).
 //
 // A dump is framed by a first line {"plush_dump": {"version": 1,
 // "encoding": ...}} and a last line {"plush_dump_end": {"records": N}}, so
 // that a reader can tell a whole dump from one cut short (a failed `plush
-// dump` upstream of a pipe).
+// dump` upstream of a pipe). "expires_at_ms" left the version at 1: readers
+// ignore members they do not know, so an older `plush load` reads every
+// key and value right and only drops the expiry.
 
 #ifndef PLUSH_TOOLS_CLI_JSON_RECORDS_H_
 #define PLUSH_TOOLS_CLI_JSON_RECORDS_H_
@@ -25,15 +29,16 @@
 namespace plush::cli {
 
 // Parses one line into the bytes of its key and value: "key" decoded with
-// `encoding`, or "key_base64" decoded from base64 (likewise the value);
-// other members are ignored. Returns InvalidArgument if the line is not
-// such an object.
+// `encoding`, or "key_base64" decoded from base64 (likewise the value),
+// and its *expires_at_ms (0 without one); other members are ignored.
+// Returns InvalidArgument if the line is not such an object.
 Status ParseJsonRecord(std::string_view line, Encoding encoding,
-                       std::string* key, std::string* value);
+                       std::string* key, std::string* value,
+                       uint64_t* expires_at_ms);
 
 // Formats a record as one JSON line without the newline: see above.
 std::string FormatJsonRecord(Encoding encoding, std::string_view key,
-                             std::string_view value);
+                             std::string_view value, uint64_t expires_at_ms);
 
 // Whether `line` parses as a JSON object (how `plush load` tells JSON lines
 // from key<TAB>value lines).

@@ -9,17 +9,23 @@
 namespace plush::cli {
 namespace {
 
-// Format, then parse: the same bytes in every encoding.
-void ExpectRoundTrip(const std::string& key, const std::string& value) {
+// Format, then parse: the same bytes (and expiry) in every encoding.
+void ExpectRoundTrip(const std::string& key, const std::string& value,
+                     uint64_t expires_at_ms = 0) {
   for (Encoding encoding : {Encoding::kText, Encoding::kHex, Encoding::kBase64}) {
-    const std::string line = FormatJsonRecord(encoding, key, value);
+    const std::string line =
+        FormatJsonRecord(encoding, key, value, expires_at_ms);
     EXPECT_EQ(line.find('\n'), std::string::npos);
     std::string parsed_key;
     std::string parsed_value;
-    ASSERT_TRUE(ParseJsonRecord(line, encoding, &parsed_key, &parsed_value).ok())
+    uint64_t parsed_expiry = 1;
+    ASSERT_TRUE(ParseJsonRecord(line, encoding, &parsed_key, &parsed_value,
+                                &parsed_expiry)
+                    .ok())
         << line;
     EXPECT_EQ(parsed_key, key) << line;
     EXPECT_EQ(parsed_value, value) << line;
+    EXPECT_EQ(parsed_expiry, expires_at_ms) << line;
   }
 }
 
@@ -29,11 +35,11 @@ TEST(JsonRecordsTest, FormatThenParseRoundTrips) {
 }
 
 TEST(JsonRecordsTest, BytesThatAreNotTextTravelAsBase64Members) {
-  EXPECT_EQ(FormatJsonRecord(Encoding::kText, "\xff", "v"),
+  EXPECT_EQ(FormatJsonRecord(Encoding::kText, "\xff", "v", 0),
             R"({"key_base64":"/w==","value":"v"})");
-  EXPECT_EQ(FormatJsonRecord(Encoding::kText, "k", std::string("\xc3", 1)),
+  EXPECT_EQ(FormatJsonRecord(Encoding::kText, "k", std::string("\xc3", 1), 0),
             R"({"key":"k","value_base64":"ww=="})");
-  EXPECT_EQ(FormatJsonRecord(Encoding::kHex, "\xff", "v"),
+  EXPECT_EQ(FormatJsonRecord(Encoding::kHex, "\xff", "v", 0),
             R"({"key":"ff","value":"76"})");
   std::mt19937_64 rng(7);
   for (int i = 0; i < 2000; ++i) {
@@ -45,20 +51,41 @@ TEST(JsonRecordsTest, BytesThatAreNotTextTravelAsBase64Members) {
   }
 }
 
+TEST(JsonRecordsTest, ExpiryTravelsAsAMemberOfRecordsThatHaveOne) {
+  EXPECT_EQ(FormatJsonRecord(Encoding::kText, "k", "v", 1767225600123),
+            R"({"key":"k","value":"v","expires_at_ms":1767225600123})");
+  EXPECT_EQ(FormatJsonRecord(Encoding::kText, "\xff", "v", 1),
+            R"({"key_base64":"/w==","value":"v","expires_at_ms":1})");
+  ExpectRoundTrip("k\xff", "v", 1767225600123);
+  ExpectRoundTrip("k", "v", UINT64_MAX);
+  // 0 is "never", as the engine has it, written or not.
+  std::string key;
+  std::string value;
+  uint64_t expiry = 1;
+  ASSERT_TRUE(ParseJsonRecord(R"({"key": "k", "value": "v",
+                                  "expires_at_ms": 0})",
+                              Encoding::kText, &key, &value, &expiry)
+                  .ok());
+  EXPECT_EQ(expiry, 0u);
+}
+
 TEST(JsonRecordsTest, ParseAcceptsEscapesAndExtraMembers) {
   std::string key;
   std::string value;
+  uint64_t expiry = 1;
   ASSERT_TRUE(ParseJsonRecord(
                   R"( {"value": "\u00e9", "note": 1, "key": "a\tb"} )",
-                  Encoding::kText, &key, &value)
+                  Encoding::kText, &key, &value, &expiry)
                   .ok());
   EXPECT_EQ(key, "a\tb");
   EXPECT_EQ(value, "\xc3\xa9");
+  EXPECT_EQ(expiry, 0u);
 }
 
 TEST(JsonRecordsTest, ParseRejectsMalformedLinesWithTheReason) {
   std::string key;
   std::string value;
+  uint64_t expiry = 0;
   const std::pair<const char*, const char*> cases[] = {
       {"", "expected a JSON object {\"key\": ..., \"value\": ...}"},
       {"not json", "expected a JSON object {\"key\": ..., \"value\": ...}"},
@@ -72,9 +99,20 @@ TEST(JsonRecordsTest, ParseRejectsMalformedLinesWithTheReason) {
       {R"({"key": "k", "key_base64": "aw==", "value": "v"})",
        "both \"key\" and \"key_base64\" are given"},
       {R"({"key_base64": "!!", "value": "v"})", "key_base64: "},
+      {R"({"key": "k", "value": "v", "expires_at_ms": -5})",
+       "\"expires_at_ms\" must be a whole number of Unix milliseconds, not "
+       "-5"},
+      {R"({"key": "k", "value": "v", "expires_at_ms": 1.5})",
+       "\"expires_at_ms\" must be a whole number of Unix milliseconds, not "
+       "1.5"},
+      {R"({"key": "k", "value": "v", "expires_at_ms": "1767225600123"})",
+       "\"expires_at_ms\" must be a whole number of Unix milliseconds, not "
+       "\"1767225600123\""},
+      {R"({"key": "k", "value": "v", "expires_at_ms": 18446744073709551616})",
+       "\"expires_at_ms\" must be a whole number of Unix milliseconds, not "},
   };
   for (const auto& [line, message] : cases) {
-    Status s = ParseJsonRecord(line, Encoding::kText, &key, &value);
+    Status s = ParseJsonRecord(line, Encoding::kText, &key, &value, &expiry);
     EXPECT_TRUE(s.IsInvalidArgument()) << line;
     EXPECT_EQ(s.message().find(message), 0u) << line << ": " << s.message();
   }

@@ -57,8 +57,9 @@ void KeyedWorkers::Parse(Chunk* chunk) const {
   for (size_t i = 0; i < chunk->lines.size(); ++i) {
     const std::string& line = chunk->lines[i];
     if (line.empty() || line == "\r") continue;  // blank: no record
-    ParsedRecord record{{}, {}, chunk->first_line + i};
-    Status s = parse_(line, &record.key, &record.value);
+    ParsedRecord record;
+    record.line = chunk->first_line + i;
+    Status s = parse_(line, &record);
     if (!s.ok()) {
       chunk->bad_line = s.WithContext("line " + std::to_string(record.line));
       break;

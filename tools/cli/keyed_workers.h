@@ -33,16 +33,18 @@ namespace plush::cli {
 struct ParsedRecord {
   std::string key;
   std::string value;
-  uint64_t line;  // its line number in the input, from 1
+  uint64_t expires_at_ms = 0;  // Unix ms; 0: the record never expires
+  uint64_t line = 0;  // its line number in the input, from 1
 };
 
 unsigned OwnerOf(std::string_view key, unsigned threads);
 
 class KeyedWorkers {
  public:
-  // Parses a line that is not blank.
-  using Parser = std::function<Status(std::string_view line, std::string* key,
-                                      std::string* value)>;
+  // Parses a line that is not blank into the record's key, value and
+  // expiry.
+  using Parser =
+      std::function<Status(std::string_view line, ParsedRecord* record)>;
   // Takes the next records of worker `worker`'s keys (0 to threads - 1), in
   // input order. `end` marks the worker's last call: its input is over (or
   // stops before a bad line), and `records` may be empty. An error stops

@@ -16,14 +16,13 @@ namespace plush::cli {
 namespace {
 
 // "key value" lines; "bad" is a line that does not parse.
-Status ParseSpaced(std::string_view line, std::string* key,
-                   std::string* value) {
+Status ParseSpaced(std::string_view line, ParsedRecord* record) {
   const size_t space = line.find(' ');
   if (space == std::string_view::npos) {
     return Status::InvalidArgument("expected key value");
   }
-  key->assign(line.substr(0, space));
-  value->assign(line.substr(space + 1));
+  record->key.assign(line.substr(0, space));
+  record->value.assign(line.substr(space + 1));
   return Status::OK();
 }
 

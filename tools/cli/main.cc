@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   for (auto add : {plush::cli::AddCreateCommand, plush::cli::AddInfoCommand,
                    plush::cli::AddStatsCommand, plush::cli::AddVerifyCommand,
                    plush::cli::AddPutCommand, plush::cli::AddGetCommand,
-                   plush::cli::AddDeleteCommand, plush::cli::AddScanCommand,
+                   plush::cli::AddDeleteCommand, plush::cli::AddTtlCommand,
+                   plush::cli::AddExpireCommand, plush::cli::AddScanCommand,
                    plush::cli::AddDumpCommand, plush::cli::AddLoadCommand,
                    plush::cli::AddBackupCommand,
                    plush::cli::AddRebalanceCommand}) {

@@ -10,6 +10,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <string_view>
 
 #include "database.h"
@@ -23,8 +24,11 @@ class Batch {
   Batch(pybind11::object owner, Database* db, const WriteOptions& options)
       : owner_(std::move(owner)), db_(db), options_(options) {}
 
-  void Put(std::string_view key, std::string_view value) {
-    batch_.Put(key, value);
+  // expires_at_ms: Unix ms, 0 = never. (The batch's WriteOptions carry no
+  // expiry, so a put without one is a plain Put.)
+  void Put(std::string_view key, std::string_view value,
+           uint64_t expires_at_ms) {
+    batch_.PutWithExpiry(key, value, expires_at_ms);
   }
   void Delete(std::string_view key) { batch_.Delete(key); }
   size_t Count() const { return batch_.Count(); }

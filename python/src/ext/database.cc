@@ -148,6 +148,25 @@ int64_t Database::Increment(std::string_view key, int64_t delta,
   return result;
 }
 
+bool Database::Expire(std::string_view key, uint64_t expires_at_ms,
+                      const WriteOptions& options) {
+  Status s = Call(
+      [&](DB* db) { return db->Expire(options, key, expires_at_ms); });
+  if (s.IsNotFound()) return false;
+  ThrowIfError(s);
+  return true;
+}
+
+std::optional<uint64_t> Database::GetExpiry(std::string_view key) {
+  uint64_t expires_at_ms = 0;
+  Status s = Call([&](DB* db) {
+    return db->GetExpiry(ReadOptions(), key, &expires_at_ms);
+  });
+  if (s.IsNotFound()) return std::nullopt;
+  ThrowIfError(s);
+  return expires_at_ms;
+}
+
 void Database::Checkpoint(unsigned threads) {
   ThrowIfError(Call([&](DB* db) { return db->Checkpoint(threads); }));
 }

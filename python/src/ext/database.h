@@ -50,6 +50,12 @@ class Database {
                              const WriteOptions& options);
   int64_t Increment(std::string_view key, int64_t delta,
                     const WriteOptions& options);
+  // Sets the key's expiry (Unix ms; 0 = never); false if the key is absent
+  // or expired.
+  bool Expire(std::string_view key, uint64_t expires_at_ms,
+              const WriteOptions& options);
+  // The key's expiry (Unix ms; 0 = none), or nullopt if it does not exist.
+  std::optional<uint64_t> GetExpiry(std::string_view key);
   void Checkpoint(unsigned threads);
   void Sync();
   uint64_t Rebalance();

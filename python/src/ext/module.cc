@@ -20,6 +20,7 @@
 #include "args.h"
 #include "batch.h"
 #include "database.h"
+#include "expiry.h"
 #include "options.h"
 #include "plush/db.h"
 #include "scan.h"
@@ -48,6 +49,24 @@ WriteOptions WriteArgs(const char* where, py::handle log, py::handle sync) {
 // The same for the methods that take no `log`: they always log.
 WriteOptions WriteArgs(const char* where, py::handle sync) {
   return WriteArgs(where, py::bool_(true), sync);
+}
+
+// The same with the expiry of keyword arguments `expires_at` and `ttl`
+// (expiry.h). Neither gives 0, with which a put removes the key's expiry
+// (as Redis's SET does).
+WriteOptions WriteArgs(const char* where, py::handle log, py::handle sync,
+                       py::handle expires_at, py::handle ttl) {
+  WriteOptions options = WriteArgs(where, log, sync);
+  options.expires_at_ms = ExpiryArg(expires_at, ttl, where).value_or(0);
+  return options;
+}
+
+// The expiry of `key` (Unix ms, 0 = none); KeyError if it does not exist.
+uint64_t ExpiryOf(Database& db, py::handle key, const char* where) {
+  const std::string k = BytesArg(key, where, "key");
+  const std::optional<uint64_t> expiry = db.GetExpiry(k);
+  if (!expiry) ThrowKeyError(k);
+  return *expiry;
 }
 
 std::unique_ptr<Scan> MakeScan(py::object self, std::optional<std::string> start,
@@ -94,12 +113,16 @@ std::vector<std::pair<std::string, std::string>> Pairs(py::handle source,
 
 void DefineBatch(py::module_& m) {
   py::class_<Batch>(m, "WriteBatch")
-      .def("put",
-           [](Batch& b, py::object key, py::object value) {
-             b.Put(BytesArg(key, "WriteBatch.put", "key"),
-                   BytesArg(value, "WriteBatch.put", "value"));
-           },
-           py::arg("key"), py::arg("value"))
+      .def(
+          "put",
+          [](Batch& b, py::object key, py::object value, py::object expires_at,
+             py::object ttl) {
+            const char* where = "WriteBatch.put";
+            b.Put(BytesArg(key, where, "key"), BytesArg(value, where, "value"),
+                  ExpiryArg(expires_at, ttl, where).value_or(0));
+          },
+          py::arg("key"), py::arg("value"), py::kw_only(),
+          py::arg("expires_at") = py::none(), py::arg("ttl") = py::none())
       .def("delete",
            [](Batch& b, py::object key) {
              b.Delete(BytesArg(key, "WriteBatch.delete", "key"));
@@ -123,12 +146,13 @@ void DefineDB(py::module_& m) {
       .def(
           "put",
           [](Database& db, py::object key, py::object value, py::object log,
-             py::object sync) {
+             py::object sync, py::object expires_at, py::object ttl) {
             db.Put(BytesArg(key, "put", "key"), BytesArg(value, "put", "value"),
-                   WriteArgs("put", log, sync));
+                   WriteArgs("put", log, sync, expires_at, ttl));
           },
           py::arg("key"), py::arg("value"), py::kw_only(),
-          py::arg("log") = true, py::arg("sync") = false)
+          py::arg("log") = true, py::arg("sync") = false,
+          py::arg("expires_at") = py::none(), py::arg("ttl") = py::none())
       .def("__setitem__",
            [](Database& db, py::object key, py::object value) {
              db.Put(BytesArg(key, "__setitem__", "key"),
@@ -187,16 +211,19 @@ void DefineDB(py::module_& m) {
           py::kw_only(), py::arg("log") = true, py::arg("sync") = false)
       .def(
           "update",
-          [](Database& db, py::object other, py::object log, py::object sync) {
+          [](Database& db, py::object other, py::object log, py::object sync,
+             py::object expires_at, py::object ttl) {
             // Checked before `other`, which may be an iterator, is used up.
-            const WriteOptions options = WriteArgs("update", log, sync);
+            const WriteOptions options =
+                WriteArgs("update", log, sync, expires_at, ttl);
             WriteBatch batch;
             for (const auto& [key, value] : Pairs(other, "update"))
               batch.Put(key, value);
             db.Write(&batch, options);
           },
           py::arg("other"), py::kw_only(), py::arg("log") = true,
-          py::arg("sync") = false)
+          py::arg("sync") = false, py::arg("expires_at") = py::none(),
+          py::arg("ttl") = py::none())
       .def(
           "increment",
           [](Database& db, py::object key, py::object delta, py::object sync) {
@@ -217,6 +244,41 @@ void DefineDB(py::module_& m) {
           },
           py::arg("key"), py::arg("default"), py::kw_only(),
           py::arg("sync") = false)
+      .def(
+          "expire",
+          [](Database& db, py::object key, py::object expires_at,
+             py::object ttl, py::object sync) {
+            const std::string k = BytesArg(key, "expire", "key");
+            const std::optional<uint64_t> expiry =
+                ExpiryArg(expires_at, ttl, "expire");
+            if (!expiry) {
+              throw py::type_error(
+                  "expire(): give expires_at or ttl (persist() removes an "
+                  "expiry)");
+            }
+            return db.Expire(k, *expiry, WriteArgs("expire", sync));
+          },
+          py::arg("key"), py::kw_only(), py::arg("expires_at") = py::none(),
+          py::arg("ttl") = py::none(), py::arg("sync") = false)
+      .def(
+          "persist",
+          [](Database& db, py::object key, py::object sync) {
+            return db.Expire(BytesArg(key, "persist", "key"), 0,
+                             WriteArgs("persist", sync));
+          },
+          py::arg("key"), py::kw_only(), py::arg("sync") = false)
+      .def(
+          "ttl",
+          [](Database& db, py::object key) {
+            return SecondsLeft(ExpiryOf(db, key, "ttl"));
+          },
+          py::arg("key"))
+      .def(
+          "expires_at",
+          [](Database& db, py::object key) {
+            return ExpiresAtSeconds(ExpiryOf(db, key, "expires_at"));
+          },
+          py::arg("key"))
       .def(
           "checkpoint",
           [](Database& db, py::object threads) {

@@ -41,7 +41,14 @@ class DB:
     @property
     def closed(self) -> bool: ...
     def put(
-        self, key: bytes, value: bytes, *, log: bool = True, sync: bool = False
+        self,
+        key: bytes,
+        value: bytes,
+        *,
+        log: bool = True,
+        sync: bool = False,
+        expires_at: float | None = None,
+        ttl: float | None = None,
     ) -> None:
         """Insert or replace. log=False skips the recovery log: faster, and
         durable only after the next checkpoint(). sync=True returns only
@@ -49,7 +56,13 @@ class DB:
         that began after the write; concurrent sync writers share msyncs).
         It needs log=True (else InvalidArgumentError) and a pool on a disk:
         on tmpfs or ramfs (/dev/shm) it raises NotSupportedError and writes
-        nothing."""
+        nothing.
+
+        expires_at (Unix time in seconds, as time.time()) or ttl (seconds
+        from now), not both (TypeError): the record is gone from then on;
+        int or float, >= 0, kept to the millisecond. A time already past
+        writes a record that is absent at once. Neither: the key keeps no
+        expiry (a put removes one, as Redis's SET)."""
     def get(self, key: bytes, default: _T | None = None) -> bytes | _T | None:
         """The value of key, or default if it does not exist."""
     def delete(
@@ -78,22 +91,47 @@ class DB:
         *,
         log: bool = True,
         sync: bool = False,
+        expires_at: float | None = None,
+        ttl: float | None = None,
     ) -> None:
-        """Put every pair, as one atomic batch. log and sync: as for
-        put()."""
+        """Put every pair, as one atomic batch. log, sync, expires_at
+        and ttl: as for put(), for every pair."""
     def increment(
         self, key: Key, delta: int = 1, *, sync: bool = False
     ) -> int:
         """Add delta to the 8-byte little-endian signed integer at key (a
         missing key counts as 0), atomically; return the new value.
         InvalidArgumentError if the value is not 8 bytes long or the sum
-        overflows. sync: as for put() (the write is logged)."""
+        overflows. The key keeps its expiry. sync: as for put() (the
+        write is logged)."""
     def setdefault(
         self, key: Key, default: Key, *, sync: bool = False
     ) -> bytes:
         """The value of key; if it has none, store default first
         (atomically) and return it. sync: as for put() (the write is
         logged); it syncs even when the key had a value."""
+    def expire(
+        self,
+        key: Key,
+        *,
+        expires_at: float | None = None,
+        ttl: float | None = None,
+        sync: bool = False,
+    ) -> bool:
+        """Set the expiry of key, keeping its value: expires_at or ttl as
+        for put(), exactly one of them (else TypeError). Return True, or
+        False if the key is absent or already expired (nothing written).
+        Atomic; logged, sync as for put()."""
+    def persist(self, key: Key, *, sync: bool = False) -> bool:
+        """Remove the expiry of key, keeping its value. Return True, or
+        False if the key is absent or already expired. As expire()."""
+    def ttl(self, key: Key) -> float | None:
+        """Seconds until key expires (0.0 if that is within the current
+        millisecond), None if it never expires; KeyError if it does not
+        exist."""
+    def expires_at(self, key: Key) -> float | None:
+        """When key expires, in Unix seconds (to the millisecond), None
+        if it never expires; KeyError if it does not exist."""
     def backup(self, path: str | os.PathLike[str]) -> None:
         """Write a consistent copy of the open pool to path (a new file:
         InvalidArgumentError if it exists); writers pause meanwhile,
@@ -137,7 +175,16 @@ class WriteBatch:
     """From DB.write_batch(): puts and deletes applied by commit() (or at
     the end of a with block) atomically: after a crash, all or none."""
 
-    def put(self, key: Key, value: Key) -> None: ...
+    def put(
+        self,
+        key: Key,
+        value: Key,
+        *,
+        expires_at: float | None = None,
+        ttl: float | None = None,
+    ) -> None:
+        """expires_at and ttl: as for DB.put(); a ttl counts from this
+        call, not from commit()."""
     def delete(self, key: Key) -> None: ...
     def __len__(self) -> int: ...
     def commit(self) -> None:
