@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "placement/placed.h"
+
 namespace plush {
 
 // The lookups run in groups, as MultiGet's do: a compaction examines a
@@ -53,56 +55,55 @@ bool PayloadGc::IsNewestDurable(const table::LookupKey& lookup,
 // survives a crash before the compacted chunk is freed. An entry written
 // for a unit its key no longer lies in (`key_hash` is the table hash it
 // was written with) is no key's current version: a re-balance gave the
-// key's records new entries in the unit it moved them to.
+// key's records new entries in the unit it moved them to. A re-balance
+// elsewhere in the map only makes the write place the key again: a
+// compaction takes long enough that one usually comes in between, and
+// giving up then would keep the whole chunk.
 Status PayloadGc::Relocate(const Candidate& entry, const CopyFn& copy,
                            Relocation* result) {
   const std::string_view key = entry.key;
   const uint64_t key_hash = entry.key_hash;
   const uint64_t ref = entry.ref;
-  *result = Relocation::kUnreachable;
-  const uint64_t version = table_.hasher().version();
-  if (table_.hasher().Hash(key) != key_hash) return Status::OK();
   WriteOptions logged;
   logged.log = true;
-  bool moved = false;
-  Status s = write_path_.Write(
-      logged, {key_hash, version},
-      [&](uint64_t d, table::Slot* slot, bool* skip) -> Status {
-        *skip = true;
-        const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
-        auto not_moved = [&] {
-          *result = IsNewestDurable(lookup, ref) ? Relocation::kBlocked
-                                                 : Relocation::kUnreachable;
+  return Placed(table_.hasher(), [&](uint64_t version, bool* moved) {
+    *result = Relocation::kUnreachable;
+    if (table_.hasher().Hash(key) != key_hash) return Status::OK();
+    return write_path_.Write(
+        logged, {key_hash, version},
+        [&](uint64_t d, table::Slot* slot, bool* skip) -> Status {
+          *skip = true;
+          const table::LookupKey lookup = table::LookupKey::For(key, key_hash);
+          auto not_moved = [&] {
+            *result = IsNewestDurable(lookup, ref) ? Relocation::kBlocked
+                                                   : Relocation::kUnreachable;
+            return Status::OK();
+          };
+          table::Slot current;
+          auto yields_ref = [&] {
+            return table_.Lookup(lookup, &current) != table::Found::kAbsent &&
+                   current.indirect && current.value == ref;
+          };
+          if (!yields_ref()) return not_moved();
+          if (entry.expired &&
+              rewriter_.Rewrite(d, /*sample=*/true).result ==
+                  EntryRewriter::Result::kRewritten &&
+              !yields_ref()) {
+            return not_moved();
+          }
+          uint64_t moved_ref = 0;
+          const Status c = copy(&moved_ref);
+          if (c.IsNotFound()) return not_moved();
+          if (!c.ok()) return c;
+          // (The current slot's key word: the hash and, in a pool with
+          // fingerprints, the key's.)
+          *slot = {current.key, moved_ref, current.tombstone, true};
+          *skip = false;
+          *result = Relocation::kMoved;
           return Status::OK();
-        };
-        table::Slot current;
-        auto yields_ref = [&] {
-          return table_.Lookup(lookup, &current) != table::Found::kAbsent &&
-                 current.indirect && current.value == ref;
-        };
-        if (!yields_ref()) return not_moved();
-        if (entry.expired &&
-            rewriter_.Rewrite(d, /*sample=*/true).result ==
-                EntryRewriter::Result::kRewritten &&
-            !yields_ref()) {
-          return not_moved();
-        }
-        uint64_t moved_ref = 0;
-        const Status c = copy(&moved_ref);
-        if (c.IsNotFound()) return not_moved();
-        if (!c.ok()) return c;
-        // (The current slot's key word: the hash and, in a pool with
-        // fingerprints, the key's.)
-        *slot = {current.key, moved_ref, current.tombstone, true};
-        *skip = false;
-        *result = Relocation::kMoved;
-        return Status::OK();
-      },
-      &moved);
-  // The key moved meanwhile: whether the entry is still reachable is not
-  // known here; the chunk stays.
-  if (s.ok() && moved) *result = Relocation::kBlocked;
-  return s;
+        },
+        moved);
+  });
 }
 
 }  // namespace plush

@@ -18,8 +18,9 @@ static_assert(EntrySize(kMaxKeySize, kMaxValueSize, /*expires=*/true) +
                   (128u << 10),
               "the smallest payload chunk must hold the largest record");
 
-// A log needs this many sealed chunks before it compacts one: compaction
-// pays off only once the oldest chunks had time to turn into garbage.
+// The logs need this many sealed chunks before one is compacted:
+// compaction pays off only once the oldest chunks had time to turn into
+// garbage.
 constexpr size_t kMinSealedChunks = 4;
 // Rotations a running compaction may fall behind before writers wait.
 constexpr uint64_t kMaxOwedChunks = 2;
@@ -161,6 +162,7 @@ Status PayloadLogs::Load() {
     c.offset = offset;
     c.epoch = st.epoch;
     c.seq = h->seq;
+    c.log = st.log;
     max_seq = std::max(max_seq, h->seq);
     if (st.in_use) {
       logs_[st.log]->chunks.push_back(&c);
@@ -170,8 +172,7 @@ Status PayloadLogs::Load() {
   }
   next_seq_.store(max_seq + 1, std::memory_order_relaxed);
   for (auto& log : logs_) {
-    std::sort(log->chunks.begin(), log->chunks.end(),
-              [](const PayloadChunk* a, const PayloadChunk* b) { return a->seq < b->seq; });
+    std::sort(log->chunks.begin(), log->chunks.end(), BySeq);
     for (PayloadChunk* c : log->chunks) {
       PayloadChunkHeader* h = HeaderOf(c->offset);
       const uint64_t resume = h->resume;
@@ -191,7 +192,11 @@ Status PayloadLogs::Load() {
       }
       resume_marks_.push_back(&h->resume);
     }
+    for (PayloadChunk* c : log->chunks) {
+      if (c != log->head.load(std::memory_order_relaxed)) sealed_.push_back(c);
+    }
   }
+  std::sort(sealed_.begin(), sealed_.end(), BySeq);
   return Status::OK();
 }
 
@@ -422,6 +427,7 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
     if (!s.ok()) return s;
     log.chunks.push_back(fresh);
     log.head.store(fresh, std::memory_order_release);
+    if (full != nullptr) Seal(full);
     if (compacting_here) return Status::OK();
     if (tickets_held > 0) {
       // A writer in the middle of a batch: its next append without a
@@ -440,7 +446,7 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
       });
       return Status::OK();
     }
-    candidate = CompactionCandidate(log);
+    candidate = CompactionCandidate();
     log.compacting = candidate != nullptr;
   }
   RunCompaction(index, candidate);
@@ -454,7 +460,7 @@ void PayloadLogs::CompactIfDeferred(unsigned index) {
     MutexLock lock(&log.mu);
     if (log.compacting) return;  // it frees chunks already
     log.compaction_deferred.store(false, std::memory_order_relaxed);
-    candidate = CompactionCandidate(log);
+    candidate = CompactionCandidate();
     log.compacting = candidate != nullptr;
   }
   RunCompaction(index, candidate);
@@ -464,12 +470,12 @@ void PayloadLogs::RunCompaction(unsigned index, PayloadChunk* candidate) {
   Log& log = *logs_[index];
   compacting_here = true;
   while (candidate != nullptr) {
-    const bool freed = Compact(index, candidate);
+    const bool freed = Compact(candidate);
     MutexLock lock(&log.mu);
     candidate = nullptr;
     if (freed && log.owed > 0) {
       --log.owed;
-      candidate = CompactionCandidate(log);
+      candidate = CompactionCandidate();
     } else if (!freed) {
       log.owed = 0;  // the live data grows: so may the log
     }
@@ -501,6 +507,7 @@ Status PayloadLogs::TakeChunk(unsigned index, PayloadChunk** out) {
   StoreRelease(h->state, PayloadChunkState{c->epoch, index, true}.Encode());
   media_.Persist(h, sizeof(PayloadChunkHeader));
   c->seq = seq;
+  c->log = index;
   c->tail.store(kPayloadChunkHeaderSize, std::memory_order_relaxed);
   *out = c;
   return Status::OK();
@@ -542,20 +549,31 @@ void PayloadLogs::PrepareFreeChunk() {
   (void)AddFreeChunk();
 }
 
-PayloadLogs::PayloadChunk* PayloadLogs::CompactionCandidate(Log& log) {
-  log.mu.AssertHeld();
-  const PayloadChunk* head = log.head.load(std::memory_order_relaxed);
-  const size_t sealed = log.chunks.size() - (head != nullptr ? 1 : 0);
-  if (sealed < kMinSealedChunks) return nullptr;
-  if (log.rotations_to_wait > 0) {
-    --log.rotations_to_wait;
+PayloadLogs::PayloadChunk* PayloadLogs::CompactionCandidate() {
+  MutexLock lock(&gc_mu_);
+  if (sealed_.size() < kMinSealedChunks) return nullptr;
+  if (rotations_to_wait_ > 0) {
+    --rotations_to_wait_;
     return nullptr;
   }
-  // Round robin over the sealed chunks, oldest first.
-  for (size_t i = 0; i < sealed; ++i) {
-    if (log.chunks[i]->seq > log.gc_cursor) return log.chunks[i];
-  }
-  return log.chunks[0];
+  // The oldest, but not one found too live in the last round. (Not a
+  // cursor over the seqs: the logs seal their chunks out of seq order.)
+  const uint64_t taken = next_seq_.load(std::memory_order_relaxed);
+  auto next = std::find_if(sealed_.begin(), sealed_.end(),
+                           [&](const PayloadChunk* c) REQUIRES(gc_mu_) {
+                             return c->examine_after < taken;
+                           });
+  if (next == sealed_.end()) return nullptr;
+  PayloadChunk* chunk = *next;
+  sealed_.erase(next);
+  return chunk;
+}
+
+void PayloadLogs::Seal(PayloadChunk* chunk) {
+  MutexLock lock(&gc_mu_);
+  const auto at =
+      std::upper_bound(sealed_.begin(), sealed_.end(), chunk, BySeq);
+  sealed_.insert(at, chunk);
 }
 
 template <typename Fn>
@@ -588,8 +606,7 @@ void PayloadLogs::ForEachEntry(const PayloadChunk& chunk, Fn fn) const {
   }
 }
 
-bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
-  Log& log = *logs_[index];
+bool PayloadLogs::Compact(PayloadChunk* chunk) {
   // Reservations made while the chunk was the head must be published (or
   // abandoned) before reachability means anything.
   while (chunk->pending.load(std::memory_order_seq_cst) != 0)
@@ -628,7 +645,8 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
         break;
     }
   }
-  bool freed = !blocked && live_bytes * 2 <= chunk_size_ - kPayloadChunkHeaderSize;
+  bool freed =
+      !blocked && live_bytes * 2 <= chunk_size_ - kPayloadChunkHeaderSize;
   uint64_t moved = 0;
   for (size_t i = 0; freed && i < live.size(); ++i) {
     const PayloadHost::Candidate& entry = *live[i];
@@ -667,30 +685,36 @@ bool PayloadLogs::Compact(unsigned index, PayloadChunk* chunk) {
     // Counted before the epoch changes: a lookup that sees the new epoch
     // then also sees the count move (table::PayloadResolver).
     frees_started_.fetch_add(1, std::memory_order_seq_cst);
-    StoreRelease(h->state, PayloadChunkState{epoch, index, false}.Encode());
+    StoreRelease(h->state,
+                 PayloadChunkState{epoch, chunk->log, false}.Encode());
     media_.Persist(&h->state, sizeof(h->state));
     chunk->epoch = epoch;
   }
-  {
-    MutexLock lock(&log.mu);
-    log.gc_cursor = chunk->seq;
-    if (freed) {
-      log.chunks.erase(std::find(log.chunks.begin(), log.chunks.end(), chunk));
-    } else {
-      // A chunk too live to pay off: wait a few rotations (an eighth of
-      // the log, at most 16 chunks) before examining the next one, so that
-      // growing live data costs at most one examined chunk per 16 written,
-      // while garbage is still found soon once it appears. A block by
-      // unlogged writes ends with the next checkpoint: retry soon.
-      log.rotations_to_wait =
-          blocked ? 1 : std::clamp<size_t>(log.chunks.size() / 8, 1, 16);
-    }
+  if (!freed) {
+    MutexLock lock(&gc_mu_);
+    // A chunk too live to pay off: examined again once as many chunks
+    // were taken as are sealed now (the others had their turn), and
+    // wait a few rotations (an eighth of the sealed chunks, at most 16)
+    // before examining the next one, so that growing live data costs at
+    // most one examined chunk per 16 written, while garbage is still
+    // found soon once it appears. A block by unlogged writes ends with
+    // the next checkpoint: retry soon.
+    chunk->examine_after = next_seq_.load(std::memory_order_relaxed) +
+                           (blocked ? 0 : sealed_.size());
+    rotations_to_wait_ =
+        blocked ? 1 : std::clamp<size_t>(sealed_.size() / 8, 1, 16);
   }
   if (freed) {
+    Log& log = *logs_[chunk->log];
+    {
+      MutexLock lock(&log.mu);
+      log.chunks.erase(std::find(log.chunks.begin(), log.chunks.end(), chunk));
+    }
     MutexLock lock(&chunks_mu_);
     free_chunks_.push_back(chunk);
     gc_runs_.fetch_add(1, std::memory_order_relaxed);
   } else {
+    Seal(chunk);
     gc_skipped_.fetch_add(1, std::memory_order_relaxed);
   }
   return freed;

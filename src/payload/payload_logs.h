@@ -9,10 +9,14 @@
 // head chunk is full, the log takes a free chunk or allocates one from the
 // heap (pre-faulted before use).
 //
-// Garbage collection (compaction): when a log rotates to a new head and has
-// enough sealed chunks, it examines one of them (round robin from the
-// oldest): it walks the entries and asks the host whether each is still
-// reachable (a lookup of its key yields a reference to this very entry).
+// Garbage collection (compaction): when a log rotates to a new head and the
+// logs have enough sealed chunks, its writer examines one of them, of any
+// log (round robin from the oldest): it walks the entries and asks the
+// host whether each is still reachable (a lookup of its key yields a
+// reference to this very entry). Any log's: a log written rarely (by a
+// background thread) rotates rarely, and its chunks turn into garbage
+// while it waits; the writers that fill chunks are the ones that must
+// free them.
 // If at most half of the chunk is live, the live entries are relocated
 // (copied to the head and re-published by the host under the key's lock),
 // then the chunk's epoch is bumped and persisted, which makes every
@@ -210,6 +214,10 @@ class PayloadLogs final : public table::PayloadResolver {
     std::atomic<int64_t> pending{0};
     uint32_t epoch = 0;  // the header's epoch, cached
     uint64_t seq = 0;    // guarded by its Log::mu
+    unsigned log = 0;    // the log it belongs to while in use
+    // Found too live to compact: not examined again until the chunk of
+    // this seq is taken (guarded by gc_mu_).
+    uint64_t examine_after = 0;
   };
   struct Log {
     // Appends running in this log (Close waits for them). Next to `head`:
@@ -229,9 +237,10 @@ class PayloadLogs final : public table::PayloadResolver {
     // Rotations during the running compaction.
     uint64_t owed GUARDED_BY(mu) = 0;
     CondVar caught_up;  // owed dropped, or compaction ended
-    uint64_t gc_cursor GUARDED_BY(mu) = 0;  // seq of the chunk examined last
-    uint64_t rotations_to_wait GUARDED_BY(mu) = 0;
   };
+  static bool BySeq(const PayloadChunk* a, const PayloadChunk* b) {
+    return a->seq < b->seq;
+  }
   // A view of an entry: pointers into the mapping.
   struct Entry {
     const char* key = nullptr;
@@ -264,10 +273,13 @@ class PayloadLogs final : public table::PayloadResolver {
   // Allocates a chunk from the heap, pre-faults it and adds it to the free
   // chunks.
   Status AddFreeChunk() EXCLUDES(chunks_mu_);
-  // Picks the chunk to examine next, or null. REQUIRES: log.mu.
-  PayloadChunk* CompactionCandidate(Log& log) REQUIRES(log.mu);
-  // Examines the chunk and frees it if that pays off; true if freed.
-  bool Compact(unsigned log_index, PayloadChunk* chunk);
+  // Picks the chunk to examine next, of any log, or null; the caller
+  // then owns it until Compact returns.
+  PayloadChunk* CompactionCandidate() EXCLUDES(gc_mu_);
+  // The chunk, a head until now, may be compacted.
+  void Seal(PayloadChunk* chunk) EXCLUDES(gc_mu_);
+  // Examines a candidate and frees it if that pays off; true if freed.
+  bool Compact(PayloadChunk* chunk);
   // Compacts `candidate` (if any; Log::compacting is set for it), then
   // the chunks the log owes meanwhile. REQUIRES: no ticket held.
   void RunCompaction(unsigned log_index, PayloadChunk* candidate);
@@ -293,6 +305,13 @@ class PayloadLogs final : public table::PayloadResolver {
   std::deque<PayloadChunk> all_chunks_ GUARDED_BY(chunks_mu_);  // by id
   std::vector<PayloadChunk*> free_chunks_ GUARDED_BY(chunks_mu_);
   std::atomic<uint64_t> next_seq_{1};
+
+  // Compaction's choice, across the logs. (Taken under a log's mutex,
+  // never the other way round.)
+  Mutex gc_mu_;
+  // The chunks that are no log's head, nor being examined, in seq order.
+  std::vector<PayloadChunk*> sealed_ GUARDED_BY(gc_mu_);
+  uint64_t rotations_to_wait_ GUARDED_BY(gc_mu_) = 0;
 
   // Read by every lookup that meets a dangling reference, written once per
   // freed chunk: a line of its own.

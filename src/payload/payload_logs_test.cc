@@ -506,6 +506,39 @@ TEST_F(PayloadLogsTest, LiveEntriesAreRelocatedBeforeTheirChunkIsFreed) {
   }
 }
 
+// A log whose writer stopped (a background thread's, which rotates
+// rarely) holds chunks that turn into garbage as others overwrite its
+// keys: the writers that rotate compact them, oldest first, whatever log
+// they belong to.
+TEST_F(PayloadLogsTest, ChunksOfALogThatStoppedAreCompactedByAnother) {
+  // Three full chunks and one entry of a fourth: three sealed chunks, too
+  // few for the log to compact on its own.
+  std::vector<uint64_t> stopped_log;
+  std::thread([&] {
+    for (int i = 0; i < 32 * 3 + 1; ++i) {
+      stopped_log.push_back(Put("key" + std::to_string(i % 8), Big(i)));
+    }
+  }).join();
+  ASSERT_EQ(logs_->gc_runs(), 0u);
+  // Another log: its first rotation makes four sealed chunks in all.
+  std::vector<uint64_t> other_log;
+  for (int i = 0; i < 32 + 1; ++i) {
+    other_log.push_back(Put("key" + std::to_string(i % 8), Big(i)));
+  }
+  ASSERT_NE(Ref::Decode(other_log[0]).chunk,
+            Ref::Decode(stopped_log.back()).chunk)
+      << "both threads wrote to one log";
+  EXPECT_EQ(logs_->gc_runs(), 1u);
+  EXPECT_EQ(logs_->gc_moved(), 0u);
+  const uint32_t oldest = Ref::Decode(stopped_log[0]).chunk;
+  for (const uint64_t ref : stopped_log) {
+    if (Ref::Decode(ref).chunk == oldest) {
+      EXPECT_FALSE(logs_->IsLive(ref));
+    }
+  }
+  for (const auto& [key, ref] : host_.newest) EXPECT_TRUE(logs_->IsLive(ref));
+}
+
 TEST_F(PayloadLogsTest, MostlyLiveChunkIsKept) {
   std::vector<uint64_t> refs;
   for (int i = 0; i < 32 * 4 + 1; ++i)
