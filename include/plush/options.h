@@ -58,6 +58,10 @@ class Clock {
   virtual uint64_t NowMs() const = 0;
 };
 
+// The system's wall clock (CLOCK_REALTIME), which Options::clock defaults
+// to: what a time to live given from now is counted from.
+PLUSH_EXPORT const Clock& SystemClock();
+
 struct PLUSH_EXPORT Options {
   // ---- Behaviour -----------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // The system's wall clock as a plush::Clock: what expiry is judged by
-// unless Options::clock names another.
+// unless Options::clock names another (plush::SystemClock() is one).
 
 #ifndef PLUSH_UTIL_WALL_CLOCK_H_
 #define PLUSH_UTIL_WALL_CLOCK_H_

@@ -10,6 +10,7 @@
 
 #include "command.h"
 #include "expiry_args.h"
+#include "plush/options.h"
 
 namespace plush::cli {
 namespace {
@@ -80,7 +81,8 @@ CLI::App* AddKvCommand(CLI::App* app, const char* name,
             // A --ttl counts from the write, not from the start of a
             // recovery that opening the pool may have taken.
             WriteOptions write = args->write;
-            write.expires_at_ms = args->expiry.ExpiresAtMs(NowMs());
+            write.expires_at_ms =
+                args->expiry.ExpiresAtMs(SystemClock().NowMs());
             return action(db, args->encoding, write, key, value);
           });
     }
@@ -145,7 +147,7 @@ void AddTtlCommand(CLI::App* app, int* exit_code) {
         } else {
           // The key was there when read: its time is not past, or only
           // by the milliseconds since.
-          const uint64_t now = NowMs();
+          const uint64_t now = SystemClock().NowMs();
           std::cout << FormatSeconds(expires_at_ms > now ? expires_at_ms - now
                                                          : 0)
                     << '\n';

@@ -3,7 +3,6 @@
 #include "expiry_args.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -36,14 +35,6 @@ uint64_t Milliseconds(double seconds) {
 }
 
 }  // namespace
-
-// system_clock is CLOCK_REALTIME on Linux, the engine's wall clock.
-uint64_t NowMs() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
-}
 
 uint64_t ExpiryArgs::ExpiresAtMs(uint64_t now_ms) const {
   if (ttl_option != nullptr && ttl_option->count() > 0) {

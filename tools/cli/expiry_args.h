@@ -15,10 +15,6 @@
 
 namespace plush::cli {
 
-// Now on the clock the engine judges expiry by (its default
-// Options::clock, the wall clock), in Unix milliseconds.
-uint64_t NowMs();
-
 struct ExpiryArgs {
   double ttl = 0;
   double expires_at = 0;

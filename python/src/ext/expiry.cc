@@ -3,9 +3,10 @@
 #include "expiry.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <string>
+
+#include "plush/options.h"
 
 namespace py = pybind11;
 
@@ -54,14 +55,6 @@ uint64_t Milliseconds(py::handle value, const char* where, const char* name) {
 
 }  // namespace
 
-// system_clock is CLOCK_REALTIME on Linux, the engine's wall clock.
-uint64_t NowMs() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
-}
-
 std::optional<uint64_t> ExpiryArg(py::handle expires_at, py::handle ttl,
                                   const char* where) {
   if (!expires_at.is_none() && !ttl.is_none()) {
@@ -73,7 +66,7 @@ std::optional<uint64_t> ExpiryArg(py::handle expires_at, py::handle ttl,
   }
   if (!ttl.is_none()) {
     const uint64_t ms = Milliseconds(ttl, where, "ttl");
-    const uint64_t now = NowMs();
+    const uint64_t now = SystemClock().NowMs();
     if (ms > UINT64_MAX - now) TooLarge(where, "ttl");
     return now + ms;
   }
@@ -87,7 +80,7 @@ py::object ExpiresAtSeconds(uint64_t expires_at_ms) {
 
 py::object SecondsLeft(uint64_t expires_at_ms) {
   if (expires_at_ms == 0) return py::none();
-  const uint64_t now = NowMs();
+  const uint64_t now = SystemClock().NowMs();
   const uint64_t left = expires_at_ms > now ? expires_at_ms - now : 0;
   return py::float_(static_cast<double>(left) / 1000);
 }

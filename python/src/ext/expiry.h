@@ -15,10 +15,6 @@
 
 namespace plush::python {
 
-// Now on the clock the engine judges expiry by (its default
-// Options::clock, the wall clock), in Unix milliseconds.
-uint64_t NowMs();
-
 // The expiry asked for by a method's keyword arguments `expires_at` and
 // `ttl` (None: not given), in Unix milliseconds rounded to the nearest;
 // nullopt if neither is given. Each is an int or a float >= 0; giving both
