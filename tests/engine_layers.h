@@ -152,6 +152,7 @@ class EngineLayers {
   payload::PayloadLogs& payload() { return *payload_; }
   WritePath& write_path() { return *write_path_; }
   PayloadGc& payload_gc() { return *payload_gc_; }
+  EntryRewriter& rewriter() { return *rewriter_; }
   UnitReader& unit_reader() { return *unit_reader_; }
   UnitTails* tails() { return tails_.get(); }
   const std::atomic<bool>* closed() const { return &closed_; }

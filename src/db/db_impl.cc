@@ -181,8 +181,8 @@ Status DBImpl::OpenLayers(bool created) {
   unit_reader_ = std::make_unique<UnitReader>(table_.get(), payload_.get(),
                                               write_path_.get());
   rebalancer_ = std::make_unique<RangeRebalancer>(
-      pool_->range_map_store(), table_.get(), payload_.get(), unit_tails_.get(),
-      &closed_, created);
+      pool_->range_map_store(), table_.get(), payload_.get(),
+      entry_rewriter_.get(), unit_tails_.get(), &closed_, created);
   auto_rebalance_ = rebalancer_->enabled() && options_.range_rebalance &&
                     options_.background_threads > 0;
   // (The logs pre-fault their chunks as they back them.)

@@ -69,11 +69,12 @@ class TwoEntryLock {
 RangeRebalancer::RangeRebalancer(RangeMapStore* store,
                                  table::LeveledTable* table,
                                  payload::PayloadLogs* payload,
-                                 UnitTails* tails,
+                                 EntryRewriter* rewriter, UnitTails* tails,
                                  const std::atomic<bool>* closed, bool empty)
     : store_(store),
       table_(*table),
       payload_(*payload),
+      rewriter_(*rewriter),
       tails_(tails),
       closed_(*closed),
       map_(store != nullptr ? store->map().get() : nullptr),
@@ -240,13 +241,25 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
     lock.lock();
     table_.CountUnit(unit);
     mean_.store(MeanRecords(), std::memory_order_relaxed);
-    const bool due =
-        Heavy(unit) || (counted_.load(std::memory_order_relaxed) &&
-                        tails_->Growing(unit) &&
-                        table_.UnitRecords(unit) > GrowingAbove());
-    Status s = due ? ChooseSplit(unit, *range, written, split_blind,
-                                 &separator, &appending)
-                   : Status::OK();
+    const bool growing =
+        counted_.load(std::memory_order_relaxed) && tails_->Growing(unit);
+    auto due = [&] {
+      return Heavy(unit) ||
+             (growing && table_.UnitRecords(unit) > GrowingAbove());
+    };
+    // A unit that keeps its keys but writes them again is heavy with
+    // the versions its DRAM entry holds, not with keys: rewritten without
+    // them it may not be. (A split would copy the newest versions only,
+    // and leave both halves to fill up with versions again.)
+    bool split = due();
+    if (split && !growing &&
+        rewriter_.Rewrite(unit, /*sample=*/true).result ==
+            EntryRewriter::Result::kRewritten) {
+      split = due();
+    }
+    Status s = split ? ChooseSplit(unit, *range, written, split_blind,
+                                   &separator, &appending)
+                     : Status::OK();
     lock.unlock();
     if (!s.ok() || (separator.empty() && !appending)) return s;
   }

@@ -6,7 +6,10 @@
 // A unit is heavy when it stores more than twice the mean of all units
 // (records / 2^d: the share of each if the records spread over the whole
 // table), plus one DRAM entry's capacity; a unit whose keys keep growing
-// is split earlier, above the mean plus half that capacity. A heavy unit is
+// is split earlier, above the mean plus half that capacity. A heavy unit
+// first has its DRAM entry rewritten without superseded versions
+// (EntryRewriter), when that pays: it may be heavy with versions of keys
+// written again rather than with keys. A heavy unit is
 // split in
 // two at the median of its keys: both halves move to free units and the
 // unit is cleared (a half left in place would leave the other half's old
@@ -61,6 +64,7 @@
 #include <string>
 #include <vector>
 
+#include "db/entry_rewriter.h"
 #include "db/unit_tails.h"
 #include "payload/payload_logs.h"
 #include "placement/range_map.h"
@@ -78,10 +82,12 @@ class RangeRebalancer {
   // them). `empty`: the pool holds nothing yet (it was just
   // created): every unit's count is known, 0, without CountUnits().
   // `store`: the pool's range map (null in hash pools, which do not
-  // re-balance).
+  // re-balance). `rewriter`: drops the superseded versions of a unit's
+  // DRAM entry before its weight decides a split.
   RangeRebalancer(RangeMapStore* store, table::LeveledTable* table,
-                  payload::PayloadLogs* payload, UnitTails* tails,
-                  const std::atomic<bool>* closed, bool empty);
+                  payload::PayloadLogs* payload, EntryRewriter* rewriter,
+                  UnitTails* tails, const std::atomic<bool>* closed,
+                  bool empty);
 
   // The pool re-balances (a range pool).
   bool enabled() const { return map_ != nullptr; }
@@ -225,6 +231,7 @@ class RangeRebalancer {
   RangeMapStore* const store_;
   table::LeveledTable& table_;
   payload::PayloadLogs& payload_;
+  EntryRewriter& rewriter_;
   UnitTails* const tails_;
   const std::atomic<bool>& closed_;
   RangeMap* const map_;

@@ -57,7 +57,8 @@ class RangeRebalancerTest : public ::testing::Test {
     ASSERT_OK(layers_.Open(options));
     rebalancer_ = std::make_unique<RangeRebalancer>(
         layers_.pool().range_map_store(), &layers_.table(), &layers_.payload(),
-        layers_.tails(), layers_.closed(), /*empty=*/false);
+        &layers_.rewriter(), layers_.tails(), layers_.closed(),
+        /*empty=*/false);
   }
   void TearDown() override { rebalancer_.reset(); }
 
@@ -298,6 +299,42 @@ TEST_F(RangeRebalancerTest, RetiredUnitThatIsHeavyIsSplitAtItsMedian) {
   ExpectAllRecords("after");
 }
 
+// A unit heavy only with the versions its DRAM entry holds of keys written
+// again is rewritten without them, not split: a split would copy its
+// newest versions only, and leave both halves to fill with versions again.
+TEST_F(RangeRebalancerTest, UnitHeavyWithVersionsIsRewrittenNotSplit) {
+  Open(EightUnits());
+  const uint64_t capacity = layers_.table().capacity();
+  Fill(0, static_cast<int>(capacity), 1);
+  if (HasFatalFailure()) return;
+  ASSERT_OK(layers_.MigrateAll());
+  // An eighth of the keys written six times over: three quarters of the
+  // DRAM entry are versions of them.
+  std::vector<std::string> hot;
+  for (auto it = model_.begin(); hot.size() < capacity / 8; ++it) {
+    hot.push_back(it->first);
+  }
+  for (int round = 0; round < 6; ++round) {
+    for (const std::string& key : hot) {
+      Put(key, key.size() == 8 ? test::Word(round) : "version " +
+                                                         std::to_string(round));
+      if (HasFatalFailure()) return;
+    }
+  }
+  ASSERT_EQ(layers_.table().DramState(0).size, 6 * hot.size());
+  rebalancer_->CountUnits();
+  ASSERT_TRUE(rebalancer_->Heavy(0));
+  uint64_t moves = 0;
+  ASSERT_OK(rebalancer_->Rebalance(0, hot[1], &moves));
+  EXPECT_EQ(moves, 0u);
+  EXPECT_EQ(rebalancer_->records_copied(), 0u);
+  EXPECT_EQ(map().Units(), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(layers_.table().DramState(0).size, hot.size())
+      << "the DRAM entry was not rewritten";
+  EXPECT_FALSE(rebalancer_->Heavy(0));
+  ExpectAllRecords("after");
+}
+
 // A unit is heavy against the mean of every unit's records, the ones in
 // DRAM entries too: units whose records all lie in DRAM (keys that keep
 // growing leave them there) count as much as units whose records migrated.
@@ -326,8 +363,9 @@ TEST_F(RangeRebalancerTest, WhatCannotBeRebalancedSaysWhy) {
   {
     test::EngineLayers hash("sim:range_rebalancer_test_hash");
     ASSERT_OK(hash.Open(Options::SmallProfile()));
-    RangeRebalancer r(hash.pool().range_map_store(), &hash.table(), &hash.payload(),
-                      hash.tails(), hash.closed(), /*empty=*/true);
+    RangeRebalancer r(hash.pool().range_map_store(), &hash.table(),
+                      &hash.payload(), &hash.rewriter(), hash.tails(),
+                      hash.closed(), /*empty=*/true);
     EXPECT_FALSE(r.enabled());
     uint64_t moves = 7;
     const Status s = r.RebalanceAll(&moves);
