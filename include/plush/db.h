@@ -128,6 +128,19 @@ class PLUSH_EXPORT DB {
   virtual Status Update(const WriteOptions& options, std::string_view key,
                         const UpdateFunction& fn) = 0;
 
+  // Update that also sees and decides the key's expiry: `fn` finds in
+  // *expires_at_ms the expiry of the current value (0: none, or no value),
+  // and a kPut stores what it leaves there (0: the new version never
+  // expires; options.expires_at_ms is not used). Redis's PERSIST, GETSET
+  // and SET ... GET are this: a decision on the value and its expiry
+  // together, atomic like Update.
+  using UpdateWithExpiryFunction = std::function<UpdateAction(
+      const std::string* current, uint64_t* expires_at_ms,
+      std::string* new_value)>;
+  virtual Status UpdateWithExpiry(const WriteOptions& options,
+                                  std::string_view key,
+                                  const UpdateWithExpiryFunction& fn) = 0;
+
   // Adds `delta` to the 8-byte little-endian signed integer stored under
   // `key` (a missing key counts as 0), stores the sum, and returns it in
   // *result: Redis's INCRBY. InvalidArgument if the value is not 8 bytes

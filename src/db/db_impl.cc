@@ -584,6 +584,21 @@ Status DBImpl::Update(const WriteOptions& options, std::string_view key,
   });
 }
 
+Status DBImpl::UpdateWithExpiry(const WriteOptions& options,
+                                std::string_view key,
+                                const UpdateWithExpiryFunction& fn) {
+  WriteOptions write = options;
+  write.expires_at_ms = 0;  // the decision starts from the key's expiry
+  return Acknowledged(write, [&] {
+    return ReadModifyWrite(write, key,
+                           [&](const std::string* current, std::string* next,
+                               uint64_t* expiry, UpdateAction* action) {
+                             *action = fn(current, expiry, next);
+                             return Status::OK();
+                           });
+  });
+}
+
 Status DBImpl::Increment(const WriteOptions& options, std::string_view key,
                          int64_t delta, int64_t* result) {
   int64_t sum = 0;

@@ -61,6 +61,8 @@ class DBImpl final : public DB {
   Status Write(const WriteOptions& options, WriteBatch* batch) override;
   Status Update(const WriteOptions& options, std::string_view key,
                 const UpdateFunction& fn) override;
+  Status UpdateWithExpiry(const WriteOptions& options, std::string_view key,
+                          const UpdateWithExpiryFunction& fn) override;
   Status Increment(const WriteOptions& options, std::string_view key,
                    int64_t delta, int64_t* result) override;
   Status Expire(const WriteOptions& options, std::string_view key,

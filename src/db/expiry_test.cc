@@ -256,6 +256,82 @@ TEST_P(ExpiryTest, IteratorsGiveExpiriesAndLeaveExpiredKeysOut) {
 // A model test: random puts with and without expiry, deletes, Expire,
 // and clock steps, against a map of (value, expiry), with reopens and
 // checkpoints in between.
+// Redis's PERSIST and GETSET: a decision on the value and its expiry
+// together. The function sees the current expiry (0 for none, for an
+// absent key, and for an expired one) and leaves the new version's.
+TEST_P(ExpiryTest, UpdateWithExpirySeesAndDecidesTheExpiry) {
+  using Action = DB::UpdateAction;
+  ASSERT_OK(db_->Put(Until(kStart + 100), "k", "v1"));
+  uint64_t seen = 7;
+  bool absent = false;
+  ASSERT_OK(db_->UpdateWithExpiry(
+      {}, "k", [&](const std::string* current, uint64_t* expiry,
+                   std::string* next) {
+        seen = *expiry;
+        *next = *current;
+        *expiry = 0;
+        return Action::kPut;
+      }));
+  EXPECT_EQ(seen, kStart + 100);
+  uint64_t expiry = 1;
+  ASSERT_OK(db_->GetExpiry("k", &expiry));
+  EXPECT_EQ(expiry, 0u) << "persisted";
+  clock_->Advance(200);
+  std::string value;
+  ASSERT_OK(Get("k", &value));
+  EXPECT_EQ(value, "v1");
+
+  // WriteOptions::expires_at_ms is not what decides.
+  ASSERT_OK(db_->UpdateWithExpiry(
+      Until(kStart + 5), "k",
+      [&](const std::string*, uint64_t* expiry_in, std::string* next) {
+        seen = *expiry_in;
+        *next = "v2";
+        *expiry_in = kStart + 1000;
+        return Action::kPut;
+      }));
+  EXPECT_EQ(seen, 0u);
+  ASSERT_OK(db_->GetExpiry("k", &expiry));
+  EXPECT_EQ(expiry, kStart + 1000);
+  ASSERT_OK(db_->UpdateWithExpiry(
+      {}, "k", [](const std::string*, uint64_t* expiry_in, std::string*) {
+        *expiry_in = 1;
+        return Action::kKeep;
+      }));
+  ASSERT_OK(db_->GetExpiry("k", &expiry));
+  EXPECT_EQ(expiry, kStart + 1000) << "kKeep changed the expiry";
+
+  // An expired key is absent, without an expiry.
+  ASSERT_OK(db_->Put(Until(kStart + 250), "gone", "x"));
+  clock_->Advance(100);
+  ASSERT_OK(db_->UpdateWithExpiry(
+      {}, "gone",
+      [&](const std::string* current, uint64_t* expiry_in, std::string* next) {
+        absent = current == nullptr;
+        seen = *expiry_in;
+        *next = "new";
+        return Action::kPut;
+      }));
+  EXPECT_TRUE(absent);
+  EXPECT_EQ(seen, 0u) << "an expired key's past expiry came through";
+  ASSERT_OK(Get("gone", &value));
+  EXPECT_EQ(value, "new");
+
+  // An 8-byte record with an expiry: a payload record, kept by a reopen.
+  ASSERT_OK(db_->UpdateWithExpiry(
+      {}, Word(5), [](const std::string*, uint64_t* expiry_in,
+                      std::string* next) {
+        *next = Word(6);
+        *expiry_in = kStart + 10000;
+        return Action::kPut;
+      }));
+  Reopen();
+  ASSERT_OK(db_->GetExpiry(Word(5), &expiry));
+  EXPECT_EQ(expiry, kStart + 10000);
+  ASSERT_OK(Get(Word(5), &value));
+  EXPECT_EQ(value, Word(6));
+}
+
 TEST_P(ExpiryTest, MatchesAModelUnderRandomOperations) {
   struct Record {
     std::string value;
@@ -274,7 +350,7 @@ TEST_P(ExpiryTest, MatchesAModelUnderRandomOperations) {
     const std::string key = k % 2 == 0 ? Word(k) : "key" + std::to_string(k);
     const uint64_t expiry =
         rng() % 3 == 0 ? 0 : clock_->NowMs() + rng() % 50;
-    switch (rng() % 6) {
+    switch (rng() % 7) {
       case 0:
       case 1: {
         std::string value = Word(step);
@@ -302,6 +378,23 @@ TEST_P(ExpiryTest, MatchesAModelUnderRandomOperations) {
       case 4:
         clock_->Advance(rng() % 10);
         break;
+      case 5: {  // an append that also sets the expiry, or a fresh value
+        const bool was_live = live(key);
+        uint64_t seen = 0;
+        ASSERT_OK(db_->UpdateWithExpiry(
+            {}, key,
+            [&](const std::string* current, uint64_t* expiry_in,
+                std::string* next) {
+              seen = *expiry_in;
+              *next = current != nullptr ? *current + "+" : "fresh";
+              *expiry_in = expiry;
+              return DB::UpdateAction::kPut;
+            }));
+        EXPECT_EQ(seen, was_live ? model[key].expires_at_ms : 0)
+            << "step " << step;
+        model[key] = {was_live ? model[key].value + "+" : "fresh", expiry};
+        break;
+      }
       default:
         if (rng() % 200 == 0) {
           Reopen();
