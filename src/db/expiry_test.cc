@@ -476,6 +476,43 @@ TEST(ExpiryWithoutPayloadLogsTest, WritesWithAnExpiryAreRefused) {
   EXPECT_EQ(expiry, 0u);
 }
 
+// Expired records are as dead to the recovery logs as superseded ones: a
+// log whose oldest chunk holds mostly expired records has their entries
+// rewritten without them, rather than take storage for another chunk
+// (docs/benchmarks.md, "Expiry": the logs of a cache stop growing).
+// (No background thread: no sweep, only the logs' own recycling.)
+TEST_P(ExpiryTest, ExpiredRecordsLetTheLogsRecycleByRewrites) {
+  Options o = PoolOptions();
+  o.background_threads = 0;
+  o.dram_directory_bits = 4;  // 16 entries of 256 slots: room for all
+  o.fanout_bits = 4;
+  o.first_level_fanout_bits = 4;
+  o.log_chunk_size = 8192;  // 2 logs of up to 16 chunks of ~340 records
+  o.log_chunks_per_log = 16;
+  o.range_rebalance = false;
+  ScratchPool file("expiry_logs");
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(o, file.path(), &db));
+  for (int round = 0; round < 15; ++round) {
+    const uint64_t expiry = clock_->NowMs() + 10;
+    for (int i = 0; i < 200; ++i) {
+      // The first byte spreads the keys of a range pool over its units.
+      std::string key(1, static_cast<char>(i % 16 << 4));
+      key += std::to_string(round * 1000 + i);
+      ASSERT_OK(db->Put(Until(expiry), key, "v"));
+    }
+    clock_->Advance(11);
+  }
+  Stats stats;
+  ASSERT_OK(db->GetStats(&stats));
+  EXPECT_EQ(stats.migrations, 0u);
+  uint64_t rewrites = 0;
+  for (const auto& [name, value] : stats.more_counts) {
+    if (name == "dram_rewrites") rewrites = value;
+  }
+  EXPECT_GT(rewrites, 0u);
+}
+
 // The sweep takes expired records out of the DRAM level once they
 // expire, without waiting for their entries to fill; what has not expired
 // stays, with its expiry.

@@ -40,9 +40,9 @@ Status LogRecycling::MigrateIfUnmigrated(const log::LogRecord& record) {
 }
 
 bool LogRecycling::Superseded(const log::LogRecord& record) {
-  return table_.DramSlotSuperseded(DramIndexOf(record), record.epoch,
-                                   record.position, record.key,
-                                   record.indirect);
+  return table_.DramSlotDroppable(DramIndexOf(record), record.epoch,
+                                  record.position, record.key,
+                                  record.indirect, record.value);
 }
 
 Status LogRecycling::Retire(const log::LogRecord& record, RetireBy by,

@@ -27,8 +27,9 @@ class LogHost {
   // DRAM only (its epoch is not below the entry's), under the entry's lock.
   virtual Status MigrateIfUnmigrated(const LogRecord& record) = 0;
   // Whether `record` no longer matters to its DRAM entry: the entry holds
-  // a newer version of its key, or the record is on PMem. An estimate,
-  // lock-free: what tells whether recycling a chunk pays.
+  // a newer version of its key, the record is on PMem, or it expired (a
+  // rewrite of the entry drops it). An estimate, lock-free: what tells
+  // whether recycling a chunk pays.
   virtual bool Superseded(const LogRecord& record) = 0;
   // How Retire() dealt with a record.
   enum class Retired {

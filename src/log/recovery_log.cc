@@ -419,11 +419,11 @@ Status RecoveryLogs::RecycleAheadLocked(unsigned log, Log& lg,
   }
   // A free chunk would take new storage: worth it while the oldest chunk
   // still holds mostly records that recovery needs; once most are
-  // superseded (keys written again), rewriting their entries frees it for
-  // a fraction of a chunk of appends, and the logs stop growing with
-  // writes that replace records. Entries whose records are mostly live
-  // stay as they are: migrating them would spread their units below the
-  // DRAM level to save a chunk.
+  // superseded (keys written again, or expired), rewriting their entries
+  // frees it for a fraction of a chunk of appends, and the logs stop
+  // growing with writes that replace records. Entries whose records are
+  // mostly live stay as they are: migrating them would spread their units
+  // below the DRAM level to save a chunk.
   // Up to two chunks at once: a log that grew while its oldest chunk was
   // still needed shrinks back.
   for (int freed = 0; freed < 2 && RecyclingPays(log, lg); ++freed) {

@@ -437,17 +437,23 @@ unsigned LeveledTable::DroppableInDramSample(uint64_t dram_index,
     const unsigned pos = i * st.size / samples;
     const Bucket& bucket =
         levels_[0].bucket_area[dram_index * fanout_ + pos / kSlotsPerBucket];
-    const bool indirect = TestBit(e.indirect, pos);
-    if (DramSlotSuperseded(dram_index, st.epoch, pos,
-                           LoadRelaxed(bucket.keys[pos % kSlotsPerBucket]),
-                           indirect) ||
-        (indirect && resolver_ != nullptr &&
-         resolver_->StateOfRef(LoadRelaxed(
-             bucket.values[pos % kSlotsPerBucket])) == RefState::kExpired)) {
+    if (DramSlotDroppable(dram_index, st.epoch, pos,
+                          LoadRelaxed(bucket.keys[pos % kSlotsPerBucket]),
+                          TestBit(e.indirect, pos),
+                          LoadRelaxed(bucket.values[pos % kSlotsPerBucket]))) {
       ++droppable;
     }
   }
   return droppable;
+}
+
+bool LeveledTable::DramSlotDroppable(uint64_t dram_index, uint64_t epoch,
+                                     unsigned position, uint64_t key_word,
+                                     bool indirect, uint64_t value) const {
+  return DramSlotSuperseded(dram_index, epoch, position, key_word,
+                            indirect) ||
+         (indirect && resolver_ != nullptr &&
+          resolver_->StateOfRef(value) == RefState::kExpired);
 }
 
 bool LeveledTable::DramSlotSuperseded(uint64_t dram_index, uint64_t epoch,

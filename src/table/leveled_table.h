@@ -209,9 +209,13 @@ class LeveledTable {
   bool DramSlotSuperseded(uint64_t dram_index, uint64_t epoch,
                           unsigned position, uint64_t key_word,
                           bool indirect) const;
+  // DramSlotSuperseded(), or the record (`value`: its slot's) expired:
+  // whether a rewrite of the entry would drop it. As racy.
+  bool DramSlotDroppable(uint64_t dram_index, uint64_t epoch,
+                         unsigned position, uint64_t key_word, bool indirect,
+                         uint64_t value) const;
   // How many of `samples` slots spread over the DRAM entry a rewrite
-  // could drop: superseded there (DramSlotSuperseded), or records that
-  // expired. REQUIRES: the entry's lock.
+  // could drop (DramSlotDroppable). REQUIRES: the entry's lock.
   unsigned DroppableInDramSample(uint64_t dram_index,
                                   unsigned samples) const;
   // Recovery only (one thread per DRAM entry, no readers): appends a
