@@ -216,9 +216,10 @@ class PLUSH_EXPORT DB {
   // Walks the superblock, the allocator, every level and every log, and
   // checks their invariants. Returns OK, or Corruption describing the first
   // problem; if `report` is not null, appends one line per problem found
-  // (with its location). Never crashes on a damaged pool. On an open DB
-  // used by other threads, writers wait while it runs (it checks the pool
-  // of one moment); readers do not.
+  // (with its location). Never crashes on a damaged pool. Online: on a DB
+  // used by other threads, it checks one structure at a time under the
+  // lock its writers take (a unit of the table, a log), so that a writer
+  // waits at most for the check of its own unit, and readers never.
   virtual Status Verify(std::string* report) = 0;
   Status Verify() { return Verify(nullptr); }
 

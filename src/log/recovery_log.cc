@@ -643,6 +643,8 @@ void RecoveryLogs::Close() {
 uint64_t RecoveryLogs::Verify(std::string* report) const {
   uint64_t problems = spill_.Verify(report);
   for (unsigned l = 0; l < log_count(); ++l) {
+    // Online: a log's chunks change state under its rotation mutex.
+    MutexLock lock(&logs_[l]->rotate_mu);
     std::vector<uint64_t> seqs;
     for (unsigned c = 0; c < chunks_per_log_; ++c) {
       const LogChunkState s = LogChunkState::Decode(

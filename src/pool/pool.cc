@@ -411,14 +411,18 @@ uint64_t Pool::Verify(std::string* report) const {
     if (report != nullptr) *report += what + "\n";
   };
   const RootPage* r = root();
-  const uint64_t mark = r->alloc_high_water;
+  // Online (writers allocate and add levels meanwhile): the level count
+  // first, whose release store follows the descriptors it counts, then
+  // the allocation mark, which only grows and so covers their tables.
+  const uint64_t levels = level_count();
+  const uint64_t mark = std::atomic_ref<uint64_t>(root()->alloc_high_water)
+                            .load(std::memory_order_acquire);
   if (mark < heap_offset_ || mark > media_->size()) {
     problem("root page @" + std::to_string(kRootOffset) + ": allocation mark " +
             std::to_string(mark) + " outside heap [" +
             std::to_string(heap_offset_) + ", " +
             std::to_string(media_->size()) + "]");
   }
-  const uint64_t levels = r->level_count;
   if (levels > kMaxPmemLevels) {
     problem("root page: level count " + std::to_string(levels) + " exceeds " +
             std::to_string(kMaxPmemLevels));

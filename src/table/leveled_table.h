@@ -351,9 +351,19 @@ class LeveledTable {
 
   // Walks every PMem level and checks its invariants (see table_verify.cc);
   // appends one line per problem to *report; returns the problem count.
-  uint64_t Verify(std::string* report) const;
+  // Online: each unit is checked under its DRAM entry's lock, in turn.
+  uint64_t Verify(std::string* report);
 
  private:
+  struct VerifyFindings;
+  // Verify() of unit `u`'s block and entries on PMem level `l`. REQUIRES:
+  // the unit's DRAM entry lock.
+  void VerifyUnitAt(unsigned l, uint64_t u, VerifyFindings* found) const;
+  // Verify() of slot `pos` (in `bucket`) of entry `e` (index `i`, its
+  // first `buckets` buckets used) of level `l`.
+  void VerifySlot(unsigned l, uint64_t i, const DirectoryEntry& e,
+                  unsigned buckets, unsigned pos, const Bucket& bucket,
+                  VerifyFindings* found) const;
   // Verify(): the fingerprint in `key_word`, of the indirect slot of entry
   // `index` of level `level` that references `ref`, is its key's (true
   // where there is none to check).

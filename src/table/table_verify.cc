@@ -35,136 +35,154 @@ bool LeveledTable::FingerprintMatches(unsigned level, uint64_t index,
          (key_word & fingerprint::kMask);
 }
 
-uint64_t LeveledTable::Verify(std::string* report) const {
-  constexpr uint64_t kMaxReported = 100;
+// What Verify() found: the count, the first kMaxReported lines, and every
+// bucket reference seen (two entries sharing a bucket would overwrite each
+// other's records).
+struct LeveledTable::VerifyFindings {
+  static constexpr uint64_t kMaxReported = 100;
+  std::string* report;
   uint64_t problems = 0;
-  auto problem = [&](unsigned l, uint64_t i, const std::string& what) {
+  std::vector<uint64_t> refs;
+
+  void Add(const std::string& line) {
     if (++problems <= kMaxReported && report != nullptr) {
-      *report += "level " + std::to_string(l) + " entry " + std::to_string(i) +
-                 ": " + what + "\n";
-    }
-  };
-  std::vector<uint64_t> refs;  // every bucket reference seen
-  for (unsigned l = 1; l < level_count(); ++l) {
-    const Level& level = levels_[l];
-    // The block table names the blocks the table uses (AttachLevels
-    // checked where they lie).
-    for (uint64_t u = 0; u < dram_entries(); ++u) {
-      const DirectoryEntry* block = level.blocks[u].load(std::memory_order_acquire);
-      const uint64_t word = LoadRelaxed(level.block_table[u]);
-      // (Level 1 may hold an epoch where a unit has no block.)
-      const bool floor =
-          l == 1 && block == nullptr && pool::IsEpochFloor(word);
-      const uint64_t expected =
-          block == nullptr ? (floor ? word : 0)
-                           : reinterpret_cast<uint64_t>(block) -
-                                 reinterpret_cast<uint64_t>(media_.base());
-      if (word != expected && ++problems <= kMaxReported && report != nullptr) {
-        *report += "level " + std::to_string(l) + " unit " + std::to_string(u) +
-                   ": block table names " + std::to_string(word) +
-                   ", the block in use is at " + std::to_string(expected) +
-                   "\n";
-      }
-    }
-    for (uint64_t i = 0; i < level.entry_count; ++i) {
-      if (!HasBlock(level, i)) {
-        i |= level.unit_mask;  // no entry of the unit was ever written
-        continue;
-      }
-      const DirectoryEntry& e = EntryAt(level, i);
-      const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
-      if (st.size > capacity_) {
-        problem(l, i,
-                "size " + std::to_string(st.size) + " exceeds capacity " +
-                    std::to_string(capacity_));
-        continue;
-      }
-      const unsigned buckets =
-          (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
-      // Every reference, also beyond the size (the next refill reuses
-      // those), must be writable: a bucket of the heap, not a directory.
-      for (unsigned b = 0; b < fanout_ && HasBucketRefs(level); ++b) {
-        const uint64_t ref = LoadRelaxed(e.bucket[b]);
-        if (ref == 0 && b >= buckets) continue;
-        if (!WritableBucketRef(ref)) {
-          problem(l, i,
-                  (b < buckets ? "bucket " : "spare bucket ") +
-                      std::to_string(b) + " reference " + std::to_string(ref) +
-                      " is not a bucket of the heap");
-        } else {
-          refs.push_back(ref);
-        }
-      }
-      for (unsigned b = 0; b < buckets; ++b) {
-        const Bucket* bucket = BucketAt(level, i, e, b);
-        if (bucket == nullptr) continue;  // reported above
-        const unsigned used =
-            std::min(st.size - b * kSlotsPerBucket, kSlotsPerBucket);
-        for (unsigned s = 0; s < used; ++s) {
-          const unsigned pos = b * kSlotsPerBucket + s;
-          const uint64_t key = LoadRelaxed(bucket->keys[s]);
-          const uint64_t value = LoadRelaxed(bucket->values[s]);
-          const bool indirect = TestBit(e.indirect, pos);
-          if (indirect && (resolver_ == nullptr || !resolver_->IsLive(value))) {
-            continue;  // dangling references are legal: dropped by the next
-                       // migration
-          }
-          if (indirect &&
-              !resolver_->EntryIsIntact(value, key & hasher_.hash_bits(),
-                                        filter_hash_mask_) &&
-              resolver_->IsLive(value)) {  // not compacted meanwhile
-            problem(l, i,
-                    "slot " + std::to_string(pos) + " references payload " +
-                        std::to_string(value) +
-                        ", which is damaged or holds another key");
-            continue;
-          }
-          if (indirect && !FingerprintMatches(l, i, key, value)) {
-            problem(l, i,
-                    "slot " + std::to_string(pos) +
-                        "'s fingerprint does not match its key");
-            continue;
-          }
-          const uint64_t hash = HashOf(key, indirect);
-          // Placement: the record must live in the entry its hash selects
-          // (in a re-balanced range pool: in the unit it is in, which may
-          // hold copies of keys that a re-balance moved elsewhere).
-          uint64_t expected =
-              units_move() ? UnitOfEntry(l, i) : DramIndex(hash);
-          for (unsigned k = 1; k <= l; ++k)
-            expected = ChildIndex(k - 1, expected, hash);
-          if (expected != i) {
-            problem(l, i,
-                    "slot " + std::to_string(pos) + " belongs to entry " +
-                        std::to_string(expected));
-            continue;
-          }
-          // Filter: lookups must not be able to miss the record.
-          const FilterProbe probe = ProbeOf(hash);
-          if (((FilterCandidates(FilterOf(level, i, e), buckets, probe) >> b) &
-               1) == 0) {
-            problem(
-                l, i,
-                "slot " + std::to_string(pos) + " is missing from the filter");
-          }
-        }
-      }
+      *report += line;
+      *report += '\n';
     }
   }
-  // Two entries sharing a bucket would overwrite each other's records.
-  std::sort(refs.begin(), refs.end());
-  for (size_t k = 1; k < refs.size(); ++k) {
-    if (refs[k] == refs[k - 1] && ++problems <= kMaxReported &&
-        report != nullptr) {
-      *report += "bucket " + std::to_string(refs[k]) +
-                 " is referenced by two directory entries\n";
+  void AtEntry(unsigned level, uint64_t index, const std::string& what) {
+    Add("level " + std::to_string(level) + " entry " + std::to_string(index) +
+        ": " + what);
+  }
+};
+
+// Unit by unit, each under its DRAM entry's lock, which every writer of
+// the unit's subtree holds (migrations, re-balancing moves): a unit is
+// checked as of one moment while the other units' writers go on.
+uint64_t LeveledTable::Verify(std::string* report) {
+  VerifyFindings found{report};
+  for (uint64_t u = 0; u < dram_entries(); ++u) {
+    SpinLockRef unit_lock = DramLock(u);
+    unit_lock.lock();
+    for (unsigned l = 1; l < level_count(); ++l) VerifyUnitAt(l, u, &found);
+    unit_lock.unlock();
+  }
+  std::sort(found.refs.begin(), found.refs.end());
+  for (size_t k = 1; k < found.refs.size(); ++k) {
+    if (found.refs[k] == found.refs[k - 1]) {
+      found.Add("bucket " + std::to_string(found.refs[k]) +
+                " is referenced by two directory entries");
     }
   }
-  if (problems > kMaxReported && report != nullptr) {
-    *report += "... and " + std::to_string(problems - kMaxReported) +
+  if (found.problems > VerifyFindings::kMaxReported && report != nullptr) {
+    *report += "... and " +
+               std::to_string(found.problems - VerifyFindings::kMaxReported) +
                " more problems\n";
   }
-  return problems;
+  return found.problems;
+}
+
+void LeveledTable::VerifyUnitAt(unsigned l, uint64_t u,
+                                VerifyFindings* found) const {
+  const Level& level = levels_[l];
+  // The block table names the blocks the table uses (AttachLevels checked
+  // where they lie).
+  const DirectoryEntry* block = level.blocks[u].load(std::memory_order_acquire);
+  const uint64_t word = LoadRelaxed(level.block_table[u]);
+  // (Level 1 may hold an epoch where a unit has no block.)
+  const bool floor = l == 1 && block == nullptr && pool::IsEpochFloor(word);
+  const uint64_t expected =
+      block == nullptr ? (floor ? word : 0)
+                       : reinterpret_cast<uint64_t>(block) -
+                             reinterpret_cast<uint64_t>(media_.base());
+  if (word != expected) {
+    found->Add("level " + std::to_string(l) + " unit " + std::to_string(u) +
+               ": block table names " + std::to_string(word) +
+               ", the block in use is at " + std::to_string(expected));
+  }
+  const uint64_t first = u << level.unit_shift;
+  if (!HasBlock(level, first)) return;  // no entry of the unit was written
+  for (uint64_t i = first; i <= (first | level.unit_mask); ++i) {
+    const DirectoryEntry& e = EntryAt(level, i);
+    const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
+    if (st.size > capacity_) {
+      found->AtEntry(l, i,
+                     "size " + std::to_string(st.size) +
+                         " exceeds capacity " + std::to_string(capacity_));
+      continue;
+    }
+    const unsigned buckets = (st.size + kSlotsPerBucket - 1) / kSlotsPerBucket;
+    // Every reference, also beyond the size (the next refill reuses those),
+    // must be writable: a bucket of the heap, not a directory.
+    for (unsigned b = 0; b < fanout_ && HasBucketRefs(level); ++b) {
+      const uint64_t ref = LoadRelaxed(e.bucket[b]);
+      if (ref == 0 && b >= buckets) continue;
+      if (!WritableBucketRef(ref)) {
+        found->AtEntry(l, i,
+                       (b < buckets ? "bucket " : "spare bucket ") +
+                           std::to_string(b) + " reference " +
+                           std::to_string(ref) +
+                           " is not a bucket of the heap");
+      } else {
+        found->refs.push_back(ref);
+      }
+    }
+    for (unsigned b = 0; b < buckets; ++b) {
+      const Bucket* bucket = BucketAt(level, i, e, b);
+      if (bucket == nullptr) continue;  // reported above
+      const unsigned used =
+          std::min(st.size - b * kSlotsPerBucket, kSlotsPerBucket);
+      for (unsigned s = 0; s < used; ++s) {
+        VerifySlot(l, i, e, buckets, b * kSlotsPerBucket + s, *bucket, found);
+      }
+    }
+  }
+}
+
+void LeveledTable::VerifySlot(unsigned l, uint64_t i, const DirectoryEntry& e,
+                              unsigned buckets, unsigned pos,
+                              const Bucket& bucket,
+                              VerifyFindings* found) const {
+  const unsigned b = pos / kSlotsPerBucket;
+  const uint64_t key = LoadRelaxed(bucket.keys[pos % kSlotsPerBucket]);
+  const uint64_t value = LoadRelaxed(bucket.values[pos % kSlotsPerBucket]);
+  const bool indirect = TestBit(e.indirect, pos);
+  const std::string slot = "slot " + std::to_string(pos);
+  if (indirect && (resolver_ == nullptr || !resolver_->IsLive(value))) {
+    return;  // dangling references are legal: dropped by the next migration
+  }
+  if (indirect &&
+      !resolver_->EntryIsIntact(value, key & hasher_.hash_bits(),
+                                filter_hash_mask_) &&
+      resolver_->IsLive(value)) {  // not compacted meanwhile
+    found->AtEntry(l, i,
+                   slot + " references payload " + std::to_string(value) +
+                       ", which is damaged or holds another key");
+    return;
+  }
+  if (indirect && !FingerprintMatches(l, i, key, value)) {
+    found->AtEntry(l, i, slot + "'s fingerprint does not match its key");
+    return;
+  }
+  const uint64_t hash = HashOf(key, indirect);
+  // Placement: the record must live in the entry its hash selects (in a
+  // re-balanced range pool: in the unit it is in, which may hold copies of
+  // keys that a re-balance moved elsewhere).
+  uint64_t expected = units_move() ? UnitOfEntry(l, i) : DramIndex(hash);
+  for (unsigned k = 1; k <= l; ++k) {
+    expected = ChildIndex(k - 1, expected, hash);
+  }
+  if (expected != i) {
+    found->AtEntry(l, i,
+                   slot + " belongs to entry " + std::to_string(expected));
+    return;
+  }
+  // Filter: lookups must not be able to miss the record.
+  const uint32_t candidates =
+      FilterCandidates(FilterOf(levels_[l], i, e), buckets, ProbeOf(hash));
+  if (((candidates >> b) & 1) == 0) {
+    found->AtEntry(l, i, slot + " is missing from the filter");
+  }
 }
 
 }  // namespace plush::table
