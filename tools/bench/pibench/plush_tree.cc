@@ -6,16 +6,21 @@
 // Plush's writes are upserts and its deletes succeed on missing keys, so
 // they return true whenever Plush accepted the write, without the extra
 // lookup that telling the cases apart would cost. Scans need a
-// range-partitioned pool; on a hash-partitioned one (the default) they
-// return 0. docs/benchmarking-tool.md has the details.
+// range-partitioned pool (PLUSH_PIBENCH_PARTITIONING=range); on a
+// hash-partitioned one (the default) they return 0. Each thread keeps one
+// iterator for its scans rather than create one per scan.
+// docs/benchmarking-tool.md has the details.
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <unordered_map>
 
 #include "plush/db.h"
 #include "pool_location.h"
@@ -33,6 +38,7 @@ class PlushTree final : public tree_api {
         value_size_(value_size) {}
 
   ~PlushTree() override {
+    iterators_.clear();  // before the DB they read
     // Errors cannot be reported from here; Close() syncs what it can.
     (void)db_->Close();
   }
@@ -82,8 +88,7 @@ class PlushTree final : public tree_api {
     // per-thread buffer until the thread's next scan.
     thread_local std::string results;
     results.clear();
-    std::unique_ptr<plush::Iterator> it =
-        db_->NewIterator(plush::ReadOptions());
+    plush::Iterator* it = IteratorOfThisThread();
     int scanned = 0;
     for (it->Seek({key, key_sz}); scanned < scan_sz && it->Valid();
          it->Next(), ++scanned) {
@@ -95,10 +100,23 @@ class PlushTree final : public tree_api {
   }
 
  private:
+  // Kept by the tree, not in thread_local storage: PiBench's threads may
+  // outlive the tree, and an iterator must not outlive its DB.
+  plush::Iterator* IteratorOfThisThread() {
+    std::lock_guard<std::mutex> lock(iterators_mu_);
+    std::unique_ptr<plush::Iterator>& it =
+        iterators_[std::this_thread::get_id()];
+    if (it == nullptr) it = db_->NewIterator(plush::ReadOptions());
+    return it.get();
+  }
+
   // Declared first, destroyed last: the pool is removed after it is closed.
   std::unique_ptr<plush::bench::PoolLocation> location_;
   std::unique_ptr<plush::DB> db_;
   size_t value_size_;
+  std::mutex iterators_mu_;
+  std::unordered_map<std::thread::id, std::unique_ptr<plush::Iterator>>
+      iterators_;
 };
 
 // PLUSH_PIBENCH_EMULATE_PMEM=0 turns off the emulated PMem costs that are on
@@ -106,6 +124,25 @@ class PlushTree final : public tree_api {
 bool EmulatePmemCosts() {
   const char* value = std::getenv("PLUSH_PIBENCH_EMULATE_PMEM");
   return value == nullptr || std::string_view(value) != "0";
+}
+
+// PLUSH_PIBENCH_PARTITIONING=range creates a range-partitioned pool, whose
+// scans are ordered (the range-index panel's); unset or "hash": the
+// default. (An existing pool keeps the partitioning it was created with.)
+plush::Status PartitioningFromEnvironment(plush::Partitioning* out) {
+  const char* value = std::getenv("PLUSH_PIBENCH_PARTITIONING");
+  const std::string_view name = value == nullptr ? "hash" : value;
+  if (name == "hash") {
+    *out = plush::Partitioning::kHash;
+  } else if (name == "range") {
+    *out = plush::Partitioning::kRange;
+  } else {
+    std::string message = "PLUSH_PIBENCH_PARTITIONING is '";
+    message += name;
+    message += "'; it must be 'hash' or 'range'";
+    return plush::Status::InvalidArgument(message);
+  }
+  return plush::Status::OK();
 }
 
 }  // namespace
@@ -120,6 +157,7 @@ extern "C" __attribute__((visibility("default"))) tree_api* create_tree(
                                          /*keep=*/false, &location);
   plush::Options options;
   if (opt.pool_size > 0) options.initial_pool_size = opt.pool_size;
+  if (status.ok()) status = PartitioningFromEnvironment(&options.partitioning);
   plush::InternalOptions internal;
   internal.emulate_pmem_costs = EmulatePmemCosts();
   std::unique_ptr<plush::DB> db;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "tree_api.h"
 
@@ -24,6 +25,9 @@ std::string Key(uint64_t i) {
   return key;
 }
 
+// Keys in order as bytes: big-endian.
+std::string OrderedKey(uint64_t i) { return Key(__builtin_bswap64(i)); }
+
 class PibenchWrapperTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -36,6 +40,7 @@ class PibenchWrapperTest : public testing::Test {
     dir_ = dir;
   }
   void TearDown() override {
+    unsetenv("PLUSH_PIBENCH_PARTITIONING");
     if (library_ != nullptr) dlclose(library_);
     std::filesystem::remove_all(dir_);
   }
@@ -105,6 +110,56 @@ TEST_F(PibenchWrapperTest, EmptyPoolPathGetsATemporaryPool) {
   ASSERT_NE(tree, nullptr);
   const std::string key = Key(1);
   EXPECT_TRUE(tree->insert(key.data(), key.size(), key.data(), key.size()));
+}
+
+// PLUSH_PIBENCH_PARTITIONING=range: a range pool, whose scans return
+// records in key order; each thread's scans reuse its iterator, which
+// sees writes made between them.
+TEST_F(PibenchWrapperTest, RangePoolScansInOrderWithEachThreadsIterator) {
+  ASSERT_EQ(setenv("PLUSH_PIBENCH_PARTITIONING", "range", 1), 0);
+  tree_options_t options;
+  options.pool_path = dir_ + "/pool";
+  std::unique_ptr<tree_api> tree(create_tree_(options));
+  ASSERT_NE(tree, nullptr);
+  for (uint64_t i = 0; i < 1000; ++i) {
+    const std::string key = OrderedKey(i);
+    const std::string value = Key(i + 7);
+    ASSERT_TRUE(
+        tree->insert(key.data(), key.size(), value.data(), value.size()));
+  }
+  auto scan_from = [&](uint64_t first, int n) {
+    const std::string key = OrderedKey(first);
+    char* results = nullptr;
+    const int got = tree->scan(key.data(), key.size(), n, results);
+    std::string pairs;
+    if (got > 0) pairs.assign(results, static_cast<size_t>(got) * 16);
+    return pairs;
+  };
+  std::string expected;
+  for (uint64_t i = 100; i < 110; ++i) expected += OrderedKey(i) + Key(i + 7);
+  EXPECT_EQ(scan_from(100, 10), expected);
+  const std::string key = OrderedKey(105);
+  const std::string value = Key(1);
+  ASSERT_TRUE(tree->update(key.data(), key.size(), value.data(), 8));
+  expected.replace(5 * 16 + 8, 8, value);
+  EXPECT_EQ(scan_from(100, 10), expected) << "the reused iterator is stale";
+  EXPECT_EQ(scan_from(995, 10).size(), 5u * 16) << "the last five";
+  std::string from_another;
+  std::thread([&] { from_another = scan_from(100, 10); }).join();
+  EXPECT_EQ(from_another, expected);
+}
+
+TEST_F(PibenchWrapperTest, UnknownPartitioningIsRefusedWithItsName) {
+  ASSERT_EQ(setenv("PLUSH_PIBENCH_PARTITIONING", "sorted", 1), 0);
+  tree_options_t options;
+  options.pool_path = dir_ + "/pool";
+  testing::internal::CaptureStderr();
+  std::unique_ptr<tree_api> tree(create_tree_(options));
+  const std::string error = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(tree, nullptr);
+  EXPECT_EQ(error,
+            "libplush_pibench: InvalidArgument: PLUSH_PIBENCH_PARTITIONING "
+            "is 'sorted'; it must be 'hash' or 'range'\n");
 }
 
 }  // namespace
