@@ -110,7 +110,8 @@ void UnitIterator::LoadRange(std::string_view from) {
     if (upper_bound_ && start >= *upper_bound_) return;
     batch_.Clear();
     range_position_.reset();
-    status_ = source_->ReadRange(start, want_, &batch_, &range_upper_);
+    status_ = source_->ReadRange(start, upper_bound_, want_, &batch_,
+                                 &range_upper_);
     if (!status_.ok()) {
       live_.clear();
       return;

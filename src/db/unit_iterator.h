@@ -76,8 +76,10 @@ class ScanSource {
   // where that range ends (exclusive; absent for the last range). Once
   // the batch holds about `want` records (0: no limit), it may end before
   // the range does: *upper then says where, and the next batch is read
-  // from there.
-  virtual Status ReadRange(std::string_view from, size_t want,
+  // from there. Keys >= `stop` are not wanted: a range that goes on past
+  // it ends there (*upper = stop), and its keys above it are not read.
+  virtual Status ReadRange(std::string_view from,
+                           std::optional<std::string_view> stop, size_t want,
                            ScanBatch* batch,
                            std::optional<std::string>* upper) = 0;
   // Ordered sources: the rank among the ranges of the one that holds

@@ -50,15 +50,18 @@ class ScriptedSource final : public ScanSource {
   // they hold the whole range); the `want` of every ReadRange.
   bool end_batches_early = false;
   std::vector<size_t> wants;
+  std::vector<std::string> stops;  // of every ReadRange
 
   uint64_t unit_count() const override { return units.size(); }
   Status ReadUnit(uint64_t unit, ScanBatch* batch) override {
     return Read(unit, "", std::string(8, '\xff'), batch);
   }
   // Ordered: unit u holds [u << 6, (u + 1) << 6) (first byte).
-  Status ReadRange(std::string_view from, size_t want, ScanBatch* batch,
+  Status ReadRange(std::string_view from, std::optional<std::string_view> stop,
+                   size_t want, ScanBatch* batch,
                    std::optional<std::string>* upper) override {
     wants.push_back(want);
+    stops.push_back(stop ? std::string(*stop) : std::string("(none)"));
     const uint64_t unit = unit_of(from);
     *upper = RangeStart(unit + 1);
     if (end_batches_early && want > 0) {
@@ -500,6 +503,9 @@ TEST_F(UnitIteratorTest, UpperBoundEndsTheIterationAndSkipsLaterUnits) {
   for (const auto& [unit, lower_bound] : source_.reads) {
     EXPECT_LE(unit, 1u) << "read a unit past the bound";
   }
+  // Each read is told where to stop: the source need not read the keys
+  // above the bound in the last range it reads.
+  for (const std::string& stop : source_.stops) EXPECT_EQ(stop, "Ab");
   it.Seek("Ab");
   EXPECT_FALSE(it.Valid()) << "the bound is exclusive";
   EXPECT_OK(it.status());

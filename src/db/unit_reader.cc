@@ -52,13 +52,16 @@ Status UnitReader::ReadUnit(uint64_t unit, ScanBatch* batch) {
 // under its lock, so it then holds `from`'s range for as long as the read
 // takes. (Placing `from` also tells where its range ends: no lock on the
 // map, which concurrent scans would all take.)
-Status UnitReader::ReadRange(std::string_view from, size_t want,
-                             ScanBatch* batch,
+Status UnitReader::ReadRange(std::string_view from,
+                             std::optional<std::string_view> stop,
+                             size_t want, ScanBatch* batch,
                              std::optional<std::string>* upper) {
   const KeyHasher& hasher = table_.hasher();
   std::string lower;
   return Placed(hasher, [&](uint64_t version, bool* moved) {
     const uint64_t unit = Place(from, upper, &lower);
+    // (Fingerprints then leave out the slots above the stop unread.)
+    if (stop && (!*upper || **upper > *stop)) *upper = std::string(*stop);
     return write_path_.WithEntryLocked(unit, [&](uint64_t) {
       *moved = !hasher.Unchanged(version);
       if (*moved) return Status::OK();

@@ -29,7 +29,8 @@ class UnitReader final : public ScanSource {
 
   uint64_t unit_count() const override { return table_.dram_entries(); }
   Status ReadUnit(uint64_t unit, ScanBatch* batch) override;
-  Status ReadRange(std::string_view from, size_t want, ScanBatch* batch,
+  Status ReadRange(std::string_view from, std::optional<std::string_view> stop,
+                   size_t want, ScanBatch* batch,
                    std::optional<std::string>* upper) override;
   uint64_t PositionOf(std::string_view key) override;
   std::optional<std::string> RangeStart(uint64_t position) override;

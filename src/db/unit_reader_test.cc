@@ -168,11 +168,11 @@ TEST_F(UnitReaderTest, RangesEndWhereTheMapSays) {
 
   ScanBatch batch;
   std::optional<std::string> upper;
-  ASSERT_OK(reader().ReadRange("\x41", 0, &batch, &upper));
+  ASSERT_OK(reader().ReadRange("\x41", std::nullopt, 0, &batch, &upper));
   EXPECT_EQ(upper, std::string(1, '\x80'));
-  ASSERT_OK(reader().ReadRange("", 0, &batch, &upper));
+  ASSERT_OK(reader().ReadRange("", std::nullopt, 0, &batch, &upper));
   EXPECT_EQ(upper, std::string(1, '\x40'));
-  ASSERT_OK(reader().ReadRange("\xc5", 0, &batch, &upper));
+  ASSERT_OK(reader().ReadRange("\xc5", std::nullopt, 0, &batch, &upper));
   EXPECT_EQ(upper, std::nullopt) << "the last range";
 
   // Many long keys in one range: a read that wants few of them may end
@@ -183,10 +183,21 @@ TEST_F(UnitReaderTest, RangesEndWhereTheMapSays) {
   }
   ASSERT_OK(layers_.MigrateAll());
   batch.Clear();
-  ASSERT_OK(reader().ReadRange("\x50", 5, &batch, &upper));
+  ASSERT_OK(reader().ReadRange("\x50", std::nullopt, 5, &batch, &upper));
   ASSERT_TRUE(upper.has_value());
   EXPECT_GT(*upper, "\x50");
   EXPECT_LE(*upper, "\x80");
+  // A stop inside the range ends the batch there (the keys above it are
+  // left out by their fingerprints, unread).
+  const std::string stop = "\x50long key 1100";
+  batch.Clear();
+  ASSERT_OK(reader().ReadRange("\x50", stop, 0, &batch, &upper));
+  EXPECT_EQ(upper, stop);
+  UnitIterator bounded(&reader(), /*ordered=*/true, stop);
+  bounded.Seek("\x50");
+  test::ExpectRecords(&bounded, model_.lower_bound("\x50"),
+                      model_.lower_bound(stop), model_.size() + 1,
+                      "scan of the long keys below the stop");
   UnitIterator it(&reader(), /*ordered=*/true);
   it.Seek("\x50");
   test::ExpectRecords(&it, model_.lower_bound("\x50"), model_.end(),
@@ -240,7 +251,7 @@ TEST_F(UnitReaderTest, KeysOutsideTheirUnitsRangeAreLeftOut) {
                                << FirstDifference(got, expected);
   ScanBatch batch;
   std::optional<std::string> upper;
-  ASSERT_OK(reader().ReadRange("\x10", 0, &batch, &upper));
+  ASSERT_OK(reader().ReadRange("\x10", std::nullopt, 0, &batch, &upper));
   EXPECT_EQ(upper, std::string(1, '\x20'));
   UnitIterator it(&reader(), /*ordered=*/true);
   it.Seek("\x10");
@@ -275,7 +286,7 @@ TEST_F(UnitReaderTest, DamageAndClosingAreReported) {
 
   layers_.MarkClosed();
   std::optional<std::string> upper;
-  EXPECT_EQ(reader().ReadRange("", 0, &batch, &upper).ToString(),
+  EXPECT_EQ(reader().ReadRange("", std::nullopt, 0, &batch, &upper).ToString(),
             "InvalidArgument: the DB is closed");
   EXPECT_EQ(reader().ReadUnit(0, &batch).ToString(),
             "InvalidArgument: the DB is closed");
