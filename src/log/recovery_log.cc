@@ -303,13 +303,18 @@ bool RecoveryLogs::RecyclingPays(unsigned log, Log& lg) const {
       ++lg.asked_since_judged < kAsksPerJudgement) {
     return false;
   }
-  lg.judged_seq = oldest.header.log_seq;
-  lg.asked_since_judged = 0;
   // A chunk whose records are all on PMem (or rewritten) costs nothing to
   // free: it is not even read.
-  return oldest.max_epoch.load(std::memory_order_relaxed) <
-             host_->MinDramEpoch(log) ||
-         MostlySuperseded(oldest);
+  const bool pays = oldest.max_epoch.load(std::memory_order_relaxed) <
+                        host_->MinDramEpoch(log) ||
+                    MostlySuperseded(oldest);
+  // Only a "no" is remembered: a chunk worth freeing that the rewrites
+  // could not free whole (their survivors did not all fit in the current
+  // chunk) is asked about again at the next rotation, before the log
+  // takes storage for another chunk.
+  lg.judged_seq = pays ? 0 : oldest.header.log_seq;
+  lg.asked_since_judged = 0;
+  return pays;
 }
 
 Status RecoveryLogs::Activate(Log& lg, unsigned free, uint64_t slots) {
