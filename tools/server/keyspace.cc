@@ -33,10 +33,6 @@ Status PoolKeyspace::UpdateWithExpiry(
   return db_->UpdateWithExpiry(WriteOptions(), key, fn);
 }
 
-Status PoolKeyspace::Expire(std::string_view key, uint64_t expires_at_ms) {
-  return db_->Expire(WriteOptions(), key, expires_at_ms);
-}
-
 void PoolKeyspace::KeyWritten(std::string_view key) {
   watched_keys_->Touch(key);
 }

@@ -47,9 +47,6 @@ class Keyspace {
   // the key's did (INCR keeps a TTL).
   Status Update(std::string_view key, uint64_t expires_at_ms,
                 const DB::UpdateFunction& fn);
-  // Sets the key's expiry (0: none), keeping its value, as DB::Expire:
-  // OK, NotFound if the key is absent, or the engine's error.
-  virtual Status Expire(std::string_view key, uint64_t expires_at_ms) = 0;
   // A command wrote `key`, changed or not (WATCH's meaning: watched_keys.h).
   // REQUIRES: the keyspace gate held.
   virtual void KeyWritten(std::string_view key) = 0;
@@ -70,7 +67,6 @@ class PoolKeyspace final : public Keyspace {
                    uint64_t* expires_at_ms) override;
   Status UpdateWithExpiry(std::string_view key,
                           const DB::UpdateWithExpiryFunction& fn) override;
-  Status Expire(std::string_view key, uint64_t expires_at_ms) override;
   void KeyWritten(std::string_view key) override;
 
  private:

@@ -103,17 +103,6 @@ Status TransactionKeyspace::UpdateWithExpiry(
   return Status::OK();
 }
 
-Status TransactionKeyspace::Expire(std::string_view key,
-                                   uint64_t expires_at_ms) {
-  std::optional<Version> current;
-  Status s = Load(key, &current);
-  if (!s.ok()) return s;
-  if (!current) return Status::NotFound("");
-  current->expires_at_ms = expires_at_ms;
-  Record(key, std::move(current));
-  return Status::OK();
-}
-
 void TransactionKeyspace::KeyWritten(std::string_view key) {
   touched_.emplace(key);
 }

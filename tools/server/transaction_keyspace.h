@@ -58,7 +58,6 @@ class TransactionKeyspace final : public Keyspace {
   // Runs `fn` once, on the value and expiry the transaction sees.
   Status UpdateWithExpiry(std::string_view key,
                           const DB::UpdateWithExpiryFunction& fn) override;
-  Status Expire(std::string_view key, uint64_t expires_at_ms) override;
   void KeyWritten(std::string_view key) override;
   // Puts every pair with its expiry, or (a key over its limit) none: an
   // MSET, a SET.
