@@ -5,14 +5,14 @@
 // read a value and change its expiry or delete it. Redis 7's replies and
 // errors.
 //
-// Each write is one atomic step of the keyspace (keyspace.h): EXPIRE and
-// PERSIST an UpdateWithExpiry that decides on the current expiry (NX, XX,
-// GT, LT) and writes the value back with the new one (or, with a time
-// already past, deletes the key, as Redis does); GETEX EX an Update that
-// writes the value back with its new expiry, GETEX PERSIST PERSIST's
-// UpdateWithExpiry, GETDEL an Update that deletes. None waits for the
-// keyspace gate held alone: other clients' commands run meanwhile, and
-// none comes between the read and the write of one of these.
+// Each write is one atomic step of the keyspace (keyspace.h), which sees
+// the key's expiry and decides the new one (UpdateWithExpiry): EXPIRE
+// judges its condition (NX, XX, GT, LT) on it and writes the value back
+// with the new expiry (or, the time already past, deletes the key, as
+// Redis does); PERSIST and GETEX PERSIST write the value back without
+// one, GETEX EX with its new one; GETDEL deletes. None holds the keyspace
+// gate alone: other clients' commands run beside them, and none comes
+// between the read and the write of one of these.
 
 #include <algorithm>
 #include <limits>
@@ -33,7 +33,6 @@ struct ExpireConditions {
   bool xx = false;  // it has one
   bool gt = false;  // the new one is later (none counts as never)
   bool lt = false;  // the new one is earlier (likewise)
-  bool any() const { return nx || xx || gt || lt; }
 };
 
 // Parses args[3...] into *conditions: Redis's error line, or "".
