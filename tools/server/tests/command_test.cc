@@ -610,9 +610,10 @@ TEST_F(CommandTest, SyncedWritesReportTheirSyncsFailure) {
        {std::vector<std::string>{"SET", "a", "1"}, {"INCR", "b"},
         {"SETNX", "c", "1"}, {"MSET", "d", "1", "e", "2"},
         {"APPEND", "g", "x"}, {"SETRANGE", "h", "1", "x"},
-        {"INCRBYFLOAT", "i", "1.5"}, {"UNLINK", "j"}}) {
-    if (write[0] == "UNLINK") {
-      EXPECT_EQ(Run({"SET", "j", "1"}), "+OK\r\n");
+        {"INCRBYFLOAT", "i", "1.5"}, {"UNLINK", "j"}, {"GETSET", "k", "1"},
+        {"PERSIST", "j"}, {"EXPIRE", "j", "50", "LT"}}) {
+    if (write[1] == "j") {  // a write only of an existing key (with a TTL)
+      EXPECT_EQ(Run({"SET", "j", "1", "EX", "100"}), "+OK\r\n");
     }
     media::testing::FailNextSyncs(1, EIO);
     sync_failed_ = true;
