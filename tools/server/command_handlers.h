@@ -86,9 +86,6 @@ void RunSetEx(CommandCall& call);  // SETEX and PSETEX
 // Whether `args` (any request) is a SET, SETEX or PSETEX that only puts,
 // and so leaves its put in call.puts (IsPlainPut).
 bool IsPlainSet(std::span<const std::string_view> args);
-// Whether `args` (a SET) runs in one batch: it must drop the key's expiry
-// in a conditional write (CommandSpec::runs_in_one_batch).
-bool SetRunsInOneBatch(std::span<const std::string_view> args);
 
 // commands_expiry.cc
 void RunExpire(CommandCall& call);
@@ -102,10 +99,6 @@ void RunPExpireTime(CommandCall& call);
 void RunPersist(CommandCall& call);
 void RunGetEx(CommandCall& call);
 void RunGetDel(CommandCall& call);
-// Whether `args` runs in one batch: an EXPIRE with a condition (NX, XX,
-// GT, LT), a GETEX PERSIST, which read the expiry before they write it.
-bool ExpireRunsInOneBatch(std::span<const std::string_view> args);
-bool GetExRunsInOneBatch(std::span<const std::string_view> args);
 
 // commands_string_edits.cc
 void RunAppend(CommandCall& call);

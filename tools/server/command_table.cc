@@ -33,19 +33,15 @@ constexpr std::array kCommands = {
     CommandSpec{"echo", 2, F::kFast, 0, 0, 0, RunEcho},
     CommandSpec{"exec", 1, F::kRunsInMulti | F::kAlone, 0, 0, 0, RunExec},
     CommandSpec{"exists", -2, F::kReadOnly | F::kFast, 1, -1, 1, RunExists},
-    CommandSpec{"expire", -3, F::kWrite | F::kFast, 1, 1, 1, RunExpire,
-                ExpireRunsInOneBatch},
-    CommandSpec{"expireat", -3, F::kWrite | F::kFast, 1, 1, 1, RunExpireAt,
-                ExpireRunsInOneBatch},
+    CommandSpec{"expire", -3, F::kWrite | F::kFast, 1, 1, 1, RunExpire},
+    CommandSpec{"expireat", -3, F::kWrite | F::kFast, 1, 1, 1, RunExpireAt},
     CommandSpec{"expiretime", 2, F::kReadOnly | F::kFast, 1, 1, 1,
                 RunExpireTime},
     CommandSpec{"get", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunGet},
     CommandSpec{"getdel", 2, F::kWrite | F::kFast, 1, 1, 1, RunGetDel},
-    CommandSpec{"getex", -2, F::kWrite | F::kFast, 1, 1, 1, RunGetEx,
-                GetExRunsInOneBatch},
+    CommandSpec{"getex", -2, F::kWrite | F::kFast, 1, 1, 1, RunGetEx},
     CommandSpec{"getrange", 4, F::kReadOnly, 1, 1, 1, RunGetRange},
-    CommandSpec{"getset", 3, F::kWrite | F::kFast | F::kOneBatch, 1, 1, 1,
-                RunGetSet},
+    CommandSpec{"getset", 3, F::kWrite | F::kFast, 1, 1, 1, RunGetSet},
     CommandSpec{"hello", -1, F::kNoAuth | F::kFast, 0, 0, 0, RunHello},
     CommandSpec{"incr", 2, F::kWrite | F::kFast, 1, 1, 1, RunIncr},
     CommandSpec{"incrby", 3, F::kWrite | F::kFast, 1, 1, 1, RunIncrBy},
@@ -57,12 +53,9 @@ constexpr std::array kCommands = {
     CommandSpec{"mget", -2, F::kReadOnly | F::kFast, 1, -1, 1, RunMGet},
     CommandSpec{"mset", -3, F::kWrite, 1, -1, 2, RunMSet},
     CommandSpec{"multi", 1, F::kFast | F::kRunsInMulti, 0, 0, 0, RunMulti},
-    CommandSpec{"persist", 2, F::kWrite | F::kFast | F::kOneBatch, 1, 1, 1,
-                RunPersist},
-    CommandSpec{"pexpire", -3, F::kWrite | F::kFast, 1, 1, 1, RunPExpire,
-                ExpireRunsInOneBatch},
-    CommandSpec{"pexpireat", -3, F::kWrite | F::kFast, 1, 1, 1,
-                RunPExpireAt, ExpireRunsInOneBatch},
+    CommandSpec{"persist", 2, F::kWrite | F::kFast, 1, 1, 1, RunPersist},
+    CommandSpec{"pexpire", -3, F::kWrite | F::kFast, 1, 1, 1, RunPExpire},
+    CommandSpec{"pexpireat", -3, F::kWrite | F::kFast, 1, 1, 1, RunPExpireAt},
     CommandSpec{"pexpiretime", 2, F::kReadOnly | F::kFast, 1, 1, 1,
                 RunPExpireTime},
     CommandSpec{"ping", -1, F::kFast, 0, 0, 0, RunPing},
@@ -79,7 +72,7 @@ constexpr std::array kCommands = {
     CommandSpec{"save", 1, F::kAdmin | F::kNoMulti, 0, 0, 0, RunSave},
     CommandSpec{"scan", -2, F::kReadOnly, 0, 0, 0, RunScan},
     CommandSpec{"select", 2, F::kFast, 0, 0, 0, RunSelect},
-    CommandSpec{"set", -3, F::kWrite, 1, 1, 1, RunSet, SetRunsInOneBatch},
+    CommandSpec{"set", -3, F::kWrite, 1, 1, 1, RunSet},
     CommandSpec{"setex", 4, F::kWrite, 1, 1, 1, RunSetEx},
     CommandSpec{"setnx", 3, F::kWrite | F::kFast, 1, 1, 1, RunSetNx},
     CommandSpec{"setrange", 4, F::kWrite, 1, 1, 1, RunSetRange},
@@ -170,10 +163,7 @@ void Refuse(CommandCall& call, std::string_view error) {
 
 // Runs a command through the keyspace gate (keyspace_gate.h).
 void RunThroughGate(const CommandSpec& spec, CommandCall& call) {
-  const bool one_batch =
-      (spec.flags & F::kOneBatch) != 0 ||
-      (spec.runs_in_one_batch != nullptr && spec.runs_in_one_batch(call.args));
-  if (one_batch) {
+  if ((spec.flags & F::kOneBatch) != 0) {
     ExclusiveGateLock gate(&call.server.gate);
     const std::span<const std::string_view> commands[] = {call.args};
     RunInOneBatch(call, commands);

@@ -68,8 +68,7 @@ struct CommandSpec {
     // Runs with the keyspace gate held alone (EXEC, WATCH); commands that
     // read or write keys (kReadOnly, kWrite) hold it shared. Not reported.
     kAlone = 128,
-    // Writes several keys (RENAME), or decides on a key's expiry and
-    // writes it (PERSIST, GETSET: keyspace.h): runs with the gate held
+    // Writes several keys (RENAME, RENAMENX): runs with the gate held
     // alone against a transaction's overlay, its writes one batch
     // (RunInOneBatch), as if it were a transaction of its own. Not
     // reported.
@@ -87,9 +86,6 @@ struct CommandSpec {
   // argument), step; 0 0 0 for none.
   int first_key, last_key, key_step;
   void (*run)(CommandCall& call);
-  // For commands that run as kOneBatch with some arguments only (a SET XX
-  // that drops an expiry, an EXPIRE NX): whether `args` do; null if never.
-  bool (*runs_in_one_batch)(std::span<const std::string_view> args) = nullptr;
 };
 
 // Every command this server knows, in alphabetical order.

@@ -5,15 +5,14 @@
 // read a value and change its expiry or delete it. Redis 7's replies and
 // errors.
 //
-// A write is one atomic step of the keyspace where it can be: EXPIRE a
-// DB::Expire (or, with a time already past, a deletion, as Redis does),
-// GETEX EX an Update that writes the value back with its new expiry,
-// GETDEL an Update that deletes. Those that decide on the current expiry
-// — EXPIRE with NX, XX, GT or LT, PERSIST, GETEX PERSIST — cannot be one
-// DB::Update, which neither shows an expiry nor drops one: they run in one
-// batch, with the keyspace gate held alone (kOneBatch,
-// ExpireRunsInOneBatch, GetExRunsInOneBatch), so that no write comes
-// between their read and their write.
+// Each write is one atomic step of the keyspace (keyspace.h), which sees
+// the key's expiry and decides the new one (UpdateWithExpiry): EXPIRE
+// judges its condition (NX, XX, GT, LT) on it and writes the value back
+// with the new expiry (or, the time already past, deletes the key, as
+// Redis does); PERSIST and GETEX PERSIST write the value back without
+// one, GETEX EX with its new one; GETDEL deletes. None holds the keyspace
+// gate alone: other clients' commands run beside them, and none comes
+// between the read and the write of one of these.
 
 #include <algorithm>
 #include <limits>
@@ -34,7 +33,6 @@ struct ExpireConditions {
   bool xx = false;  // it has one
   bool gt = false;  // the new one is later (none counts as never)
   bool lt = false;  // the new one is earlier (likewise)
-  bool any() const { return nx || xx || gt || lt; }
 };
 
 // Parses args[3...] into *conditions: Redis's error line, or "".
@@ -92,30 +90,20 @@ void Expire(CommandCall& call, TimeForm form, std::string_view command) {
     ReplyExpiryError(call.reply, when.error, command);
     return;
   }
-  Keyspace& keys = Keys(call);
   const std::string_view key = call.args[1];
-  Status s;
-  if (conditions.any()) {  // in one batch: nothing writes the key meanwhile
-    uint64_t current = 0;
-    s = keys.GetExpiry(key, &current);
-    if (s.ok() && !Allowed(conditions, current, when.at_ms)) {
-      call.reply.Integer(0);
-      return;
-    }
-  }
   bool written = false;
-  if (s.ok() && when.at_ms <= now) {
-    s = keys.Update(key, kKeepExpiry,
-                    [&](const std::string* current, std::string*) {
-                      written = current != nullptr;
-                      return written ? DB::UpdateAction::kDelete
-                                     : DB::UpdateAction::kKeep;
-                    });
-  } else if (s.ok()) {
-    s = keys.Expire(key, static_cast<uint64_t>(when.at_ms));
-    written = s.ok();
-  }
-  if (!s.ok() && !s.IsNotFound()) {
+  const Status s = Keys(call).UpdateWithExpiry(
+      key, [&](const std::string* current, uint64_t* expiry,
+               std::string* next) {
+        written =
+            current != nullptr && Allowed(conditions, *expiry, when.at_ms);
+        if (!written) return DB::UpdateAction::kKeep;
+        if (when.at_ms <= now) return DB::UpdateAction::kDelete;
+        *next = *current;
+        *expiry = static_cast<uint64_t>(when.at_ms);
+        return DB::UpdateAction::kPut;
+      });
+  if (!s.ok()) {
     ReplyError(call.reply, s);
     return;
   }
@@ -145,34 +133,38 @@ void ReplyExpiry(CommandCall& call, bool seconds, bool absolute) {
   }
 }
 
-// Drops the key's expiry if it has one (*dropped): PERSIST, GETEX
-// PERSIST, in one batch. NotFound for a missing key.
-Status Persist(CommandCall& call, std::string_view key, bool* dropped) {
-  *dropped = false;
-  uint64_t at = 0;
-  Status s = Keys(call).GetExpiry(key, &at);
-  if (s.ok() && at != 0) {
-    s = Keys(call).Expire(key, 0);
-    *dropped = s.ok();
-  }
-  call.wrote = *dropped;
-  if (*dropped) KeyWritten(call, key);
+// Drops the key's expiry if it has one (*dropped), in one
+// UpdateWithExpiry: PERSIST, GETEX PERSIST. *value (unless null): the
+// key's value, nullopt if it is missing.
+Status Persist(CommandCall& call, std::string_view key, bool* dropped,
+               std::optional<std::string>* value) {
+  const Status s = Keys(call).UpdateWithExpiry(
+      key, [&](const std::string* current, uint64_t* expiry,
+               std::string* next) {
+        if (value != nullptr) {
+          *value = current == nullptr ? std::nullopt
+                                      : std::optional<std::string>(*current);
+        }
+        *dropped = current != nullptr && *expiry != 0;
+        if (!*dropped) return DB::UpdateAction::kKeep;
+        *next = *current;
+        *expiry = 0;
+        return DB::UpdateAction::kPut;
+      });
+  call.wrote = s.ok() && *dropped;
+  if (call.wrote) KeyWritten(call, key);
   return s;
 }
 
-// GETEX key PERSIST: the value, its expiry dropped (in one batch).
+// GETEX key PERSIST: the value, its expiry dropped.
 void GetExPersist(CommandCall& call) {
-  const std::string_view key = call.args[1];
-  std::string value;
   bool dropped = false;
-  Status s = Keys(call).Get(key, &value);
-  if (s.ok()) s = Persist(call, key, &dropped);
-  if (s.IsNotFound()) {
-    call.reply.Null();
-  } else if (!s.ok()) {
-    ReplyError(call.reply, s);
+  std::optional<std::string> value;
+  const Status s = Persist(call, call.args[1], &dropped, &value);
+  if (s.ok()) {
+    ReplyOptionalValue(call.reply, value);
   } else {
-    call.reply.Bulk(value);
+    ReplyError(call.reply, s);
   }
 }
 
@@ -220,18 +212,6 @@ void GetExWithExpiry(CommandCall& call, const StringOptions& options) {
 
 }  // namespace
 
-bool ExpireRunsInOneBatch(std::span<const std::string_view> args) {
-  ExpireConditions conditions;
-  return ParseConditions(args, &conditions).empty() && conditions.any();
-}
-
-bool GetExRunsInOneBatch(std::span<const std::string_view> args) {
-  StringOptions options;
-  return ParseStringOptions(args.subspan(2), StringCommand::kGetEx,
-                            &options) &&
-         options.persist;
-}
-
 void RunExpire(CommandCall& call) { Expire(call, kEx, "expire"); }
 
 void RunPExpire(CommandCall& call) { Expire(call, kPx, "pexpire"); }
@@ -251,8 +231,8 @@ void RunPExpireTime(CommandCall& call) { ReplyExpiry(call, false, true); }
 // PERSIST key: 1 if the key had an expiry, now dropped; else 0.
 void RunPersist(CommandCall& call) {
   bool dropped = false;
-  const Status s = Persist(call, call.args[1], &dropped);
-  if (s.ok() || s.IsNotFound()) {
+  const Status s = Persist(call, call.args[1], &dropped, nullptr);
+  if (s.ok()) {
     call.reply.Integer(dropped ? 1 : 0);
   } else {
     ReplyError(call.reply, s);

@@ -104,20 +104,18 @@ void Rename(CommandCall& call, bool only_if_absent) {
     if (s.IsNotFound()) s = Status::OK();
   }
   if (s.ok() && from != to) {
-    s = keys.Update(to, kKeepExpiry,
-                    [&](const std::string*, std::string* next) {
-                      *next = value;
-                      return DB::UpdateAction::kPut;
-                    });
+    s = keys.UpdateWithExpiry(
+        to, [&](const std::string*, uint64_t* expiry, std::string* next) {
+          *next = value;
+          *expiry = expires_at_ms;
+          return DB::UpdateAction::kPut;
+        });
   }
   if (s.ok() && from != to) {
-    // In the overlay, after the put succeeded, these cannot fail.
-    s = keys.Expire(to, expires_at_ms);
-    if (s.ok()) {
-      s = keys.Update(from, kKeepExpiry, [](const std::string*, std::string*) {
-        return DB::UpdateAction::kDelete;
-      });
-    }
+    // In the overlay, after the put succeeded, this cannot fail.
+    s = keys.Update(from, kKeepExpiry, [](const std::string*, std::string*) {
+      return DB::UpdateAction::kDelete;
+    });
     KeyWritten(call, from);
     KeyWritten(call, to);
   }

@@ -6,14 +6,12 @@
 //
 // Plain puts — SET without NX, XX, GET or KEEPTTL, SETEX, PSETEX — go
 // through the group commit, each put with its expiry (IsPlainSet). The
-// other writes depend on the current value: an Update of the keyspace
-// (keyspace.h), on its own a DB::Update, atomic under the key's lock with
-// its own persistence barrier (a WriteBatch cannot hold a condition); in a
-// transaction a write of its overlay. DB::Update keeps the key's expiry or
-// sets another, but cannot drop it: SET with XX or GET and no expiry
-// option, and GETSET, which must drop it, run in one batch
-// (SetRunsInOneBatch, kOneBatch), where the overlay drops it after the
-// Update.
+// other writes depend on the current value: an UpdateWithExpiry of the
+// keyspace (keyspace.h), on its own a DB::UpdateWithExpiry, atomic under
+// the key's lock with its own persistence barrier (a WriteBatch cannot
+// hold a condition); in a transaction a write of its overlay. It decides
+// the new version's expiry with its value — dropped, kept (KEEPTTL) or
+// set — so that SET XX and GETSET drop a TTL in the same atomic step.
 
 #include <optional>
 #include <span>
@@ -68,25 +66,19 @@ bool IsPlain(const StringOptions& o) {
          !o.keep_expiry;
 }
 
-// Whether a value it writes drops the key's expiry (SET NX writes only a
-// key that has none).
-bool DropsExpiry(const StringOptions& o) {
-  return !o.only_if_absent && !o.keep_expiry && !o.expiry_form;
-}
-
-// A SET that is not a plain put: one Update of the keyspace, its value
-// expiring at `expires_at_ms` (kKeepExpiry: as the key's did). On success
-// *stored says whether the value was written (and so call.wrote), *old
-// holds the value before (nullopt if the key was absent; filled only for
-// GET).
+// A SET that is not a plain put: one UpdateWithExpiry of the keyspace,
+// its value expiring at `expires_at_ms` (0: never), or as the key's did
+// with KEEPTTL. On success *stored says whether the value was written
+// (and so call.wrote), *old holds the value before (nullopt if the key
+// was absent; filled only for GET).
 Status ConditionalSet(CommandCall& call, const SetRequest& request,
                       uint64_t expires_at_ms, bool* stored,
                       std::optional<std::string>* old) {
   const StringOptions& o = request.options;
   // The function may run more than once; only its last run counts.
-  Status s = Keys(call).Update(
-      request.key, expires_at_ms,
-      [&](const std::string* current, std::string* next) {
+  const Status s = Keys(call).UpdateWithExpiry(
+      request.key, [&](const std::string* current, uint64_t* expiry,
+                       std::string* next) {
         if (o.reply_old_value) {
           *old = current == nullptr ? std::nullopt
                                     : std::optional<std::string>(*current);
@@ -94,13 +86,9 @@ Status ConditionalSet(CommandCall& call, const SetRequest& request,
         *stored = current == nullptr ? !o.only_if_present : !o.only_if_absent;
         if (!*stored) return DB::UpdateAction::kKeep;
         next->assign(request.value);
+        if (!o.keep_expiry) *expiry = expires_at_ms;
         return DB::UpdateAction::kPut;
       });
-  // In one batch (SetRunsInOneBatch): the overlay's new version loses the
-  // expiry that the Update kept, in the same write.
-  if (s.ok() && *stored && DropsExpiry(o)) {
-    s = Keys(call).Expire(request.key, 0);
-  }
   call.wrote = s.ok() && *stored;
   if (call.wrote) KeyWritten(call, request.key);
   return s;
@@ -127,9 +115,7 @@ void RunSetRequest(CommandCall& call, const SetRequest& request) {
   }
   bool stored = false;
   std::optional<std::string> old;
-  const Status s = ConditionalSet(
-      call, request, o.expiry_form ? expires_at_ms : kKeepExpiry, &stored,
-      &old);
+  const Status s = ConditionalSet(call, request, expires_at_ms, &stored, &old);
   if (!s.ok()) {
     ReplyError(call.reply, s);
   } else if (o.reply_old_value) {
@@ -146,12 +132,6 @@ void RunSetRequest(CommandCall& call, const SetRequest& request) {
 bool IsPlainSet(std::span<const std::string_view> args) {
   const std::optional<SetRequest> request = ParseSet(args);
   return request && IsPlain(request->options);
-}
-
-bool SetRunsInOneBatch(std::span<const std::string_view> args) {
-  const std::optional<SetRequest> request = ParseSet(args);
-  return request && !IsPlain(request->options) &&
-         DropsExpiry(request->options);
 }
 
 // SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL]
@@ -173,7 +153,7 @@ void RunSetNx(CommandCall& call) {
   const SetRequest request{.key = call.args[1],
                            .value = call.args[2],
                            .options = {.only_if_absent = true}};
-  Status s = ConditionalSet(call, request, kKeepExpiry, &stored, &old);
+  Status s = ConditionalSet(call, request, 0, &stored, &old);
   if (s.ok()) {
     call.reply.Integer(stored ? 1 : 0);
   } else {
@@ -181,14 +161,14 @@ void RunSetNx(CommandCall& call) {
   }
 }
 
-// GETSET key value: SET key value GET, its expiry dropped (kOneBatch).
+// GETSET key value: SET key value GET, its expiry dropped.
 void RunGetSet(CommandCall& call) {
   bool stored = false;
   std::optional<std::string> old;
   const SetRequest request{.key = call.args[1],
                            .value = call.args[2],
                            .options = {.reply_old_value = true}};
-  Status s = ConditionalSet(call, request, kKeepExpiry, &stored, &old);
+  Status s = ConditionalSet(call, request, 0, &stored, &old);
   if (s.ok()) {
     ReplyOptionalValue(call.reply, old);
   } else {

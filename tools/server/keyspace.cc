@@ -4,6 +4,16 @@
 
 namespace plush::server {
 
+Status Keyspace::Update(std::string_view key, uint64_t expires_at_ms,
+                        const DB::UpdateFunction& fn) {
+  return UpdateWithExpiry(
+      key, [&](const std::string* current, uint64_t* expiry,
+               std::string* next) {
+        if (expires_at_ms != kKeepExpiry) *expiry = expires_at_ms;
+        return fn(current, next);
+      });
+}
+
 Status PoolKeyspace::Get(std::string_view key, std::string* value) {
   return db_->Get(ReadOptions(), key, value);
 }
@@ -18,15 +28,9 @@ Status PoolKeyspace::GetExpiry(std::string_view key, uint64_t* expires_at_ms) {
   return db_->GetExpiry(ReadOptions(), key, expires_at_ms);
 }
 
-Status PoolKeyspace::Update(std::string_view key, uint64_t expires_at_ms,
-                            const DB::UpdateFunction& fn) {
-  WriteOptions options;
-  options.expires_at_ms = expires_at_ms;
-  return db_->Update(options, key, fn);
-}
-
-Status PoolKeyspace::Expire(std::string_view key, uint64_t expires_at_ms) {
-  return db_->Expire(WriteOptions(), key, expires_at_ms);
+Status PoolKeyspace::UpdateWithExpiry(
+    std::string_view key, const DB::UpdateWithExpiryFunction& fn) {
+  return db_->UpdateWithExpiry(WriteOptions(), key, fn);
 }
 
 void PoolKeyspace::KeyWritten(std::string_view key) {

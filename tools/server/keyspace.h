@@ -3,9 +3,9 @@
 // Keyspace: what the commands read and write keys through, so that one
 // implementation of each command (SET, INCR, APPEND, DEL, RENAME...) runs
 // both on its own and inside a transaction:
-//   * PoolKeyspace (here): the pool itself. Each Update is one DB::Update,
-//     atomic under the key's lock and durable on its own, and a written key
-//     touches its watchers at once.
+//   * PoolKeyspace (here): the pool itself. Each update is one
+//     DB::UpdateWithExpiry, atomic under the key's lock and durable on its
+//     own, and a written key touches its watchers at once.
 //   * TransactionKeyspace (transaction_keyspace.h): an overlay of the pool
 //     that EXEC (and RENAME) run against, whose writes reach the pool as
 //     one WriteBatch at the end.
@@ -36,17 +36,17 @@ class Keyspace {
   // The key's expiry (Unix ms; 0: none), as DB::GetExpiry: OK, NotFound,
   // or the engine's error.
   virtual Status GetExpiry(std::string_view key, uint64_t* expires_at_ms) = 0;
-  // Read-modify-write of one key, as DB::Update (`fn` may run more than
-  // once; only its last result counts). A value it puts expires at
-  // `expires_at_ms`, or with kKeepExpiry when the key's did (INCR keeps a
-  // TTL). There is no way to drop the expiry here (the engine's Update
-  // has none): a command that must, with the value depending on the
-  // current one (SET XX), runs in one batch and calls Expire(key, 0).
-  virtual Status Update(std::string_view key, uint64_t expires_at_ms,
-                        const DB::UpdateFunction& fn) = 0;
-  // Sets the key's expiry (0: none), keeping its value, as DB::Expire:
-  // OK, NotFound if the key is absent, or the engine's error.
-  virtual Status Expire(std::string_view key, uint64_t expires_at_ms) = 0;
+  // Read-modify-write of one key and its expiry, as DB::UpdateWithExpiry
+  // (`fn` may run more than once; only its last result counts): `fn` sees
+  // the current expiry and leaves the new version's, so that a command
+  // deciding on both (PERSIST, GETSET, EXPIRE NX) is one atomic step.
+  virtual Status UpdateWithExpiry(std::string_view key,
+                                  const DB::UpdateWithExpiryFunction& fn) = 0;
+  // UpdateWithExpiry for the commands that decide on the value alone: a
+  // value `fn` puts expires at `expires_at_ms`, or with kKeepExpiry when
+  // the key's did (INCR keeps a TTL).
+  Status Update(std::string_view key, uint64_t expires_at_ms,
+                const DB::UpdateFunction& fn);
   // A command wrote `key`, changed or not (WATCH's meaning: watched_keys.h).
   // REQUIRES: the keyspace gate held.
   virtual void KeyWritten(std::string_view key) = 0;
@@ -65,9 +65,8 @@ class PoolKeyspace final : public Keyspace {
                                std::vector<std::string>* values) override;
   Status GetExpiry(std::string_view key,
                    uint64_t* expires_at_ms) override;
-  Status Update(std::string_view key, uint64_t expires_at_ms,
-                const DB::UpdateFunction& fn) override;
-  Status Expire(std::string_view key, uint64_t expires_at_ms) override;
+  Status UpdateWithExpiry(std::string_view key,
+                          const DB::UpdateWithExpiryFunction& fn) override;
   void KeyWritten(std::string_view key) override;
 
  private:

@@ -80,39 +80,26 @@ Status TransactionKeyspace::GetExpiry(std::string_view key,
   return Status::OK();
 }
 
-Status TransactionKeyspace::Update(std::string_view key,
-                                   uint64_t expires_at_ms,
-                                   const DB::UpdateFunction& fn) {
+Status TransactionKeyspace::UpdateWithExpiry(
+    std::string_view key, const DB::UpdateWithExpiryFunction& fn) {
   std::optional<Version> current;
   Status s = Load(key, &current);
   if (!s.ok()) return s;
   Version next;
-  switch (fn(current ? &current->value : nullptr, &next.value)) {
+  next.expires_at_ms = current ? current->expires_at_ms : 0;
+  switch (fn(current ? &current->value : nullptr, &next.expires_at_ms,
+             &next.value)) {
     case DB::UpdateAction::kKeep:
       return Status::OK();
     case DB::UpdateAction::kPut:
       s = CheckSizes(key, next.value);
       if (!s.ok()) return s;
-      next.expires_at_ms = expires_at_ms != kKeepExpiry ? expires_at_ms
-                           : current              ? current->expires_at_ms
-                                                  : 0;
       Record(key, std::move(next));
       return Status::OK();
     case DB::UpdateAction::kDelete:
       Record(key, std::nullopt);
       return Status::OK();
   }
-  return Status::OK();
-}
-
-Status TransactionKeyspace::Expire(std::string_view key,
-                                   uint64_t expires_at_ms) {
-  std::optional<Version> current;
-  Status s = Load(key, &current);
-  if (!s.ok()) return s;
-  if (!current) return Status::NotFound("");
-  current->expires_at_ms = expires_at_ms;
-  Record(key, std::move(current));
   return Status::OK();
 }
 

@@ -55,10 +55,9 @@ class TransactionKeyspace final : public Keyspace {
   std::vector<Status> MultiGet(const std::vector<std::string_view>& keys,
                                std::vector<std::string>* values) override;
   Status GetExpiry(std::string_view key, uint64_t* expires_at_ms) override;
-  // Runs `fn` once, on the value the transaction sees.
-  Status Update(std::string_view key, uint64_t expires_at_ms,
-                const DB::UpdateFunction& fn) override;
-  Status Expire(std::string_view key, uint64_t expires_at_ms) override;
+  // Runs `fn` once, on the value and expiry the transaction sees.
+  Status UpdateWithExpiry(std::string_view key,
+                          const DB::UpdateWithExpiryFunction& fn) override;
   void KeyWritten(std::string_view key) override;
   // Puts every pair with its expiry, or (a key over its limit) none: an
   // MSET, a SET.

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -609,9 +610,10 @@ TEST_F(CommandTest, SyncedWritesReportTheirSyncsFailure) {
        {std::vector<std::string>{"SET", "a", "1"}, {"INCR", "b"},
         {"SETNX", "c", "1"}, {"MSET", "d", "1", "e", "2"},
         {"APPEND", "g", "x"}, {"SETRANGE", "h", "1", "x"},
-        {"INCRBYFLOAT", "i", "1.5"}, {"UNLINK", "j"}}) {
-    if (write[0] == "UNLINK") {
-      EXPECT_EQ(Run({"SET", "j", "1"}), "+OK\r\n");
+        {"INCRBYFLOAT", "i", "1.5"}, {"UNLINK", "j"}, {"GETSET", "k", "1"},
+        {"PERSIST", "j"}, {"EXPIRE", "j", "50", "LT"}}) {
+    if (write[1] == "j") {  // a write only of an existing key (with a TTL)
+      EXPECT_EQ(Run({"SET", "j", "1", "EX", "100"}), "+OK\r\n");
     }
     media::testing::FailNextSyncs(1, EIO);
     sync_failed_ = true;
@@ -995,6 +997,63 @@ TEST_F(CommandTest, RenameMovesTheExpiry) {
   EXPECT_EQ(Run({"RENAME", "c", "d"}), "-ERR no such key\r\n");
 }
 
+// The commands that decide on a key's value and its expiry together are
+// one atomic UpdateWithExpiry each: they pass the keyspace gate beside
+// other clients' commands (here: this thread holding it shared), where
+// RENAME, which writes two keys, waits to pass it alone.
+TEST_F(CommandTest, ExpiryDecisionsDoNotStopOtherClients) {
+  using namespace std::chrono_literals;
+  // Runs `args` from another client's thread while this one holds the
+  // gate shared; whether it passed within `patience` (then its reply is
+  // *reply). The gate is let go either way, so that nothing hangs.
+  const auto passes = [&](const std::vector<std::string>& args,
+                          std::chrono::milliseconds patience,
+                          std::string* reply) {
+    context_->gate.LockShared();
+    std::atomic<bool> done{false};
+    std::thread client([&] {
+      *reply = Run(args);
+      done = true;
+    });
+    const auto deadline = std::chrono::steady_clock::now() + patience;
+    while (!done && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(1ms);
+    }
+    const bool passed = done;
+    context_->gate.UnlockShared();
+    client.join();
+    return passed;
+  };
+  // Each on a key with 100 s to live: its reply, and the PTTL it leaves.
+  struct Case {
+    std::vector<std::string> command;
+    std::string reply;
+    std::string pttl;  // PTTL's reply
+  };
+  const std::string v = "$1\r\nv\r\n";
+  for (const Case& c : std::vector<Case>{
+           {{"PERSIST", "k"}, ":1\r\n", ":-1\r\n"},
+           {{"GETSET", "k", "w"}, v, ":-1\r\n"},
+           {{"GETEX", "k", "PERSIST"}, v, ":-1\r\n"},
+           {{"SET", "k", "w", "XX"}, "+OK\r\n", ":-1\r\n"},
+           {{"SET", "k", "w", "GET"}, v, ":-1\r\n"},
+           {{"EXPIRE", "k", "50", "NX"}, ":0\r\n", ":100000\r\n"},
+           {{"PEXPIRE", "k", "50", "XX"}, ":1\r\n", ":50\r\n"},
+           {{"EXPIREAT", "k", std::to_string(clock_->NowMs() / 1000 + 200),
+             "GT"},
+            ":1\r\n", ":200000\r\n"},
+           {{"PEXPIREAT", "k", Later(50), "lt"}, ":1\r\n", ":50\r\n"}}) {
+    EXPECT_EQ(Run({"SET", "k", "v", "EX", "100"}), "+OK\r\n");
+    std::string reply;
+    EXPECT_TRUE(passes(c.command, 10s, &reply)) << c.command[0];
+    EXPECT_EQ(reply, c.reply) << c.command[0];
+    EXPECT_EQ(Run({"PTTL", "k"}), c.pttl) << c.command[0];
+  }
+  std::string reply;
+  EXPECT_FALSE(passes({"RENAME", "k", "r"}, 200ms, &reply));
+  EXPECT_EQ(reply, "+OK\r\n");  // once the gate was let go
+}
+
 TEST_F(CommandTest, TransactionsCarryExpiries) {
   EXPECT_EQ(Run({"SET", "old", "v", "EX", "100"}), "+OK\r\n");
   EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
@@ -1015,6 +1074,30 @@ TEST_F(CommandTest, TransactionsCarryExpiries) {
   EXPECT_EQ(Run({"TTL", "b"}), ":30\r\n");
   EXPECT_EQ(Run({"TTL", "old"}), ":-1\r\n");
   EXPECT_EQ(Run({"GET", "old"}), "$1\r\nw\r\n");
+}
+
+// Inside a transaction the same commands decide on the overlay's expiry.
+TEST_F(CommandTest, ExpiryDecisionsInATransaction) {
+  for (const char* key : {"a", "b", "c", "d"}) {
+    EXPECT_EQ(Run({"SET", key, "v", "EX", "100"}), "+OK\r\n");
+  }
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"GETSET", "a", "w"}, {"TTL", "a"},
+        {"GETEX", "b", "PERSIST"}, {"TTL", "b"}, {"SET", "c", "w", "GET"},
+        {"TTL", "c"}, {"SET", "d", "w", "XX", "KEEPTTL"}, {"TTL", "d"},
+        {"EXPIRE", "d", "50", "NX"}, {"EXPIRE", "d", "50", "XX"},
+        {"TTL", "d"}, {"SET", "d", "x", "XX"}, {"TTL", "d"}}) {
+    EXPECT_EQ(Run(command), "+QUEUED\r\n") << command[0];
+  }
+  EXPECT_EQ(Run({"EXEC"}),
+            "*13\r\n$1\r\nv\r\n:-1\r\n$1\r\nv\r\n:-1\r\n$1\r\nv\r\n"
+            ":-1\r\n+OK\r\n:100\r\n:0\r\n:1\r\n:50\r\n+OK\r\n:-1\r\n");
+  for (const char* key : {"a", "b", "c", "d"}) {
+    EXPECT_EQ(Run({"TTL", key}), ":-1\r\n") << key;
+  }
+  EXPECT_EQ(Run({"MGET", "a", "b", "d"}),
+            "*3\r\n$1\r\nw\r\n$1\r\nv\r\n$1\r\nx\r\n");
 }
 
 TEST_F(CommandTest, AWatchedKeyThatExpiresFailsExec) {

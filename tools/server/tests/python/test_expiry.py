@@ -371,8 +371,8 @@ def test_watch_and_expiry(server):
 
 
 def test_conditional_expires_race_as_one(start_server):
-    # EXPIRE NX reads the expiry, then writes it: with the gate held alone
-    # no two clients both see none.
+    # EXPIRE NX reads the expiry and writes it in one atomic step: no two
+    # clients both see none.
     server = start_server("--threads", "4")
     r = server.client()
     r.set("k", "v")
@@ -385,6 +385,134 @@ def test_conditional_expires_race_as_one(start_server):
         run_threads(threads)
         assert wins.count(True) == 1
         assert r.persist("k") is True
+
+
+def raw_client(server):
+    """A client whose replies are as the server sent them (no redis-py
+    conversion: SET ... GET's value, EXPIRE's integer)."""
+    client = server.client()
+    client.response_callbacks.clear()
+    return client
+
+
+def run_each(client, commands, in_multi):
+    """The replies to `commands` (argument lists), run one by one or, with
+    `in_multi`, as one MULTI/EXEC."""
+    if not in_multi:
+        return [client.execute_command(*c) for c in commands]
+    pipe = client.pipeline(transaction=True)
+    for c in commands:
+        pipe.execute_command(*c)
+    return pipe.execute()
+
+
+def race_increments(server, key, decide, clients=3, increments=300):
+    """Runs `decide` (a function of a client) in a loop while `clients`
+    other clients INCR `key` `increments` times each; returns how many
+    INCRs there were."""
+    stop = threading.Event()
+
+    def deciding(c):
+        while True:  # at least once
+            decide(c)
+            if stop.is_set():
+                return
+
+    def incrementing(c):
+        for _ in range(increments):
+            c.incr(key)
+
+    decider = threading.Thread(target=deciding, args=(raw_client(server),))
+    decider.start()
+    run_threads([threading.Thread(target=incrementing, args=(server.client(),))
+                 for _ in range(clients)])
+    stop.set()
+    decider.join()
+    return clients * increments
+
+
+# GETSET and SET ... GET take the value and drop its expiry in one atomic
+# step, beside other clients' INCRs (not stopping them: no one-batch
+# transaction): every increment is either in a value one of them took or
+# in the final value, none lost between their read and their write.
+@pytest.mark.parametrize("in_multi", [False, True])
+@pytest.mark.parametrize("command", [["GETSET", "n", "0"],
+                                     ["SET", "n", "0", "GET"],
+                                     ["SET", "n", "0", "XX", "GET"]])
+def test_swaps_lose_no_increment(start_server, command, in_multi):
+    server = start_server("--threads", "4")
+    r = server.client()
+    r.set("n", "0", ex=1000)
+    taken = []
+    total = race_increments(
+        server, "n",
+        lambda c: taken.append(int(run_each(c, [command], in_multi)[0])))
+    assert sum(taken) + int(r.get("n")) == total
+    assert r.ttl("n") == -1  # dropped; the INCRs after keep none
+
+
+# PERSIST, GETEX PERSIST and EXPIRE NX|XX|GT|LT decide on the expiry and
+# write the value back with it in one atomic step, beside other clients'
+# INCRs (which keep the expiry): every decision is Redis's, and no
+# increment is lost to a value written back.
+@pytest.mark.parametrize("in_multi", [False, True])
+def test_expiry_decisions_lose_no_increment(start_server, in_multi):
+    server = start_server("--threads", "4")
+    r = server.client()
+    r.set("n", "0")
+
+    def decide(c):
+        at = int(time.time())
+        replies = run_each(c, [
+            ["EXPIRE", "n", "100", "NX"],
+            ["EXPIRE", "n", "100", "NX"],
+            ["PEXPIRE", "n", "300000", "GT"],
+            ["TTL", "n"],
+            ["EXPIREAT", "n", str(at + 50), "LT"],
+            ["EXPIRETIME", "n"],
+            ["PEXPIREAT", "n", str(at * 1000 + 60000), "XX"],
+            ["PEXPIREAT", "n", str(at * 1000 + 70000), "LT"],
+            ["GETEX", "n", "PERSIST"],
+            ["PERSIST", "n"],
+            ["PEXPIRE", "n", "100000", "XX"],
+            ["PEXPIRE", "n", "100000"],
+            ["PERSIST", "n"],
+            ["TTL", "n"],
+        ], in_multi)
+        assert replies[:3] == [1, 0, 1] and replies[3] in (299, 300)
+        assert replies[4:8] == [1, at + 50, 1, 0]
+        int(replies[8])  # the value, whatever the INCRs made it
+        assert replies[9:] == [0, 0, 1, 1, -1]
+
+    total = race_increments(server, "n", decide)
+    assert int(r.get("n")) == total and r.ttl("n") == -1
+
+
+# SET ... GET from many clients at once, each writing its own values:
+# each value written is taken by exactly one of them (or is the last),
+# none taken twice or skipped.
+@pytest.mark.parametrize("in_multi", [False, True])
+def test_concurrent_swaps_form_one_chain(start_server, in_multi):
+    server = start_server("--threads", "4")
+    r = server.client()
+    r.set("k", "start", ex=1000)
+    taken = []
+    written = ["start"]
+
+    def swapping(c, name):
+        for i in range(100):
+            value = f"{name}-{i}"
+            command = ["GETSET", "k", value] if i % 2 else [
+                "SET", "k", value, "XX", "GET"]
+            taken.append(run_each(c, [command], in_multi)[0].decode())
+            written.append(value)
+
+    run_threads([threading.Thread(target=swapping,
+                                  args=(raw_client(server), f"c{n}"))
+                 for n in range(4)])
+    last = r.get("k").decode()
+    assert sorted(taken + [last]) == sorted(written)
+    assert r.ttl("k") == -1
 
 
 def test_info_keyspace_counts_no_expiries(server):
