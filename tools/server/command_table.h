@@ -61,12 +61,14 @@ struct CommandSpec {
     kAdmin = 4,     // SAVE, SHUTDOWN, CONFIG
     kNoAuth = 8,    // allowed before AUTH (AUTH, HELLO, QUIT)
     kFast = 16,     // O(1) (Redis's meaning)
-    kNoMulti = 32,  // refused between MULTI and EXEC (SAVE, SHUTDOWN)
+    // Refused between MULTI and EXEC (SAVE, SHUTDOWN, FLUSHDB).
+    kNoMulti = 32,
     // Runs at once between MULTI and EXEC instead of being queued (EXEC,
     // DISCARD, MULTI, WATCH, QUIT, RESET). Not reported by COMMAND.
     kRunsInMulti = 64,
-    // Runs with the keyspace gate held alone (EXEC, WATCH); commands that
-    // read or write keys (kReadOnly, kWrite) hold it shared. Not reported.
+    // Runs with the keyspace gate held alone (EXEC, WATCH, FLUSHDB);
+    // commands that read or write keys (kReadOnly, kWrite) hold it shared.
+    // Not reported.
     kAlone = 128,
     // Writes several keys (RENAME), or decides on a key's expiry and
     // writes it (PERSIST, GETSET: keyspace.h): runs with the gate held

@@ -1,0 +1,67 @@
+# Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+#
+# FLUSHDB and FLUSHALL as redis-py sends them: every key gone at once,
+# writes after them served and kept across a restart, WATCH failing as in
+# Redis 7, Redis 7's replies and errors. (kill -9 during a flush:
+# test_kill9.py.)
+
+import pytest
+import redis
+
+from conftest import error_of, read_until, verify_pool
+
+
+def test_flush_deletes_every_key_and_writes_go_on(start_server, pool_path):
+    server = start_server()
+    r = server.client()
+    for start in range(0, 5000, 500):
+        r.mset({f"k{i}": f"v{i}" for i in range(start, start + 500)})
+    r.set("ttl", "v", ex=100)
+    assert r.dbsize() == 5001
+    assert r.flushdb() is True
+    assert r.dbsize() == 0
+    assert r.get("k1") is None and r.ttl("ttl") == -2
+    assert list(r.scan_iter()) == [] and r.keys("*") == []
+    assert r.info("keyspace") == {}
+    assert r.set("after", "1") and r.incr("after") == 2
+    assert r.flushall(asynchronous=True) is True
+    assert r.execute_command("FLUSHALL", "SYNC") is True
+    assert r.execute_command("FLUSHDB", "sync") is True
+    assert r.set("kept", "yes")
+    server.stop()
+    verify_pool(pool_path)
+
+    restarted = start_server(create=False)
+    r = restarted.client()
+    assert r.dbsize() == 1 and r.get("kept") == b"yes"
+    assert r.get("after") is None and r.get("k1") is None
+
+
+@pytest.mark.parametrize("command", ["FLUSHDB", "FLUSHALL"])
+def test_errors_as_redis_7(server, command):
+    r = server.client()
+    assert error_of(lambda: r.execute_command(command, "NOW")) == "syntax error"
+    assert error_of(lambda: r.execute_command(command, "ASYNC", "SYNC")) == (
+        "syntax error")
+    # Refused in a transaction (a limit of this server: docs/api.md).
+    s = server.socket()
+    s.sendall(f"MULTI\r\n{command}\r\nEXEC\r\n".encode())
+    assert read_until(s, b"errors.\r\n") == (
+        b"+OK\r\n-ERR Command not allowed inside a transaction\r\n"
+        b"-EXECABORT Transaction discarded because of previous errors.\r\n")
+
+
+def test_watch_of_a_deleted_key_fails_exec(server):
+    r = server.client()
+    r.set("watched", "1")
+    for key, fails in (("watched", True), ("missing", False)):
+        with r.pipeline() as pipe:
+            pipe.watch(key)
+            server.client().flushall()
+            pipe.multi()
+            pipe.set("x", "1")
+            if fails:
+                with pytest.raises(redis.WatchError):
+                    pipe.execute()
+            else:
+                assert pipe.execute() == [True]
