@@ -5,10 +5,12 @@
 # Redis 7, Redis 7's replies and errors. (kill -9 during a flush:
 # test_kill9.py.)
 
+import threading
+
 import pytest
 import redis
 
-from conftest import error_of, read_until, verify_pool
+from conftest import error_of, read_until, run_threads, verify_pool
 
 
 def test_flush_deletes_every_key_and_writes_go_on(start_server, pool_path):
@@ -65,3 +67,45 @@ def test_watch_of_a_deleted_key_fails_exec(server):
                     pipe.execute()
             else:
                 assert pipe.execute() == [True]
+
+
+@pytest.mark.parametrize("sync_writes", [False, True])
+def test_flush_under_load(start_server, tmp_path, sync_writes):
+    """Clients write (group-committed SETs, INCRs, transactions) and read
+    while FLUSHALL runs again and again: every reply is one the keyspace
+    could give, before or after a flush, and the pool stays sound."""
+    # --sync-writes refuses tmpfs: this pool is on disk.
+    pool = tmp_path / "load.pool"
+    options = ["--sync-writes"] if sync_writes else []
+    server = start_server(*options, pool=pool)
+    stop = threading.Event()
+    errors = []
+
+    def client(n):
+        r = server.client()
+        try:
+            i = 0
+            while not stop.is_set():
+                i += 1
+                key = f"c{n}:{i % 50}"
+                assert r.set(key, "v")
+                assert r.get(key) in (b"v", None)  # a flush may come between
+                assert r.incr(f"c{n}:counter") >= 1
+                pipe = r.pipeline()
+                pipe.set(f"c{n}:a", i).set(f"c{n}:b", i).mget(f"c{n}:a", f"c{n}:b")
+                assert pipe.execute()[2] == [str(i).encode()] * 2
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(repr(e))
+
+    def flusher():
+        r = server.client()
+        while not stop.is_set():
+            assert r.flushall()
+            assert r.info("stats")["total_commands_processed"] > 0
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(4)]
+    threads.append(threading.Thread(target=flusher))
+    run_threads(threads, stop, 3)
+    assert errors == []
+    server.stop()
+    verify_pool(pool)
