@@ -61,8 +61,7 @@ struct CommandSpec {
     kAdmin = 4,     // SAVE, SHUTDOWN, CONFIG
     kNoAuth = 8,    // allowed before AUTH (AUTH, HELLO, QUIT)
     kFast = 16,     // O(1) (Redis's meaning)
-    // Refused between MULTI and EXEC (SAVE, SHUTDOWN, FLUSHDB).
-    kNoMulti = 32,
+    kNoMulti = 32,  // refused between MULTI and EXEC (SAVE, SHUTDOWN)
     // Runs at once between MULTI and EXEC instead of being queued (EXEC,
     // DISCARD, MULTI, WATCH, QUIT, RESET). Not reported by COMMAND.
     kRunsInMulti = 64,

@@ -13,9 +13,8 @@
 // SCAN cursors stay valid, as the new pool has the same partitions (a
 // hash pool's cursors index them) and a range pool's cursors name the key
 // to resume at: an iteration under way goes on over the empty keyspace.
-// Refused between MULTI and EXEC (kNoMulti), where Redis runs it: a
-// transaction's writes after it would have to go into the new pool before
-// it replaces the old one.
+// Between MULTI and EXEC, the transaction's writes after it go into the
+// new pool before it replaces the old one (TransactionKeyspace::Flush).
 
 #include <string>
 #include <vector>
@@ -31,21 +30,17 @@ void RunFlush(CommandCall& call) {
     call.reply.Error(kSyntaxError);
     return;
   }
-  ServerContext& server = call.server;
-  if (server.flushable == nullptr) {
-    call.reply.Error("ERR this server's pool cannot be replaced");
-    return;
-  }
+  Keyspace& keys = Keys(call);
   std::vector<std::string> deleted;  // watched keys that exist
-  for (std::string& key : server.watched_keys.Keys()) {
+  for (std::string& key : call.server.watched_keys.Keys()) {
     uint64_t expires_at_ms = 0;
-    if (server.db->GetExpiry(ReadOptions(), key, &expires_at_ms).ok())
+    if (keys.GetExpiry(key, &expires_at_ms).ok())
       deleted.push_back(std::move(key));
   }
-  const Status s = server.flushable->Empty();
+  const Status s = keys.Flush();
   // Also when it failed, which may be after the pool was replaced: an EXEC
   // failing for nothing is safe, one that succeeds after a flush is not.
-  for (const std::string& key : deleted) server.watched_keys.Touch(key);
+  for (const std::string& key : deleted) keys.KeyWritten(key);
   if (s.ok()) {
     call.reply.Ok();
   } else {

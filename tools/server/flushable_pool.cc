@@ -87,9 +87,11 @@ Status SyncDirectory(const std::filesystem::path& dir) {
 
 FlushablePool::FlushablePool(std::unique_ptr<DB> db, std::string path,
                              Options options)
-    : path_(std::move(path)), options_(std::move(options)), db_(std::move(db)) {}
+    : path_(std::move(path)),
+      options_(std::move(options)),
+      db_(std::move(db)) {}
 
-Status FlushablePool::Empty() {
+Status FlushablePool::Empty(WriteBatch* first) {
   Stats stats;
   Status s = db_->GetStats(&stats);
   std::filesystem::path file;
@@ -102,10 +104,12 @@ Status FlushablePool::Empty() {
   if (error) {
     return ErrnoError("cannot remove " + temporary.string(), error.value());
   }
-  // Closed, the new pool is durable (Close syncs it, its mode included;
-  // Open synced its directory entry).
+  // Closed, the new pool is durable, `first` included (Close syncs it, its
+  // mode too; Open synced its directory entry).
   std::unique_ptr<DB> empty;
   s = DB::Open(CreationOptions(options_, stats), temporary, &empty);
+  if (s.ok() && first != nullptr && first->Count() > 0)
+    s = empty->Write(WriteOptions(), first);
   if (s.ok()) s = CopyMode(file, temporary);
   if (s.ok()) s = empty->Close();
   if (s.ok() && std::rename(temporary.c_str(), file.c_str()) != 0) {

@@ -32,7 +32,8 @@ class FlushablePool final : public DB {
   // `db`: the pool that `options` opened at `path`.
   FlushablePool(std::unique_ptr<DB> db, std::string path, Options options);
 
-  // Replaces the pool by an empty one (see above). Returns OK; the
+  // Replaces the pool by an empty one (see above) that holds the writes of
+  // `first` if not null (a transaction's after its FLUSHDB). Returns OK; the
   // engine's errors of creating the new pool (NoSpace...), which leave the
   // old one served and a fresh attempt possible; NotSupported for a pool
   // that is not a regular file (a rename cannot replace it); IOError if
@@ -45,7 +46,7 @@ class FlushablePool final : public DB {
   // The new pool is made as "<pool file>.flushing": a file of that name
   // is one that an Empty() cut short (kill -9) left, which the next
   // replaces.
-  Status Empty();
+  Status Empty(WriteBatch* first);
 
   Status Put(const WriteOptions& options, std::string_view key,
              std::string_view value) override;

@@ -64,7 +64,7 @@ struct ServerContext {
 
   DB* const db;
   // The pool, if it can be emptied at once (plush-server's): FLUSHDB and
-  // FLUSHALL answer an error where it is null (a test's plain DB).
+  // FLUSHALL fail where it is null (a test's plain DB).
   FlushablePool* const flushable;
   const ServerConfig config;
   // What expires the pool's keys: the time TTL counts from, and that
@@ -79,7 +79,8 @@ struct ServerContext {
   ScanCursors scan_cursors;
   KeyspaceGate gate;
   WatchedKeys watched_keys;
-  PoolKeyspace keyspace{db, &watched_keys};  // the commands' way to the pool
+  // The commands' way to the pool.
+  PoolKeyspace keyspace{db, flushable, &watched_keys};
   GroupCommit group_commit;  // writes through gate, tells watched_keys
   ClientRegistry clients;    // the open connections (CLIENT, shutdown)
   const std::chrono::steady_clock::time_point started =

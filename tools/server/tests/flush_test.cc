@@ -3,7 +3,8 @@
 // FLUSHDB and FLUSHALL through the command layer, on a FlushablePool as
 // plush-server serves: the keys gone at once, the pool file replaced by an
 // empty pool of the same creation parameters (what a restart opens), the
-// clients that WATCH a deleted key failing their EXEC, Redis 7's replies.
+// clients that WATCH a deleted key failing their EXEC, Redis 7's replies,
+// in a transaction too.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -166,12 +167,40 @@ TEST_F(FlushTest, RepliesAndErrorsAsRedis7) {
     EXPECT_EQ(Run({command, "ASYNC", "SYNC"}), "-ERR syntax error\r\n");
     EXPECT_EQ(Run({command, "async", "async"}), "-ERR syntax error\r\n");
   }
+}
+
+// As Redis: in a transaction, the commands after it see the empty
+// keyspace, and its writes before it are gone; the transaction is one
+// step, on disk too.
+TEST_F(FlushTest, RunsInATransaction) {
+  Serve(Partitioning::kHash, path_);
+  ASSERT_EQ(Run({"SET", "a", "1"}), "+OK\r\n");
+  ASSERT_EQ(Run({"SET", "old", "1"}), "+OK\r\n");
   EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
-  EXPECT_EQ(Run({"FLUSHDB"}),
-            "-ERR Command not allowed inside a transaction\r\n");
+  for (const std::vector<std::string>& command :
+       std::vector<std::vector<std::string>>{{"SET", "b", "2"},
+                                             {"FLUSHALL"},
+                                             {"SET", "c", "3"},
+                                             {"GET", "b"},
+                                             {"MGET", "c", "old"},
+                                             {"INCR", "a"}}) {
+    EXPECT_EQ(Run(command), "+QUEUED\r\n");
+  }
   EXPECT_EQ(Run({"EXEC"}),
-            "-EXECABORT Transaction discarded because of previous "
-            "errors.\r\n");
+            "*6\r\n+OK\r\n+OK\r\n+OK\r\n$-1\r\n*2\r\n$1\r\n3\r\n$-1\r\n"
+            ":1\r\n");
+  EXPECT_EQ(Run({"DBSIZE"}), ":2\r\n");
+  Close();
+  std::unique_ptr<DB> reopened;
+  ASSERT_TRUE(DB::Open(Options(), path_, &reopened).ok());
+  std::string value;
+  EXPECT_TRUE(reopened->Get(ReadOptions(), "c", &value).ok());
+  EXPECT_EQ(value, "3");
+  EXPECT_TRUE(reopened->Get(ReadOptions(), "a", &value).ok());
+  EXPECT_EQ(value, "1");
+  EXPECT_TRUE(reopened->Get(ReadOptions(), "old", &value).IsNotFound());
+  EXPECT_TRUE(reopened->Get(ReadOptions(), "b", &value).IsNotFound());
+  EXPECT_TRUE(reopened->Close().ok());
 }
 
 // As Redis 7 (touchAllWatchedKeysInDb): a flush touches the watched keys
@@ -246,8 +275,12 @@ TEST_F(FlushTest, APlainDbCannotBeFlushed) {
   sessions_[0].authenticated = true;
   sessions_[0].client = std::make_shared<ClientRecord>(
       0, "127.0.0.1:5000", "127.0.0.1:6380", /*socket_fd=*/9);
-  EXPECT_EQ(Run({"FLUSHDB"}),
-            "-ERR this server's pool cannot be replaced\r\n");
+  const std::string error =
+      "-ERR NotSupported: this server's pool cannot be replaced\r\n";
+  EXPECT_EQ(Run({"FLUSHDB"}), error);
+  EXPECT_EQ(Run({"MULTI"}), "+OK\r\n");
+  EXPECT_EQ(Run({"FLUSHDB"}), "+QUEUED\r\n");
+  EXPECT_EQ(Run({"EXEC"}), "*1\r\n" + error);
   context_.reset();
   EXPECT_TRUE(db->Close().ok());
 }

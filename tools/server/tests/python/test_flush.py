@@ -10,7 +10,7 @@ import threading
 import pytest
 import redis
 
-from conftest import error_of, read_until, run_threads, verify_pool
+from conftest import error_of, run_threads, verify_pool
 
 
 def test_flush_deletes_every_key_and_writes_go_on(start_server, pool_path):
@@ -45,12 +45,15 @@ def test_errors_as_redis_7(server, command):
     assert error_of(lambda: r.execute_command(command, "NOW")) == "syntax error"
     assert error_of(lambda: r.execute_command(command, "ASYNC", "SYNC")) == (
         "syntax error")
-    # Refused in a transaction (a limit of this server: docs/api.md).
-    s = server.socket()
-    s.sendall(f"MULTI\r\n{command}\r\nEXEC\r\n".encode())
-    assert read_until(s, b"errors.\r\n") == (
-        b"+OK\r\n-ERR Command not allowed inside a transaction\r\n"
-        b"-EXECABORT Transaction discarded because of previous errors.\r\n")
+
+
+def test_in_a_transaction_as_redis_7(server):
+    r = server.client()
+    r.set("a", "1")
+    pipe = r.pipeline()  # MULTI ... EXEC
+    pipe.set("b", "2").flushdb().set("c", "3").get("b").get("a")
+    assert pipe.execute() == [True, True, True, None, None]
+    assert r.keys("*") == [b"c"]
 
 
 def test_watch_of_a_deleted_key_fails_exec(server):
