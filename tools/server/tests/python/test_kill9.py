@@ -86,7 +86,8 @@ def test_kill9_loses_no_acknowledged_write(start_server, pool_path):
 def test_kill9_during_flush_leaves_every_key_or_none(start_server, pool_path):
     """FLUSHALL renames an empty pool over the pool file: killed at any
     moment of it, the server restarts on the old keyspace or the empty one,
-    never on part of the keys."""
+    never on part of the keys; in a transaction, with the transaction's
+    write after it, or on the old keyspace."""
     keys = {f"k{i}": f"v{i}".encode() for i in range(2000)}
     server = start_server()
     r = server.client()
@@ -96,19 +97,23 @@ def test_kill9_during_flush_leaves_every_key_or_none(start_server, pool_path):
     took = time.monotonic() - start
     rng = random.Random(30)
     outcomes = []
-    for _ in range(8):
+    for round_ in range(8):
+        r.delete("after")
         r.mset(keys)
+        in_transaction = round_ % 2 == 1
         s = server.socket()
-        s.sendall(b"FLUSHALL\r\n")
+        s.sendall(b"MULTI\r\nFLUSHALL\r\nSET after 1\r\nEXEC\r\n"
+                  if in_transaction else b"FLUSHALL\r\n")
         # Anywhere from before the flush starts to after it ends.
         time.sleep(rng.uniform(0, took * 1.5))
         os.kill(server.process.pid, signal.SIGKILL)
         server.process.wait(timeout=30)
         server = start_server(create=False)
         r = server.client()
-        outcomes.append(r.dbsize())
-        assert outcomes[-1] in (0, len(keys)), outcomes
-        if outcomes[-1]:
+        outcomes.append((r.dbsize(), r.get("after")))
+        flushed = (1, b"1") if in_transaction else (0, None)
+        assert outcomes[-1] in ((len(keys), None), flushed), outcomes
+        if outcomes[-1][0] == len(keys):
             assert r.mget(list(keys)) == list(keys.values())
     server.stop()
     verify_pool(pool_path)
