@@ -75,9 +75,10 @@ Status CopyMode(const std::filesystem::path& from,
 // Makes the rename of an entry of `dir` survive a power failure.
 Status SyncDirectory(const std::filesystem::path& dir) {
   const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("cannot open directory " + dir.string(), errno);
+  int err = errno;
+  if (fd < 0) return ErrnoError("cannot open directory " + dir.string(), err);
   const int rc = fsync(fd);
-  const int err = errno;
+  err = errno;
   close(fd);
   if (rc != 0) return ErrnoError("fsync of directory " + dir.string(), err);
   return Status::OK();
@@ -113,9 +114,10 @@ Status FlushablePool::Empty(WriteBatch* first) {
   if (s.ok()) s = CopyMode(file, temporary);
   if (s.ok()) s = empty->Close();
   if (s.ok() && std::rename(temporary.c_str(), file.c_str()) != 0) {
+    const int err = errno;
     s = ErrnoError("cannot rename " + temporary.string() + " to " +
                        file.string(),
-                   errno);
+                   err);
   }
   if (!s.ok()) {
     std::filesystem::remove(temporary, error);

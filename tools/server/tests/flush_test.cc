@@ -265,6 +265,23 @@ TEST_F(FlushTest, ReplacesTheFileALinkNamesAndALeftOverNewPool) {
   EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
 }
 
+// A flush that fails before the rename leaves every key served.
+TEST_F(FlushTest, AFailedFlushLeavesTheKeys) {
+  Serve(Partitioning::kHash, path_);
+  ASSERT_EQ(Run({"SET", "k", "v"}), "+OK\r\n");
+  // What the new pool's name holds cannot be removed.
+  std::filesystem::create_directories(path_ + ".flushing/d");
+  std::string error = "-ERR IOError: cannot remove ";
+  error += std::filesystem::canonical(path_).string();
+  error += ".flushing: ";
+  const std::string reply = Run({"FLUSHDB"});
+  EXPECT_EQ(reply.substr(0, error.size()), error) << reply;
+  EXPECT_EQ(Run({"GET", "k"}), "$1\r\nv\r\n");
+  std::filesystem::remove_all(path_ + ".flushing");
+  EXPECT_EQ(Run({"FLUSHDB"}), "+OK\r\n");
+  EXPECT_EQ(Run({"GET", "k"}), "$-1\r\n");
+}
+
 // A pool the server cannot replace (a test's plain DB) answers an error.
 TEST_F(FlushTest, APlainDbCannotBeFlushed) {
   std::unique_ptr<DB> db;
