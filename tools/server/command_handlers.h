@@ -118,6 +118,9 @@ void RunDbSize(CommandCall& call);
 void RunKeys(CommandCall& call);
 void RunRandomKey(CommandCall& call);
 
+// commands_flush.cc
+void RunFlush(CommandCall& call);  // FLUSHDB and FLUSHALL
+
 // commands_client.cc
 void RunClient(CommandCall& call);
 // CLIENT SETNAME's (and HELLO's SETNAME): names the session, or answers

@@ -37,6 +37,8 @@ constexpr std::array kCommands = {
     CommandSpec{"expireat", -3, F::kWrite | F::kFast, 1, 1, 1, RunExpireAt},
     CommandSpec{"expiretime", 2, F::kReadOnly | F::kFast, 1, 1, 1,
                 RunExpireTime},
+    CommandSpec{"flushall", -1, F::kWrite | F::kAlone, 0, 0, 0, RunFlush},
+    CommandSpec{"flushdb", -1, F::kWrite | F::kAlone, 0, 0, 0, RunFlush},
     CommandSpec{"get", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunGet},
     CommandSpec{"getdel", 2, F::kWrite | F::kFast, 1, 1, 1, RunGetDel},
     CommandSpec{"getex", -2, F::kWrite | F::kFast, 1, 1, 1, RunGetEx},

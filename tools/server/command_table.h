@@ -65,8 +65,9 @@ struct CommandSpec {
     // Runs at once between MULTI and EXEC instead of being queued (EXEC,
     // DISCARD, MULTI, WATCH, QUIT, RESET). Not reported by COMMAND.
     kRunsInMulti = 64,
-    // Runs with the keyspace gate held alone (EXEC, WATCH); commands that
-    // read or write keys (kReadOnly, kWrite) hold it shared. Not reported.
+    // Runs with the keyspace gate held alone (EXEC, WATCH, FLUSHDB);
+    // commands that read or write keys (kReadOnly, kWrite) hold it shared.
+    // Not reported.
     kAlone = 128,
     // Writes several keys (RENAME, RENAMENX): runs with the gate held
     // alone against a transaction's overlay, its writes one batch

@@ -168,6 +168,21 @@ void GetExPersist(CommandCall& call) {
   }
 }
 
+// The end of GETEX and GETDEL, whose Update `s` wrote the key if it had a
+// value: its watchers touched, then the value (null for a missing key) or
+// the error answered.
+void ReplyToValueUpdate(CommandCall& call, std::string_view key,
+                        const Status& s,
+                        const std::optional<std::string>& value) {
+  call.wrote = s.ok() && value;
+  if (call.wrote) KeyWritten(call, key);
+  if (s.ok()) {
+    ReplyOptionalValue(call.reply, value);
+  } else {
+    ReplyError(call.reply, s);
+  }
+}
+
 // GETEX key EX|PX|EXAT|PXAT time: the value, written back with its new
 // expiry in one Update; an EXAT or PXAT already past deletes the key.
 void GetExWithExpiry(CommandCall& call, const StringOptions& options) {
@@ -201,13 +216,7 @@ void GetExWithExpiry(CommandCall& call, const StringOptions& options) {
         *next = *current;
         return DB::UpdateAction::kPut;
       });
-  call.wrote = s.ok() && value;
-  if (call.wrote) KeyWritten(call, key);
-  if (s.ok()) {
-    ReplyOptionalValue(call.reply, value);
-  } else {
-    ReplyError(call.reply, s);
-  }
+  ReplyToValueUpdate(call, key, s, value);
 }
 
 }  // namespace
@@ -265,13 +274,7 @@ void RunGetDel(CommandCall& call) {
         value = *current;
         return DB::UpdateAction::kDelete;
       });
-  call.wrote = s.ok() && value;
-  if (call.wrote) KeyWritten(call, key);
-  if (s.ok()) {
-    ReplyOptionalValue(call.reply, value);
-  } else {
-    ReplyError(call.reply, s);
-  }
+  ReplyToValueUpdate(call, key, s, value);
 }
 
 }  // namespace plush::server

@@ -54,7 +54,11 @@ void RunInfo(CommandCall& call) {
 // SAVE: a checkpoint (DB::Checkpoint), which on the file back end also
 // syncs the pool, so that what was written survives a power failure.
 void RunSave(CommandCall& call) {
-  Status s = call.server.db->Checkpoint();
+  Status s;
+  {
+    SharedGateLock gate(&call.server.gate);  // the pool stays (FLUSHDB)
+    s = call.server.db->Checkpoint();
+  }
   if (s.ok()) {
     call.server.last_save_time.store(std::time(nullptr));
     call.reply.Ok();

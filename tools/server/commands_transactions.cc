@@ -57,8 +57,8 @@ void RunAgainst(CommandCall& call, TransactionKeyspace& keyspace,
 
 void RunInOneBatch(CommandCall& call,
                    std::span<const std::span<const std::string_view>> commands) {
-  TransactionKeyspace keyspace(call.server.db, &call.server.watched_keys,
-                               *call.server.clock);
+  TransactionKeyspace keyspace(call.server.db, call.server.flushable,
+                               &call.server.watched_keys, *call.server.clock);
   // Where the reply of the first command that wrote begins, and its index.
   size_t first_write_reply = 0;
   size_t first_write = commands.size();

@@ -119,6 +119,7 @@ void GroupCommit::Commit(const std::vector<Submission>& group) {
   Status synced = status;
   if (awaits_sync && (batch.Count() == 0 || split)) {
     syncs_.fetch_add(1, std::memory_order_relaxed);
+    SharedGateLock gate(gate_);  // as every call to the pool (FLUSHDB)
     synced = db_->Sync();
   }
   for (const Submission& s : group) {

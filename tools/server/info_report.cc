@@ -173,7 +173,11 @@ Status InfoReport(ServerContext& server,
                   std::span<const std::string_view> sections,
                   std::string* text) {
   Stats stats;
-  Status s = server.db->GetStats(&stats);
+  Status s;
+  {
+    SharedGateLock gate(&server.gate);  // the pool stays (FLUSHDB)
+    s = server.db->GetStats(&stats);
+  }
   if (!s.ok()) return s;
   std::ostringstream out;
   // Sections are separated by an empty line.

@@ -37,4 +37,13 @@ void PoolKeyspace::KeyWritten(std::string_view key) {
   watched_keys_->Touch(key);
 }
 
+Status PoolKeyspace::Flush() { return EmptyPool(flushable_, nullptr); }
+
+Status EmptyPool(FlushablePool* pool, WriteBatch* first) {
+  if (pool == nullptr) {
+    return Status::NotSupported("this server's pool cannot be replaced");
+  }
+  return pool->Empty(first);
+}
+
 }  // namespace plush::server

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "flushable_pool.h"
 #include "plush/db.h"
 #include "watched_keys.h"
 
@@ -50,15 +51,25 @@ class Keyspace {
   // A command wrote `key`, changed or not (WATCH's meaning: watched_keys.h).
   // REQUIRES: the keyspace gate held.
   virtual void KeyWritten(std::string_view key) = 0;
+  // Deletes every key (FLUSHDB): the pool replaced by an empty one
+  // (FlushablePool::Empty), in a transaction when it commits, with the
+  // writes made after it. REQUIRES: the keyspace gate held alone.
+  virtual Status Flush() = 0;
 
  protected:
   ~Keyspace() = default;
 };
 
+// Replaces `pool` by an empty pool holding the writes of `first` (null:
+// none); NotSupported if `pool` is null (a pool that is not a
+// FlushablePool, as a test's).
+Status EmptyPool(FlushablePool* pool, WriteBatch* first);
+
 class PoolKeyspace final : public Keyspace {
  public:
-  PoolKeyspace(DB* db, WatchedKeys* watched_keys)
-      : db_(db), watched_keys_(watched_keys) {}
+  // `flushable`: `db` as a FlushablePool, or null (Flush fails).
+  PoolKeyspace(DB* db, FlushablePool* flushable, WatchedKeys* watched_keys)
+      : db_(db), flushable_(flushable), watched_keys_(watched_keys) {}
 
   Status Get(std::string_view key, std::string* value) override;
   std::vector<Status> MultiGet(const std::vector<std::string_view>& keys,
@@ -68,9 +79,11 @@ class PoolKeyspace final : public Keyspace {
   Status UpdateWithExpiry(std::string_view key,
                           const DB::UpdateWithExpiryFunction& fn) override;
   void KeyWritten(std::string_view key) override;
+  Status Flush() override;
 
  private:
   DB* const db_;
+  FlushablePool* const flushable_;
   WatchedKeys* const watched_keys_;
 };
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "flushable_pool.h"
 #include "password.h"
 #include "pool_args.h"
 #include "protected_mode.h"
@@ -149,17 +150,19 @@ int main(int argc, char** argv) {
 
   plush::Options options = plush::tools::ExistingPoolOptions(pool);
   options.create_if_missing = create;
-  std::unique_ptr<plush::DB> db;
-  plush::Status s = plush::DB::Open(options, pool.path, &db);
+  std::unique_ptr<plush::DB> opened;
+  plush::Status s = plush::DB::Open(options, pool.path, &opened);
   if (!s.ok()) return Fail(s);
+  // FLUSHDB replaces the pool file by an empty pool made with `options`.
+  plush::server::FlushablePool db(std::move(opened), pool.path, options);
   plush::Stats stats;
-  s = db->GetStats(&stats);
+  s = db.GetStats(&stats);
 
-  plush::server::Server server(db.get(), config);
+  plush::server::Server server(&db, config);
   if (s.ok()) s = server.Listen();
   if (!s.ok()) {
     // Nothing was served: the error to report is the one above.
-    static_cast<void>(db->Close());
+    static_cast<void>(db.Close());
     return Fail(s);
   }
   std::cerr << "plush-server: serving " << pool.path << " on " << config.bind
@@ -175,7 +178,7 @@ int main(int argc, char** argv) {
   }
   server.Run();
   // Every client is gone: no write is in flight.
-  s = db->Close();
+  s = db.Close();
   if (!s.ok()) return Fail(s);
   std::cerr << "plush-server: closed " << pool.path << '\n';
   return 0;

@@ -6,6 +6,9 @@
 // Transactions: the commands a session queues between MULTI and EXEC run
 // with the keyspace gate held alone (keyspace_gate.h), and the keys it
 // WATCHes are kept in watched_keys.
+// Every call to the pool is made with the keyspace gate held, shared at
+// least: FLUSHDB replaces the pool's DB with it held alone
+// (flushable_pool.h).
 
 #ifndef PLUSH_TOOLS_SERVER_SERVER_CONTEXT_H_
 #define PLUSH_TOOLS_SERVER_SERVER_CONTEXT_H_
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "client_registry.h"
+#include "flushable_pool.h"
 #include "group_commit.h"
 #include "keyspace.h"
 #include "keyspace_gate.h"
@@ -47,6 +51,7 @@ struct ServerContext {
   ServerContext(DB* pool, ServerConfig server_config,
                 std::shared_ptr<const Clock> pool_clock = nullptr)
       : db(pool),
+        flushable(dynamic_cast<FlushablePool*>(pool)),
         config(std::move(server_config)),
         clock(pool_clock != nullptr ? std::move(pool_clock)
                                     : std::make_shared<WallClock>()),
@@ -58,6 +63,9 @@ struct ServerContext {
         port(config.port) {}
 
   DB* const db;
+  // The pool, if it can be emptied at once (plush-server's): FLUSHDB and
+  // FLUSHALL fail where it is null (a test's plain DB).
+  FlushablePool* const flushable;
   const ServerConfig config;
   // What expires the pool's keys: the time TTL counts from, and that
   // EXPIRE and SET EX add to.
@@ -71,7 +79,8 @@ struct ServerContext {
   ScanCursors scan_cursors;
   KeyspaceGate gate;
   WatchedKeys watched_keys;
-  PoolKeyspace keyspace{db, &watched_keys};  // the commands' way to the pool
+  // The commands' way to the pool.
+  PoolKeyspace keyspace{db, flushable, &watched_keys};
   GroupCommit group_commit;  // writes through gate, tells watched_keys
   ClientRegistry clients;    // the open connections (CLIENT, shutdown)
   const std::chrono::steady_clock::time_point started =

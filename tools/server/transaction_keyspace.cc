@@ -39,6 +39,7 @@ Status TransactionKeyspace::Load(std::string_view key,
     if (Live(it->second)) *current = it->second;
     return Status::OK();
   }
+  if (flushed_) return Status::OK();  // deleted by the flush
   // The expiry first: if the key expires between the two reads, the value
   // read is NotFound (nothing else writes: the gate is held alone).
   Version version;
@@ -51,7 +52,10 @@ Status TransactionKeyspace::Load(std::string_view key,
 
 Status TransactionKeyspace::Get(std::string_view key, std::string* value) {
   auto it = latest_.find(key);
-  if (it == latest_.end()) return db_->Get(ReadOptions(), key, value);
+  if (it == latest_.end()) {
+    return flushed_ ? Status::NotFound("")
+                    : db_->Get(ReadOptions(), key, value);
+  }
   if (!Live(it->second)) return Status::NotFound("");
   *value = it->second->value;
   return Status::OK();
@@ -73,7 +77,8 @@ Status TransactionKeyspace::GetExpiry(std::string_view key,
                                       uint64_t* expires_at_ms) {
   auto it = latest_.find(key);
   if (it == latest_.end()) {
-    return db_->GetExpiry(ReadOptions(), key, expires_at_ms);
+    return flushed_ ? Status::NotFound("")
+                    : db_->GetExpiry(ReadOptions(), key, expires_at_ms);
   }
   if (!Live(it->second)) return Status::NotFound("");
   *expires_at_ms = it->second->expires_at_ms;
@@ -105,6 +110,15 @@ Status TransactionKeyspace::UpdateWithExpiry(
 
 void TransactionKeyspace::KeyWritten(std::string_view key) {
   touched_.emplace(key);
+}
+
+Status TransactionKeyspace::Flush() {
+  ++writes_;
+  flushed_ = true;
+  latest_.clear();  // what the flush deletes is not written
+  bytes_ = 0;
+  overflowed_ = false;
+  return Status::OK();
 }
 
 Status TransactionKeyspace::Put(std::span<const KeyValue> pairs) {
@@ -155,12 +169,15 @@ Status TransactionKeyspace::Commit(bool sync) {
   }
   WriteOptions options;
   options.sync = sync;
-  if (batch.Count() > 0) {
-    const Status s = db_->Write(options, &batch);
-    if (!s.ok()) return s;
+  Status s;
+  if (flushed_) {
+    s = EmptyPool(flushable_, &batch);  // durable, with or without sync
+  } else if (batch.Count() > 0) {
+    s = db_->Write(options, &batch);
   }
+  if (!s.ok() && !flushed_) return s;
   for (const std::string& key : touched_) watched_keys_->Touch(key);
-  return Status::OK();
+  return s;
 }
 
 }  // namespace plush::server

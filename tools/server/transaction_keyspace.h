@@ -9,7 +9,9 @@
 // the key in the overlay as in the pool. Commit() then writes them all as
 // one WriteBatch (a put with its expiry: WriteBatch::PutWithExpiry) — all
 // or none, across crashes too — and only then touches the written keys'
-// watchers.
+// watchers. After a FLUSHDB (Flush()) the pool is no longer read, and the
+// batch goes into the empty pool that replaces it (FlushablePool::Empty):
+// a crash leaves the keyspace before the transaction or after it.
 //
 // Use it with the keyspace gate held alone (keyspace_gate.h): no other
 // client writes the pool between the reads it answers from the pool and
@@ -47,9 +49,14 @@ namespace plush::server {
 
 class TransactionKeyspace final : public Keyspace {
  public:
-  // `clock`: the pool's (Options::clock), which expires its keys.
-  TransactionKeyspace(DB* db, WatchedKeys* watched_keys, const Clock& clock)
-      : db_(db), watched_keys_(watched_keys), clock_(clock) {}
+  // `flushable`: `db` as a FlushablePool, or null (a Flush fails to
+  // commit). `clock`: the pool's (Options::clock), which expires its keys.
+  TransactionKeyspace(DB* db, FlushablePool* flushable,
+                      WatchedKeys* watched_keys, const Clock& clock)
+      : db_(db),
+        flushable_(flushable),
+        watched_keys_(watched_keys),
+        clock_(clock) {}
 
   Status Get(std::string_view key, std::string* value) override;
   std::vector<Status> MultiGet(const std::vector<std::string_view>& keys,
@@ -59,6 +66,9 @@ class TransactionKeyspace final : public Keyspace {
   Status UpdateWithExpiry(std::string_view key,
                           const DB::UpdateWithExpiryFunction& fn) override;
   void KeyWritten(std::string_view key) override;
+  // Forgets the writes so far and reads no more from the pool: Commit()
+  // then replaces the pool by an empty one holding the writes after it.
+  Status Flush() override;
   // Puts every pair with its expiry, or (a key over its limit) none: an
   // MSET, a SET.
   Status Put(std::span<const KeyValue> pairs);
@@ -68,8 +78,11 @@ class TransactionKeyspace final : public Keyspace {
   size_t writes() const { return writes_; }
 
   // Writes the transaction's writes as one WriteBatch (`sync`:
-  // WriteOptions::sync) and, if that succeeds, touches every key written.
-  // InvalidArgument without writing anything if they exceed one batch.
+  // WriteOptions::sync), after a Flush() into the empty pool that replaces
+  // the pool, and, if that succeeds, touches every key written (after a
+  // Flush() whatever the outcome, as a failed one may have replaced the
+  // pool). InvalidArgument without writing anything if they exceed one
+  // batch.
   Status Commit(bool sync);
 
  private:
@@ -87,6 +100,7 @@ class TransactionKeyspace final : public Keyspace {
   void Record(std::string_view key, std::optional<Version> version);
 
   DB* const db_;
+  FlushablePool* const flushable_;
   WatchedKeys* const watched_keys_;
   const Clock& clock_;
   // The latest write of each key the transaction wrote; nullopt: deleted.
@@ -95,6 +109,7 @@ class TransactionKeyspace final : public Keyspace {
   size_t writes_ = 0;
   size_t bytes_ = 0;         // of the keys and values in latest_
   bool overflowed_ = false;  // bytes_ would exceed kMaxBatchBytes
+  bool flushed_ = false;     // Flush() was called: the pool is not read
 };
 
 }  // namespace plush::server

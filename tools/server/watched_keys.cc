@@ -46,4 +46,12 @@ bool WatchedKeys::Touched(uint64_t client) {
   return touched_.contains(client);
 }
 
+std::vector<std::string> WatchedKeys::Keys() {
+  MutexLock lock(&mu_);
+  std::vector<std::string> keys;
+  keys.reserve(watchers_.size());
+  for (const auto& [key, clients] : watchers_) keys.push_back(key);
+  return keys;
+}
+
 }  // namespace plush::server

@@ -43,6 +43,8 @@ class WatchedKeys {
   void Touch(std::string_view key) EXCLUDES(mu_);
   // Whether a key the client watches was written since it watched it.
   bool Touched(uint64_t client) EXCLUDES(mu_);
+  // Every key some client watches (FLUSHDB touches those it deletes).
+  std::vector<std::string> Keys() EXCLUDES(mu_);
 
  private:
   struct Hash {

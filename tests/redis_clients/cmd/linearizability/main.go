@@ -1,7 +1,7 @@
 // Command linearizability checks plush-server under kill -9, in the Jepsen
 // manner: concurrent go-redis clients do GET, SET, INCR and DEL on a few
-// keys while the server is killed at random moments and restarted on the
-// same pool; Porcupine then checks that the recorded history is
+// keys, alone or two in a MULTI ... EXEC transaction, while the server is
+// killed at random moments and restarted on the same pool; Porcupine then checks that the recorded history is
 // linearizable (kvmodel.Model), and writes its visualization if it is not.
 //
 // With --control each restart uses a new, empty pool instead, losing
@@ -45,7 +45,7 @@ func main() {
 	flag.StringVar(&c.html, "html", "", "where to write Porcupine's visualization of a history that is not linearizable (default: in --dir)")
 	flag.DurationVar(&c.duration, "duration", 5*time.Second, "how long the clients run")
 	flag.IntVar(&c.clients, "clients", 6, "concurrent clients")
-	flag.IntVar(&c.keys, "keys", 4, "keys they share")
+	flag.IntVar(&c.keys, "keys", 6, "keys they share (a transaction takes a key and its partner: 0 and 1, 2 and 3...)")
 	flag.BoolVar(&c.rangePool, "range", false, "a range pool (plush create --range) rather than a hash pool")
 	flag.BoolVar(&c.syncWrites, "sync-writes", false, "run the server with --sync-writes")
 	flag.BoolVar(&c.control, "control", false, "restart on a new empty pool, and require the checker to catch it")

@@ -87,6 +87,35 @@ func TestUnknownOutcomeMayOrMayNotHaveHappened(t *testing.T) {
 		append(base, op(1, 5, 6, Get{"k"}, Bulk("2")), op(1, 7, 8, Get{"k"}, Bulk("1")))...)
 }
 
+// tx is a MULTI ... EXEC operation between call and ret, with EXEC's replies.
+func tx(client int, call, ret int64, commands []Command, replies ...Reply) porcupine.Operation {
+	return porcupine.Operation{ClientId: client, Input: Input{commands},
+		Call: call, Output: Output{Replies: replies}, Return: ret}
+}
+
+func TestTransactionsAreAtomic(t *testing.T) {
+	setBoth := []Command{Set{"a", "1"}, Set{"b", "1"}}
+	getBoth := []Command{Get{"a"}, Get{"b"}}
+	ok := []Reply{Status("OK"), Status("OK")}
+	for _, c := range []struct {
+		a, b Reply
+		want bool
+	}{{Nil(), Nil(), true}, {Bulk("1"), Bulk("1"), true}, {Bulk("1"), Nil(), false}, {Nil(), Bulk("1"), false}} {
+		check(t, "a read of a and b during a transaction that sets both sees "+c.a.String()+", "+c.b.String(), c.want,
+			tx(0, 0, 10, setBoth, ok...),
+			tx(1, 2, 3, getBoth, c.a, c.b))
+	}
+	check(t, "GET after INCR in one transaction sees the INCR", true,
+		tx(0, 0, 1, []Command{Incr{"k"}, Get{"k"}}, Integer(1), Bulk("1")))
+	check(t, "another client's INCR between a transaction's INCR and GET", false,
+		op(1, 0, 10, Incr{"k"}, Integer(1)),
+		tx(0, 2, 3, []Command{Incr{"k"}, Get{"k"}}, Integer(1), Bulk("2")))
+	// The control's shape: an acknowledged transaction lost.
+	check(t, "a transaction acknowledged, then not seen", false,
+		tx(0, 0, 1, setBoth, ok...),
+		op(1, 2, 3, Get{"b"}, Nil()))
+}
+
 func TestPartitionsByKeysAndJoinsMultiKeyOperations(t *testing.T) {
 	history := []porcupine.Operation{
 		op(0, 0, 1, Set{"a", "1"}, Status("OK")),

@@ -11,18 +11,33 @@ import (
 )
 
 // execute sends an operation and returns its replies, or the error that
-// kept the client from learning them. Every operation is one command for
-// now; a MULTI ... EXEC kind would queue its commands on a TxPipeline with
-// send, and read each reply with replyOf.
+// kept the client from learning them: one command on its own, or several
+// as a MULTI ... EXEC transaction (a go-redis TxPipeline), whose replies
+// are those EXEC answered.
 func execute(ctx context.Context, rdb *redis.Client, input kvmodel.Input) ([]kvmodel.Reply, error) {
-	if len(input.Commands) != 1 {
-		panic(fmt.Sprintf("workload: an operation of %d commands", len(input.Commands)))
+	var client redis.Cmdable = rdb
+	var tx redis.Pipeliner
+	if len(input.Commands) > 1 {
+		tx = rdb.TxPipeline()
+		client = tx
 	}
-	reply, err := replyOf(send(ctx, rdb, input.Commands[0]))
-	if err != nil {
-		return nil, err
+	cmds := make([]redis.Cmder, len(input.Commands))
+	for i, command := range input.Commands {
+		cmds[i] = send(ctx, client, command)
 	}
-	return []kvmodel.Reply{reply}, nil
+	if tx != nil {
+		// Each command holds its own reply or error, read below.
+		_, _ = tx.Exec(ctx)
+	}
+	replies := make([]kvmodel.Reply, len(cmds))
+	for i, cmd := range cmds {
+		reply, err := replyOf(cmd)
+		if err != nil {
+			return nil, err
+		}
+		replies[i] = reply
+	}
+	return replies, nil
 }
 
 // send issues one modelled command through go-redis. On a client it runs at

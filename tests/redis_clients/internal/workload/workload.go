@@ -1,6 +1,7 @@
 // Package workload runs concurrent go-redis clients against plush-server,
-// each doing random GET, SET, INCR and DEL on a few shared keys, and records
-// what they did as a Porcupine history.
+// each doing random GET, SET, INCR and DEL on a few shared keys, alone or
+// two in a MULTI ... EXEC transaction, and records what they did as a
+// Porcupine history.
 package workload
 
 import (
@@ -142,21 +143,48 @@ func isRead(input kvmodel.Input) bool {
 	return true
 }
 
-// randomOperation picks an operation: one command on one of the keys. SET
-// writes a value no other SET writes, so that a read tells which write it
-// saw.
+// randomOperation picks an operation: one command on one of the keys, or
+// a MULTI ... EXEC of two commands on a key and its partner (keys pair up,
+// 0 with 1, 2 with 3, ...: a transaction joins two keys' partitions of the
+// history, not all of them, which keeps the check fast). SET writes a
+// value no other SET writes, so that a read tells which write it saw; a
+// transaction's two SETs write the same one.
 func randomOperation(rng *rand.Rand, keys, client, seq int) kvmodel.Input {
-	key := fmt.Sprintf("lin:%d", rng.IntN(keys))
-	var command kvmodel.Command
-	switch r := rng.IntN(100); {
-	case r < 35:
-		command = kvmodel.Get{Key: key}
-	case r < 60:
-		command = kvmodel.Set{Key: key, Value: fmt.Sprintf("%d%09d", client+1, seq)}
-	case r < 90:
-		command = kvmodel.Incr{Key: key}
-	default:
-		command = kvmodel.Del{Key: key}
+	first := rng.IntN(keys)
+	key := fmt.Sprintf("lin:%d", first)
+	value := fmt.Sprintf("%d%09d", client+1, seq)
+	if r := rng.IntN(100); r >= 12 {
+		return kvmodel.Input{Commands: []kvmodel.Command{randomCommand(r, key, value)}}
 	}
-	return kvmodel.Input{Commands: []kvmodel.Command{command}}
+	partner := first ^ 1
+	if partner >= keys {
+		partner = first
+	}
+	other := fmt.Sprintf("lin:%d", partner)
+	var commands []kvmodel.Command
+	switch rng.IntN(4) {
+	case 0: // two writes that no one may see apart
+		commands = []kvmodel.Command{kvmodel.Set{Key: key, Value: value}, kvmodel.Set{Key: other, Value: value}}
+	case 1: // a read of two keys at one moment
+		commands = []kvmodel.Command{kvmodel.Get{Key: key}, kvmodel.Get{Key: other}}
+	case 2: // a write and what it left
+		commands = []kvmodel.Command{kvmodel.Incr{Key: key}, kvmodel.Get{Key: key}}
+	default:
+		commands = []kvmodel.Command{kvmodel.Incr{Key: key}, kvmodel.Del{Key: other}}
+	}
+	return kvmodel.Input{Commands: commands}
+}
+
+// randomCommand is the command that r (in [12, 100)) picks.
+func randomCommand(r int, key, value string) kvmodel.Command {
+	switch {
+	case r < 40:
+		return kvmodel.Get{Key: key}
+	case r < 62:
+		return kvmodel.Set{Key: key, Value: value}
+	case r < 90:
+		return kvmodel.Incr{Key: key}
+	default:
+		return kvmodel.Del{Key: key}
+	}
 }

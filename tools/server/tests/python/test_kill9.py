@@ -3,9 +3,10 @@
 # kill -9 of the server under load: every write that was answered must be
 # there after a restart (the file back end's guarantee: acknowledged writes
 # survive process crashes), every MSET whole or absent, and the pool must
-# pass `plush verify`.
+# pass `plush verify`. kill -9 during FLUSHALL: every key or none.
 
 import os
+import random
 import signal
 import threading
 import time
@@ -80,3 +81,42 @@ def test_kill9_loses_no_acknowledged_write(start_server, pool_path):
                     assert values in ([value] * len(keys), [None] * len(keys))
         restarted.stop()
         verify_pool(pool_path)
+
+
+def test_kill9_during_flush_leaves_every_key_or_none(start_server, pool_path):
+    """FLUSHALL renames an empty pool over the pool file: killed at any
+    moment of it, the server restarts on the old keyspace or the empty one,
+    never on part of the keys; in a transaction, with the transaction's
+    write after it, or on the old keyspace."""
+    keys = {f"k{i}": f"v{i}".encode() for i in range(2000)}
+    server = start_server()
+    r = server.client()
+    r.mset(keys)
+    start = time.monotonic()
+    assert r.flushall()
+    took = time.monotonic() - start
+    rng = random.Random(30)
+    outcomes = []
+    for round_ in range(8):
+        r.delete("after")
+        r.mset(keys)
+        in_transaction = round_ % 2 == 1
+        s = server.socket()
+        s.sendall(b"MULTI\r\nFLUSHALL\r\nSET after 1\r\nEXEC\r\n"
+                  if in_transaction else b"FLUSHALL\r\n")
+        # Anywhere from before the flush starts to after it ends.
+        time.sleep(rng.uniform(0, took * 1.5))
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait(timeout=30)
+        server = start_server(create=False)
+        r = server.client()
+        outcomes.append((r.dbsize(), r.get("after")))
+        flushed = (1, b"1") if in_transaction else (0, None)
+        assert outcomes[-1] in ((len(keys), None), flushed), outcomes
+        if outcomes[-1][0] == len(keys):
+            assert r.mget(list(keys)) == list(keys.values())
+    server.stop()
+    verify_pool(pool_path)
+    # A flush cut short leaves its new pool, which the next one replaces.
+    if os.path.exists(pool_path + ".flushing"):
+        os.remove(pool_path + ".flushing")
