@@ -21,10 +21,11 @@
 #include <thread>
 #include <vector>
 
-#include "media/fault_injection.h"
 #include "plush/db.h"
 #include "plush/limits.h"
 #include "plush/options.h"
+#include "testing/fault_injecting_file_ops.h"
+#include "testing/open_db.h"
 
 namespace plush::server {
 namespace {
@@ -61,7 +62,7 @@ class CommandTest : public ::testing::Test {
     Options options = Options::SmallProfile();
     options.partitioning = partitioning;
     options.clock = clock_;
-    ASSERT_TRUE(DB::Open(options, path_, &db_).ok());
+    ASSERT_TRUE(OpenDB(options, {.file_ops = faults_}, path_, &db_).ok());
     ServerConfig config;
     config.threads = 1;
     config.password = std::move(password);
@@ -170,6 +171,9 @@ class CommandTest : public ::testing::Test {
 
   std::string path_;
   const std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  // The pool's system calls: tests fail its syncs.
+  const std::shared_ptr<media::FaultInjectingFileOps> faults_ =
+      std::make_shared<media::FaultInjectingFileOps>();
   std::unique_ptr<DB> db_;
   std::unique_ptr<ServerContext> context_;
   Session session_;
@@ -613,7 +617,7 @@ TEST_F(CommandTest, SyncedWritesReportTheirSyncsFailure) {
     if (write[0] == "UNLINK") {
       EXPECT_EQ(Run({"SET", "j", "1"}), "+OK\r\n");
     }
-    media::testing::FailNextSyncs(1, EIO);
+    faults_->FailNextSyncs(1, EIO);
     sync_failed_ = true;
     const std::string reply = Run(write);
     EXPECT_EQ(reply, failed) << write[0];
@@ -622,7 +626,7 @@ TEST_F(CommandTest, SyncedWritesReportTheirSyncsFailure) {
   // A write that changes nothing (DEL of a missing key, an empty part, an
   // error) does not sync.
   EXPECT_EQ(Run({"SET", "f", "1"}), "+OK\r\n");
-  media::testing::FailNextSyncs(1, EIO);
+  faults_->FailNextSyncs(1, EIO);
   sync_failed_ = true;
   EXPECT_EQ(Run({"DEL", "nosuchkey"}), ":0\r\n");
   EXPECT_EQ(Run({"APPEND", "f", ""}), ":1\r\n");
@@ -644,7 +648,7 @@ TEST_F(CommandTest, ATransactionWhoseBatchFailsAnswersItsError) {
         {"SET", "a", "1"}, {"RENAME", "a", "b"}}) {
     EXPECT_EQ(Run(command), "+QUEUED\r\n");
   }
-  media::testing::FailNextSyncs(1, EIO);
+  faults_->FailNextSyncs(1, EIO);
   sync_failed_ = true;
   const std::string failed =
       "-ERR IOError: a sync of the pool failed; writes and syncs are refused "
@@ -656,7 +660,7 @@ TEST_F(CommandTest, ATransactionWhoseBatchFailsAnswersItsError) {
   // RENAME on its own takes the same way.
   OpenPool(Partitioning::kHash, std::nullopt, /*sync_writes=*/true);
   EXPECT_EQ(Run({"SET", "a", "1"}), "+OK\r\n");
-  media::testing::FailNextSyncs(1, EIO);
+  faults_->FailNextSyncs(1, EIO);
   sync_failed_ = true;
   EXPECT_EQ(Run({"RENAME", "a", "b"}), failed);
 }
@@ -701,7 +705,7 @@ TEST_F(CommandTest, ATransactionWritesAtMostOneBatch) {
 
 // Without --sync-writes nothing syncs: an injected failure waits unspent.
 TEST_F(CommandTest, WritesAreNotSyncedUnlessAsked) {
-  media::testing::FailNextSyncs(1, EIO);
+  faults_->FailNextSyncs(1, EIO);
   EXPECT_EQ(Run({"SET", "k", "1"}), "+OK\r\n");
   EXPECT_EQ(Run({"INCR", "k"}), ":2\r\n");
   EXPECT_NE(Run({"INFO", "persistence"}).find("plush_sync_writes:0\r\n"),
