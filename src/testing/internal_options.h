@@ -1,11 +1,11 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Options of the engine that are not part of the public API (options.h):
-// the crash simulator, the broken recovery and the file-system faults that
-// tests use, and the instrumentation that benchmarks use. Code inside the
-// project passes them to OpenDB() (testing/open_db.h). They belong to the
-// testing library (src/testing/), which libplush does not contain; not
-// installed.
+// the crash simulator, the broken recovery, the file-system faults and the
+// forced hash collisions that tests use, and the instrumentation that
+// benchmarks use. Code inside the project passes them to OpenDB()
+// (testing/open_db.h). They belong to the testing library (src/testing/),
+// which libplush does not contain; not installed.
 
 #ifndef PLUSH_TESTING_INTERNAL_OPTIONS_H_
 #define PLUSH_TESTING_INTERNAL_OPTIONS_H_
@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "media/file_ops.h"
+#include "placement/key_hash.h"
 
 namespace plush {
 
@@ -38,6 +39,9 @@ struct InternalOptions {
   // that fails them as a full or failing device would. Null: the calls
   // themselves.
   std::shared_ptr<media::FileOps> file_ops;
+  // Replaces the hash of keys that are not 8 bytes long, e.g. to force
+  // collisions (EngineSeams::key_hash). Null: the on-media format's.
+  KeyHashFunction key_hash = nullptr;
 };
 
 }  // namespace plush
