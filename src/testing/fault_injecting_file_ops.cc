@@ -5,6 +5,7 @@
 namespace plush::media {
 
 int FaultInjectingFileOps::Faults::Next() {
+  ++calls;
   if (pass > 0) {
     --pass;
     return 0;
@@ -16,13 +17,13 @@ int FaultInjectingFileOps::Faults::Next() {
 
 void FaultInjectingFileOps::FailNextSyncs(int count, int err, int pass) {
   MutexLock lock(&mu_);
-  sync_faults_ = {pass, count, err};
+  sync_faults_ = {pass, count, err, sync_faults_.calls};
 }
 
 void FaultInjectingFileOps::FailNextAllocations(int count, int err,
                                                 int pass) {
   MutexLock lock(&mu_);
-  allocation_faults_ = {pass, count, err};
+  allocation_faults_ = {pass, count, err, allocation_faults_.calls};
 }
 
 void FaultInjectingFileOps::HoldSyncs(bool hold) {
@@ -34,6 +35,16 @@ void FaultInjectingFileOps::HoldSyncs(bool hold) {
 int FaultInjectingFileOps::HeldSyncs() const {
   MutexLock lock(&mu_);
   return syncs_waiting_;
+}
+
+int FaultInjectingFileOps::syncs() const {
+  MutexLock lock(&mu_);
+  return sync_faults_.calls;
+}
+
+int FaultInjectingFileOps::allocations() const {
+  MutexLock lock(&mu_);
+  return allocation_faults_.calls;
 }
 
 int FaultInjectingFileOps::BeginAllocation() {

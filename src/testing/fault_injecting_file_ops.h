@@ -33,6 +33,10 @@ class FaultInjectingFileOps final : public FileOps {
   void HoldSyncs(bool hold) EXCLUDES(mu_);
   // Syncs waiting for HoldSyncs(false).
   int HeldSyncs() const EXCLUDES(mu_);
+  // The calls made so far, failed ones included: a test that fails each
+  // step of a workload in turn counts its steps.
+  int syncs() const EXCLUDES(mu_);
+  int allocations() const EXCLUDES(mu_);
 
   int Truncate(int fd, uint64_t size) override EXCLUDES(mu_);
   int Allocate(int fd, uint64_t offset, uint64_t len) override EXCLUDES(mu_);
@@ -45,7 +49,8 @@ class FaultInjectingFileOps final : public FileOps {
     int pass = 0;
     int count = 0;
     int err = 0;
-    // The errno the next call is to fail with, or 0.
+    int calls = 0;  // made so far
+    // Counts a call; the errno it is to fail with, or 0.
     int Next();
   };
 
