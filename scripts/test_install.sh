@@ -28,8 +28,10 @@ if [[ "$exported" != "$allowed" ]]; then
   diff <(echo "$allowed") <(echo "$exported") >&2 || true
   exit 1
 fi
-# Neither library holds test or benchmark hooks (the testing library's
-# code: crash simulator, write-amplification probe, broken recovery, ...).
+# Neither library holds test or benchmark hooks: the testing library's
+# code (crash simulator, file-system faults, write-amplification probe,
+# broken recovery, ...), nor any symbol whose name has `testing::` or
+# `_for_testing` (nm -C, hidden symbols of the static archive included).
 "$root/scripts/check_no_test_hooks.sh" "$work/prefix/lib/libplush.so" \
   "$work/prefix/lib/libplush.a"
-echo "install test: find_package(plush) consumers (static and shared) built and ran; libplush.so exports the $(wc -l <<<"$exported") symbols of the allow-list; neither libplush.so nor libplush.a holds the testing library's hooks"
+echo "install test: find_package(plush) consumers (static and shared) built and ran; libplush.so exports the $(wc -l <<<"$exported") symbols of the allow-list; neither libplush.so nor libplush.a holds test hooks"

@@ -21,10 +21,10 @@
 
 #include "damaged_pool.h"
 #include "log/log_format.h"
+#include "placement/key_hash.h"
 #include "pool_image.h"
 #include "table/table_format.h"
 #include "testutil.h"
-#include "util/hash.h"
 
 namespace plush::test {
 namespace {

@@ -33,9 +33,9 @@
 #include <string>
 #include <vector>
 
+#include "placement/key_hash.h"
 #include "testing/sim_media.h"
 #include "testutil.h"
-#include "util/hash.h"
 
 namespace plush::test {
 namespace {

@@ -28,8 +28,8 @@
 #include <set>
 
 #include "crash_explorer.h"
+#include "placement/key_hash.h"
 #include "testutil.h"
-#include "util/hash.h"
 
 namespace plush::test {
 namespace {

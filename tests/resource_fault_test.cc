@@ -17,7 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "media/fault_injection.h"
+#include "testing/fault_injecting_file_ops.h"
+#include "testing/open_db.h"
 #include "testutil.h"
 
 namespace plush::test {
@@ -165,19 +166,20 @@ TEST(ResourceFaultTest, FullPoolInTheMiddleOfABatchHaltsWritesUntilReopened) {
 // (regression: `ulimit -f` killed `plush load`). Runs in a child, which
 // reports through a pipe how many writes it got acknowledged.
 // Storage taken as the pool fills — a recovery-log chunk's next step — may
-// be refused by a full file system: the write that needed it fails with NoSpace and says
-// what it needed, nothing acknowledged is lost, and writes go on once
-// there is space again.
+// be refused by a full file system: the write that needed it fails with
+// NoSpace and says what it needed, nothing acknowledged is lost, and
+// writes go on once there is space again.
 void ExpectRefusedStorageIsNoSpace(const Options& o,
                                    const std::string& needed) {
   ScratchPool file("refused_storage");
+  const auto faults = std::make_shared<media::FaultInjectingFileOps>();
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(o, file.path(), &db));
+  ASSERT_OK(OpenDB(o, {.file_ops = faults}, file.path(), &db));
   ASSERT_OK(db->Put({}, Word(0), Word(0)));  // backs the log's first step
-  media::testing::FailNextBacks(1000000, ENOSPC);
+  faults->FailNextAllocations(1000000, ENOSPC);
   Status s;
   const uint64_t written = FillUntilError(db.get(), 1000000, &s);
-  media::testing::FailNextBacks(0, ENOSPC);
+  faults->FailNextAllocations(0, ENOSPC);
   ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
   EXPECT_NE(s.message().find(needed + ": backing "), std::string::npos)
       << s.message();
@@ -251,24 +253,42 @@ TEST(ResourceFaultTest, CreatingAPoolPastTheFileSizeLimitIsNoSpace) {
       << "a failed creation leaves no file";
 }
 
-// Creation backs the page of each recovery-log chunk's state word (the log
-// region is a hole): a file system that refuses it fails the creation with
-// NoSpace saying so, and leaves no file.
-TEST(ResourceFaultTest, LogRegionThatCannotBeFormattedIsNoSpace) {
+// A creation sizes the file and backs it (but for the recovery logs'
+// region, a hole), then backs the page of each recovery-log chunk's state
+// word: a file system that refuses any of these steps fails the creation
+// with NoSpace saying which, and leaves no file, so that it can be
+// retried.
+TEST(ResourceFaultTest, CreationThatCannotAllocateIsNoSpace) {
   ScratchPool file("format_logs");
-  media::testing::FailNextBacks(1, ENOSPC);
+  const auto faults = std::make_shared<media::FaultInjectingFileOps>();
   std::unique_ptr<DB> db;
-  const Status s = DB::Open(Small(), file.path(), &db);
-  media::testing::FailNextBacks(0, ENOSPC);
-  ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
-  EXPECT_NE(s.message().find("formatting the recovery logs: backing 4096 "
-                             "bytes of the pool file at offset "),
-            std::string::npos)
-      << s.message();
-  EXPECT_NE(s.message().find("No space left on device"), std::string::npos);
-  EXPECT_NE(access(file.path().c_str(), F_OK), 0)
-      << "a failed creation leaves no file";
-  ASSERT_OK(DB::Open(Small(), file.path(), &db)) << "and can be retried";
+  int refused = 0;  // the steps before the one that fails
+  bool refused_a_log = false;
+  for (;; ++refused) {
+    ASSERT_LT(refused, 1000) << "a creation of 4 MiB in so many steps?";
+    faults->FailNextAllocations(1, ENOSPC, /*pass=*/refused);
+    const Status s = OpenDB(Small(), {.file_ops = faults}, file.path(), &db);
+    if (s.ok()) break;  // no step left to refuse
+    ASSERT_TRUE(s.IsNoSpace()) << refused << ": " << s.ToString();
+    const bool log = s.message().find(
+        "formatting the recovery logs: backing 4096 bytes of the pool file "
+        "at offset ") != std::string::npos;
+    EXPECT_TRUE(log || s.message().find("cannot allocate 4194304 bytes "
+                                        "for pool '" + file.path() + "'") !=
+                           std::string::npos)
+        << refused << ": " << s.message();
+    refused_a_log |= log;
+    EXPECT_NE(s.message().find("No space left on device"), std::string::npos)
+        << refused << ": " << s.message();
+    ASSERT_NE(access(file.path().c_str(), F_OK), 0)
+        << refused << ": a failed creation leaves no file";
+  }
+  faults->FailNextAllocations(0, ENOSPC);  // the fault was never reached
+  EXPECT_GE(refused, 4) << "size, storage around the hole, a log";
+  EXPECT_TRUE(refused_a_log);
+  ASSERT_OK(db->Put({}, Word(1), Word(1)));
+  ASSERT_OK(db->Close());
+  ASSERT_OK(DB::Open(Small(), file.path(), &db));
 }
 
 // ---- Access -----------------------------------------------------------------

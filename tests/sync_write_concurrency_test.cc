@@ -4,7 +4,8 @@
 // only once a sync that began after it ended; concurrent sync writers
 // share syncs; a failed sync is the error of every writer waiting for it,
 // and of every write after it; sync needs a logged write. Syncs are held
-// with media::testing::HoldSyncs, which makes a slow device deterministic.
+// with FaultInjectingFileOps::HoldSyncs, which makes a slow device
+// deterministic.
 
 #include <gtest/gtest.h>
 #include <linux/magic.h>
@@ -20,9 +21,10 @@
 #include <vector>
 
 #include "db/db_impl.h"
-#include "media/fault_injection.h"
 #include "plush/db.h"
 #include "plush/write_batch.h"
+#include "testing/fault_injecting_file_ops.h"
+#include "testing/open_db.h"
 #include "testutil.h"
 
 namespace plush {
@@ -110,15 +112,17 @@ class SyncWriteTest : public ::testing::Test {
     unlink(path_.c_str());
     Options o = Options::SmallProfile();
     o.backend = Backend::kFile;
-    ASSERT_OK(DB::Open(o, path_, &db_));
+    ASSERT_OK(OpenDB(o, {.file_ops = faults_}, path_, &db_));
   }
   void TearDown() override {
-    media::testing::HoldSyncs(false);
-    media::testing::FailNextSyncs(0, EIO);
+    faults_->HoldSyncs(false);  // closing syncs
+    faults_->FailNextSyncs(0, EIO);
     db_.reset();
     if (!path_.empty()) unlink(path_.c_str());
   }
 
+  const std::shared_ptr<media::FaultInjectingFileOps> faults_ =
+      std::make_shared<media::FaultInjectingFileOps>();
   std::string path_;
   std::unique_ptr<DB> db_;
 };
@@ -128,7 +132,7 @@ TEST_F(SyncWriteTest, EveryWriteWaitsForASyncThatBeganAfterIt) {
   for (const SyncedWrite& w : SyncedWrites()) {
     SCOPED_TRACE(w.name);
     const uint64_t syncs_before = MediaOf(db_.get()).syncs();
-    media::testing::HoldSyncs(true);
+    faults_->HoldSyncs(true);
     std::atomic<bool> returned{false};
     Status status;
     std::thread writer([&] {
@@ -136,11 +140,11 @@ TEST_F(SyncWriteTest, EveryWriteWaitsForASyncThatBeganAfterIt) {
       returned = true;
     });
     EXPECT_TRUE(Eventually([&] {
-      return media::testing::HeldSyncs() == 1 || returned;
+      return faults_->HeldSyncs() == 1 || returned;
     })) << "neither a sync began nor the write returned";
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_FALSE(returned) << "acknowledged before a sync ended";
-    media::testing::HoldSyncs(false);
+    faults_->HoldSyncs(false);
     writer.join();
     EXPECT_OK(status);
     EXPECT_EQ(MediaOf(db_.get()).syncs(), syncs_before + 1);
@@ -160,17 +164,17 @@ TEST_F(SyncWriteTest, ConcurrentSyncWritersShareASync) {
   media::Media& m = MediaOf(db_.get());
   const uint64_t syncs_before = m.syncs();
   const uint64_t calls_before = m.sync_calls();
-  media::testing::HoldSyncs(true);
+  faults_->HoldSyncs(true);
   std::vector<std::thread> writers;
   std::vector<Status> statuses(8);
   writers.emplace_back([&] { statuses[0] = db_->Put(Synced(), Word(0), "v"); });
-  EXPECT_TRUE(Eventually([] { return media::testing::HeldSyncs() == 1; }));
+  EXPECT_TRUE(Eventually([&] { return faults_->HeldSyncs() == 1; }));
   for (uint64_t i = 1; i < 8; ++i) {
     writers.emplace_back(
         [&, i] { statuses[i] = db_->Put(Synced(), Word(i), "v"); });
   }
   EXPECT_TRUE(Eventually([&] { return m.sync_calls() == calls_before + 8; }));
-  media::testing::HoldSyncs(false);
+  faults_->HoldSyncs(false);
   for (std::thread& t : writers) t.join();
   for (const Status& s : statuses) EXPECT_OK(s);
   EXPECT_EQ(m.syncs(), syncs_before + 2);
@@ -213,8 +217,8 @@ TEST_F(SyncWriteTest, ManySyncWritersAreAllAcknowledged) {
 // The sync the writers wait for fails: each of them gets the error, so do
 // the writes after it (sync or not), and reads go on.
 TEST_F(SyncWriteTest, FailedSyncIsEveryWaitersErrorAndSticky) {
-  media::testing::HoldSyncs(true);
-  media::testing::FailNextSyncs(1, EIO);
+  faults_->HoldSyncs(true);
+  faults_->FailNextSyncs(1, EIO);
   const std::vector<SyncedWrite> writes = SyncedWrites();
   std::vector<Status> statuses(writes.size());
   std::vector<std::thread> writers;
@@ -226,7 +230,7 @@ TEST_F(SyncWriteTest, FailedSyncIsEveryWaitersErrorAndSticky) {
   EXPECT_TRUE(Eventually([&] {
     return MediaOf(db_.get()).sync_calls() == calls_before + writes.size();
   }));
-  media::testing::HoldSyncs(false);
+  faults_->HoldSyncs(false);
   for (std::thread& t : writers) t.join();
   const std::string expected =
       "IOError: a sync of the pool failed; writes and syncs are refused until "

@@ -8,7 +8,8 @@
 //     records, checkpoints, unlogged writes and reopens, on the file and
 //     sim back ends, with small payload chunks so that GC runs constantly;
 //   * the size limits and the pool restricted to 8/8 records;
-//   * forced hash collisions (util/hash.h's test hook);
+//   * forced hash collisions (InternalOptions::key_hash, a seam of the
+//     engine: db/engine_seams.h);
 //   * bounded space under an overwrite-only workload.
 
 #include <fcntl.h>
@@ -25,10 +26,12 @@
 
 #include "crash_explorer.h"  // SmallestPayloadChunkSize
 #include "payload/payload_format.h"
+#include "placement/key_hash.h"
 #include "pool/pool_format.h"
+#include "testing/open_db.h"
 #include "testing/sim_media.h"
 #include "testutil.h"
-#include "util/hash.h"
+#include "util/hash.h"  // XXH3
 
 namespace plush {
 namespace {
@@ -611,16 +614,6 @@ TEST(VarlenTest, PoolWithoutPayloadLogsTakesOnly8ByteRecords) {
 // ---- Hash collisions
 // -----------------------------------------------------------
 
-// Sets the key-hash test hook for the life of the object; declare it
-// before the DB so that the DB is closed first.
-class HashOverride {
- public:
-  explicit HashOverride(KeyHashFunction fn) {
-    key_hash_override_for_testing.store(fn);
-  }
-  ~HashOverride() { key_hash_override_for_testing.store(nullptr); }
-};
-
 uint64_t Spread(uint64_t x) {  // splitmix64's finalizer
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
@@ -653,7 +646,8 @@ class VarlenCollisionTest : public ::testing::TestWithParam<CollisionCase> {};
 // GC moves and recovery.
 TEST_P(VarlenCollisionTest, LookupsReturnTheRightRecord) {
   const CollisionCase& c = GetParam();
-  HashOverride hook(c.hash);
+  // Every open of the pool hashes its keys with c.hash.
+  const InternalOptions colliding{.key_hash = c.hash};
   ScratchPool file(c.name);
   const Options o = Options::SmallProfile();
   std::mt19937_64 rng(c.keys);
@@ -683,7 +677,7 @@ TEST_P(VarlenCollisionTest, LookupsReturnTheRightRecord) {
   std::map<std::string, std::string> model;
   Totals totals;
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(o, file.path(), &db));
+  ASSERT_OK(OpenDB(o, colliding, file.path(), &db));
   for (const std::string& k : keys) {  // every key present at first
     std::string value = RandomValue(rng, false);
     ASSERT_OK(db->Put({}, k, value));
@@ -717,7 +711,7 @@ TEST_P(VarlenCollisionTest, LookupsReturnTheRightRecord) {
     if (i % (c.ops / 3) == 0) {
       ASSERT_NO_FATAL_FAILURE(totals.Add(db.get()));
       db.reset();
-      ASSERT_OK(DB::Open(o, file.path(), &db));
+      ASSERT_OK(OpenDB(o, colliding, file.path(), &db));
       const std::string when = "after reopen at op " + std::to_string(i);
       ASSERT_NO_FATAL_FAILURE(
           CheckAll(db.get(), model, keys, absent, when.c_str()));

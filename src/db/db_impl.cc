@@ -117,7 +117,8 @@ Status DBImpl::Open(const Options& options, const EngineSeams& seams,
   std::unique_ptr<DBImpl> impl(new DBImpl(options, seams));
   bool created = false;
   Status s = pool::Pool::Open(options, *seams.media, path, &impl->pool_,
-                              &created, log::RecoveryLogs::Format);
+                              &created, log::RecoveryLogs::Format,
+                              seams.key_hash);
   if (!s.ok()) return s;
   // Asking for ordered scans of a pool that cannot give them is a mistake
   // to report, not to pass over. (Other creation parameters only tune

@@ -13,7 +13,7 @@
 #include <random>
 #include <unordered_map>
 
-#include "media/fault_injection.h"
+#include "testing/fault_injecting_file_ops.h"
 #include "testing/sim_media.h"
 #include "testutil.h"
 
@@ -301,10 +301,11 @@ TEST(DBTest, RangeOptionOnAHashPoolIsRefused) {
 // durability (regression: later syncs returned OK over lost pages).
 TEST(DBTest, FailedSyncIsStickyUntilReopen) {
   ScratchPool file("sticky");
+  const auto faults = std::make_shared<media::FaultInjectingFileOps>();
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(TinyOptions(), file.path(), &db));
+  ASSERT_OK(OpenDB(TinyOptions(), {.file_ops = faults}, file.path(), &db));
   ASSERT_OK(db->Put({}, Word(1), Word(1)));
-  media::testing::FailNextSyncs(1, EIO);
+  faults->FailNextSyncs(1, EIO);
   Status s = db->Sync();
   ASSERT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_NE(s.ToString().find("msync of the pool file: Input/output error"),

@@ -14,6 +14,10 @@
 // 1.12's virtual-memory reservations keep their address space after
 // deletion: a process exhausts the 128 TiB user address space after ~126
 // open/close cycles of a 1 TiB-capable pool.
+//
+// The calls that size, back and sync the file go through FileOps
+// (media/file_ops.h), so that tests can make them fail as a full or
+// failing device would.
 
 #include <fcntl.h>
 #include <libpmem2.h>
@@ -31,7 +35,7 @@
 #include <map>
 #include <utility>
 
-#include "media/fault_injection.h"
+#include "media/file_ops.h"
 #include "media/media.h"
 #include "media/new_file.h"
 #include "media/persist_primitives.h"
@@ -39,25 +43,6 @@
 
 namespace plush::media {
 namespace {
-
-std::atomic<int> syncs_to_fail{0};
-std::atomic<int> sync_failure_errno{EIO};
-std::atomic<int> backs_to_fail{0};
-std::atomic<int> back_failure_errno{ENOSPC};
-
-// testing::HoldSyncs: msyncs wait while held.
-Mutex held_syncs_mu;
-CondVar syncs_released;
-bool syncs_held GUARDED_BY(held_syncs_mu) = false;
-int syncs_waiting GUARDED_BY(held_syncs_mu) = 0;
-
-void WaitWhileSyncsHeld() {
-  MutexLock lock(&held_syncs_mu);
-  ++syncs_waiting;
-  syncs_released.Wait(&held_syncs_mu,
-                      []() REQUIRES(held_syncs_mu) { return !syncs_held; });
-  --syncs_waiting;
-}
 
 // The pool files this process holds open, by device and inode, with the
 // process that opened them (a forked child inherits the table, not the
@@ -100,17 +85,16 @@ Status CheckFileSizeLimit(uint64_t size) {
 // Makes the directory entry of `path` (created or removed) survive a power
 // failure: without this a new pool can vanish after a crash although every
 // byte in it was synced.
-Status SyncParentDirectory(const std::string& path) {
+Status SyncParentDirectory(FileOps& ops, const std::string& path) {
   const size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "."
                           : slash == 0               ? "/"
                                                      : path.substr(0, slash);
   const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("cannot open directory '" + dir + "'", errno);
-  const int rc = fsync(fd);
-  const int err = errno;
+  const int err = ops.SyncFile(fd);
   close(fd);
-  if (rc != 0) return ErrnoStatus("fsync of directory '" + dir + "'", err);
+  if (err != 0) return ErrnoStatus("fsync of directory '" + dir + "'", err);
   return Status::OK();
 }
 
@@ -173,8 +157,10 @@ bool OnFileSystemInMemory(int fd) {
 class MappedFileMedia final : public Media {
  public:
   MappedFileMedia(MediaKind kind, Granularity granularity, bool test_override,
-                  int fd, std::pair<dev_t, ino_t> file_id)
+                  std::shared_ptr<FileOps> ops, int fd,
+                  std::pair<dev_t, ino_t> file_id)
       : Media(kind, granularity, test_override),
+        ops_(std::move(ops)),
         fd_(fd),
         file_id_(file_id),
         in_memory_(OnFileSystemInMemory(fd)) {}
@@ -275,19 +261,14 @@ class MappedFileMedia final : public Media {
     if (!s.ok()) return s.WithContext("growing the pool file");
     // Reserve real blocks first: writing to a hole of a full file system
     // through a mapping would raise SIGBUS instead of returning an error.
-    const int err = posix_fallocate(fd_, static_cast<off_t>(old_size),
-                                    static_cast<off_t>(new_size - old_size));
+    const int err = ops_->Allocate(fd_, old_size, new_size - old_size);
     if (err != 0) return ErrnoStatus("growing the pool file", err);
     size_.store(new_size, std::memory_order_release);
     return Status::OK();
   }
 
   Status Back(uint64_t offset, uint64_t len) override {
-    const int err =
-        backs_to_fail.load() > 0 && backs_to_fail.fetch_sub(1) > 0
-            ? back_failure_errno.load()
-            : posix_fallocate(fd_, static_cast<off_t>(offset),
-                              static_cast<off_t>(len));
+    const int err = ops_->Allocate(fd_, offset, len);
     return err == 0 ? Status::OK()
                     : ErrnoStatus("backing " + std::to_string(len) +
                                       " bytes of the pool file at offset " +
@@ -318,16 +299,13 @@ class MappedFileMedia final : public Media {
   Status SyncMedia() override {
     if (kind() != MediaKind::kFile) return Status::OK();
     if (fd_ < 0) return Status::InvalidArgument("the pool is closed");
-    WaitWhileSyncsHeld();
-    if (syncs_to_fail.load() > 0 && syncs_to_fail.fetch_sub(1) > 0)
-      return ErrnoStatus("msync of the pool file", sync_failure_errno.load());
-    if (msync(base_, size(), MS_SYNC) != 0)
-      return ErrnoStatus("msync of the pool file", errno);
+    const int err = ops_->SyncMapping(base_, size());
+    if (err != 0) return ErrnoStatus("msync of the pool file", err);
     return Status::OK();
   }
 
-
  private:
+  const std::shared_ptr<FileOps> ops_;
   int fd_;
   const std::pair<dev_t, ino_t> file_id_;
   const bool in_memory_;
@@ -365,29 +343,9 @@ bool ProbePmem(int fd, uint64_t length, Granularity* granularity,
 
 }  // namespace
 
-void testing::FailNextBacks(int count, int err) {
-  back_failure_errno.store(err);
-  backs_to_fail.store(count);
-}
-
-void testing::FailNextSyncs(int count, int err) {
-  sync_failure_errno.store(err);
-  syncs_to_fail.store(count);
-}
-
-void testing::HoldSyncs(bool hold) {
-  MutexLock lock(&held_syncs_mu);
-  syncs_held = hold;
-  if (!hold) syncs_released.NotifyAll();
-}
-
-int testing::HeldSyncs() {
-  MutexLock lock(&held_syncs_mu);
-  return syncs_waiting;
-}
-
 Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
-                     std::unique_ptr<Media>* media) {
+                     std::unique_ptr<Media>* media,
+                     const std::shared_ptr<FileOps>& ops) {
   const int flags =
       O_RDWR | O_CLOEXEC | (options.create ? O_CREAT | O_EXCL : 0);
   const int fd = open(path.c_str(), flags, 0644);
@@ -430,7 +388,7 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
     forget();
     close(fd);
     if (options.create && unlink(path.c_str()) == 0)
-      (void)SyncParentDirectory(path);
+      (void)SyncParentDirectory(*ops, path);
     return s;
   };
   uint64_t file_size = 0;
@@ -440,17 +398,12 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
     // Storage for everything but the unbacked range (its owner backs it
     // as it uses it); the file's size covers it all.
     const uint64_t hole_end = options.unbacked_offset + options.unbacked_size;
-    int err = ftruncate(fd, static_cast<off_t>(options.create_size)) == 0
-                  ? 0
-                  : errno;
-    if (err == 0 && options.unbacked_size > 0) {
-      err = posix_fallocate(fd, 0, static_cast<off_t>(options.unbacked_offset));
-    }
+    int err = ops->Truncate(fd, options.create_size);
+    if (err == 0 && options.unbacked_size > 0)
+      err = ops->Allocate(fd, 0, options.unbacked_offset);
     const uint64_t from = options.unbacked_size > 0 ? hole_end : 0;
-    if (err == 0 && options.create_size > from) {
-      err = posix_fallocate(fd, static_cast<off_t>(from),
-                            static_cast<off_t>(options.create_size - from));
-    }
+    if (err == 0 && options.create_size > from)
+      err = ops->Allocate(fd, from, options.create_size - from);
     if (err != 0) {
       return fail(ErrnoStatus("cannot allocate " +
                                   std::to_string(options.create_size) +
@@ -459,9 +412,10 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
     }
     // The new file's size and its name must survive a power failure
     // before anything in it can.
-    if (fsync(fd) != 0)
-      return fail(ErrnoStatus("fsync of new pool '" + path + "'", errno));
-    s = SyncParentDirectory(path);
+    err = ops->SyncFile(fd);
+    if (err != 0)
+      return fail(ErrnoStatus("fsync of new pool '" + path + "'", err));
+    s = SyncParentDirectory(*ops, path);
     if (!s.ok()) return fail(s);
     file_size = options.create_size;
   } else {
@@ -514,13 +468,13 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
 
   auto mapped = std::make_unique<MappedFileMedia>(
       is_pmem ? MediaKind::kPmem : MediaKind::kFile, granularity,
-      test_override, fd, file_id);
+      test_override, ops, fd, file_id);
   mapped->ChoosePersistOps(pmem2);
   Status s = mapped->Init(file_size, options.max_size);
   if (!s.ok()) {
     mapped.reset();  // closes the file and forgets it
     if (options.create && unlink(path.c_str()) == 0)
-      (void)SyncParentDirectory(path);
+      (void)SyncParentDirectory(*ops, path);
     return s;
   }
   mapped->AdviseSparse(options.unbacked_offset, options.unbacked_size);

@@ -4,7 +4,8 @@
 // for CopyTo), on scratch files: creating and reopening a pool file, its
 // lock (Busy for a second open, in this process or another), growing it,
 // backing and releasing ranges of it (the storage it holds, st_blocks,
-// follows), a failed sync that stays failed (fault_injection.h), and
+// follows), a failed sync that stays failed (the faults of
+// testing/fault_injecting_file_ops.h), and
 // copies that never overwrite. Every refusal is checked by its message.
 
 #include <fcntl.h>
@@ -21,9 +22,9 @@
 #include <thread>
 #include <vector>
 
-#include "media/fault_injection.h"
 #include "media/media.h"
 #include "media/new_file.h"
+#include "testing/fault_injecting_file_ops.h"
 #include "testutil.h"
 
 namespace plush::media {
@@ -80,13 +81,10 @@ bool FileBytesAre(const std::string& path, uint64_t offset, uint64_t len,
 
 class FileMediaTest : public ::testing::Test {
  protected:
-  void TearDown() override {
-    testing::FailNextSyncs(0, EIO);
-    testing::FailNextBacks(0, ENOSPC);
-    testing::HoldSyncs(false);
-  }
-
   ScratchPool file_{"file_media"};
+  // The system calls of the media that tests open through it.
+  const std::shared_ptr<FaultInjectingFileOps> faults_ =
+      std::make_shared<FaultInjectingFileOps>();
 };
 
 TEST_F(FileMediaTest, CreatedPoolKeepsItsBytesAcrossReopens) {
@@ -320,16 +318,16 @@ TEST_F(FileMediaTest, FailedBackIsReportedWithItsRange) {
   o.unbacked_offset = 2 * kMiB;
   o.unbacked_size = 2 * kMiB;
   std::unique_ptr<Media> m;
-  ASSERT_OK(OpenFileMedia(file_.path(), o, &m));
+  ASSERT_OK(OpenFileMedia(file_.path(), o, &m, faults_));
   const uint64_t created = m->BackedBytes();
-  testing::FailNextBacks(1, ENOSPC);
+  faults_->FailNextAllocations(1, ENOSPC);
   Status s = m->Back(2 * kMiB + kPage, 2 * kPage);
   EXPECT_TRUE(s.IsNoSpace()) << s.ToString();
   EXPECT_EQ(s.message(), "backing 8192 bytes of the pool file at offset " +
                              std::to_string(2 * kMiB + kPage) +
                              ": No space left on device");
   EXPECT_EQ(m->BackedBytes(), created);
-  testing::FailNextBacks(1, EIO);
+  faults_->FailNextAllocations(1, EIO);
   s = m->Back(2 * kMiB, kPage);
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_EQ(s.message(), "backing 4096 bytes of the pool file at offset " +
@@ -343,12 +341,12 @@ TEST_F(FileMediaTest, FailedBackIsReportedWithItsRange) {
 // (and the media says so) until the pool is opened again.
 TEST_F(FileMediaTest, FailedSyncIsSticky) {
   std::unique_ptr<Media> m;
-  ASSERT_OK(OpenFileMedia(file_.path(), Create(2 * kMiB), &m));
+  ASSERT_OK(OpenFileMedia(file_.path(), Create(2 * kMiB), &m, faults_));
   ASSERT_OK(m->Sync());
   EXPECT_FALSE(m->failed());
   EXPECT_OK(m->sticky_error());
 
-  testing::FailNextSyncs(1, EIO);
+  faults_->FailNextSyncs(1, EIO);
   const std::string expected =
       "IOError: a sync of the pool failed; writes and syncs are refused "
       "until the pool is opened again: msync of the pool file: Input/output "
@@ -361,11 +359,11 @@ TEST_F(FileMediaTest, FailedSyncIsSticky) {
   EXPECT_EQ(s.ToString(), expected) << "a later sync must not claim success";
 
   m.reset();
-  ASSERT_OK(OpenFileMedia(file_.path(), Existing(), &m));
+  ASSERT_OK(OpenFileMedia(file_.path(), Existing(), &m, faults_));
   EXPECT_FALSE(m->failed()) << "opened again";
   EXPECT_OK(m->Sync());
 
-  testing::FailNextSyncs(1, ENOSPC);
+  faults_->FailNextSyncs(1, ENOSPC);
   s = m->Sync();
   EXPECT_EQ(s.ToString(),
             "NoSpace: a sync of the pool failed; writes and syncs are refused "
@@ -379,8 +377,8 @@ TEST_F(FileMediaTest, FailedSyncIsSticky) {
 // begun before the caller's writes).
 TEST_F(FileMediaTest, ConcurrentSyncsShareOneThatBeganAfterThem) {
   std::unique_ptr<Media> m;
-  ASSERT_OK(OpenFileMedia(file_.path(), Create(2 * kMiB), &m));
-  testing::HoldSyncs(true);
+  ASSERT_OK(OpenFileMedia(file_.path(), Create(2 * kMiB), &m, faults_));
+  faults_->HoldSyncs(true);
   std::vector<std::thread> threads;
   std::vector<uint64_t> syncs_seen(9, 0);
   std::vector<Status> results(9);
@@ -389,11 +387,11 @@ TEST_F(FileMediaTest, ConcurrentSyncsShareOneThatBeganAfterThem) {
     syncs_seen[i] = m->syncs();
   };
   threads.emplace_back(sync, 0);
-  ASSERT_TRUE(test::Eventually([] { return testing::HeldSyncs() == 1; }));
+  ASSERT_TRUE(test::Eventually([&] { return faults_->HeldSyncs() == 1; }));
   for (int i = 1; i < 9; ++i) threads.emplace_back(sync, i);
   ASSERT_TRUE(test::Eventually([&] { return m->sync_calls() == 9; }));
   EXPECT_EQ(m->syncs(), 0u);
-  testing::HoldSyncs(false);
+  faults_->HoldSyncs(false);
   for (std::thread& t : threads) t.join();
   for (int i = 0; i < 9; ++i) {
     EXPECT_OK(results[i]) << i;
@@ -406,17 +404,17 @@ TEST_F(FileMediaTest, ConcurrentSyncsShareOneThatBeganAfterThem) {
 // A failed sync is every waiter's answer, and nobody syncs after it.
 TEST_F(FileMediaTest, FailedSharedSyncReachesEveryWaiter) {
   std::unique_ptr<Media> m;
-  ASSERT_OK(OpenFileMedia(file_.path(), Create(2 * kMiB), &m));
-  testing::HoldSyncs(true);
-  testing::FailNextSyncs(1, EIO);
+  ASSERT_OK(OpenFileMedia(file_.path(), Create(2 * kMiB), &m, faults_));
+  faults_->HoldSyncs(true);
+  faults_->FailNextSyncs(1, EIO);
   std::vector<std::thread> threads;
   std::vector<Status> results(5);
   threads.emplace_back([&] { results[0] = m->Sync(); });
-  ASSERT_TRUE(test::Eventually([] { return testing::HeldSyncs() == 1; }));
+  ASSERT_TRUE(test::Eventually([&] { return faults_->HeldSyncs() == 1; }));
   for (int i = 1; i < 5; ++i)
     threads.emplace_back([&, i] { results[i] = m->Sync(); });
   ASSERT_TRUE(test::Eventually([&] { return m->sync_calls() == 5; }));
-  testing::HoldSyncs(false);
+  faults_->HoldSyncs(false);
   for (std::thread& t : threads) t.join();
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(results[i].ToString(),

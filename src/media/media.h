@@ -44,6 +44,7 @@
 #include <memory>
 #include <string>
 
+#include "media/file_ops.h"
 #include "plush/options.h"
 #include "plush/status.h"
 #include "util/mutex.h"
@@ -275,9 +276,11 @@ struct FileMediaOptions {
 
 // Opens (or creates) the pool file at `path`, takes an exclusive lock on it
 // (Busy if another process or another Media in this process holds it), and
-// maps it with the pmem or file back end.
+// maps it with the pmem or file back end. The file's size, storage and
+// syncs are asked of `ops`, which the media keeps.
 Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
-                     std::unique_ptr<Media>* media);
+                     std::unique_ptr<Media>* media,
+                     const std::shared_ptr<FileOps>& ops = SystemFileOps());
 
 }  // namespace plush::media
 

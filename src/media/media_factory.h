@@ -48,6 +48,10 @@ class MediaFactory {
 
 // The pmem and file back ends; one factory, shared by every pool.
 const std::shared_ptr<MediaFactory>& DefaultMediaFactory();
+// The same back ends, with their files sized, backed and synced through
+// `ops` (media/file_ops.h) instead of SystemFileOps().
+std::shared_ptr<MediaFactory> NewFileMediaFactory(
+    std::shared_ptr<FileOps> ops);
 
 }  // namespace plush::media
 

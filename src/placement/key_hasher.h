@@ -20,7 +20,8 @@
 // like.
 //
 // Part of the on-media format (indirect slots and payload checksums store
-// the table hash): DO NOT CHANGE.
+// the table hash): DO NOT CHANGE. Only tests replace KeyHash, to force
+// collisions (EngineSeams::key_hash).
 
 #ifndef PLUSH_PLACEMENT_KEY_HASHER_H_
 #define PLUSH_PLACEMENT_KEY_HASHER_H_
@@ -31,23 +32,28 @@
 #include <string_view>
 
 #include "placement/key_fingerprint.h"
+#include "placement/key_hash.h"
 #include "placement/range_map.h"
-#include "util/hash.h"
 
 namespace plush {
 
 class KeyHasher {
  public:
   // Hash partitioning: the table hash is the key hash, whatever the number
-  // of DRAM entries.
-  KeyHasher() = default;
+  // of DRAM entries. `key_hash`, if not null, replaces KeyHash for keys
+  // that are not 8 bytes long (8-byte keys keep theirs: inline slots are
+  // rehashed from their key word): EngineSeams::key_hash.
+  explicit KeyHasher(KeyHashFunction key_hash = nullptr)
+      : key_hash_(key_hash) {}
   // Range partitioning (order-preserving DRAM placement) on `map` (not
   // null), over its 2^map->bits() units; indirect slots carry their keys'
   // fingerprints.
-  explicit KeyHasher(std::shared_ptr<const RangeMap> map)
+  explicit KeyHasher(std::shared_ptr<const RangeMap> map,
+                     KeyHashFunction key_hash = nullptr)
       : dram_bits_(map->bits()),
         hash_bits_(~fingerprint::kMask),
-        map_(std::move(map)) {}
+        map_(std::move(map)),
+        key_hash_(key_hash) {}
 
   bool range() const { return map_ != nullptr; }
   // The bits of a slot's key word that hold the table hash.
@@ -56,7 +62,7 @@ class KeyHasher {
   const RangeMap* map() const { return map_.get(); }
 
   uint64_t Hash(std::string_view key) const {
-    const uint64_t h = KeyHash(key);
+    const uint64_t h = HashOf(key);
     return map_ ? Place(h, map_->UnitOf(key)) : h;
   }
   // Hash(key), and the key word of an indirect slot of the key: the hash
@@ -67,12 +73,12 @@ class KeyHasher {
   };
   Placed PlaceKey(std::string_view key) const {
     if (!map_) {
-      const uint64_t h = KeyHash(key);
+      const uint64_t h = HashOf(key);
       return {h, h};
     }
     const std::string* upper = nullptr;
     const std::string* lower = nullptr;
-    const uint64_t h = Place(KeyHash(key), map_->UnitOf(key, &upper, &lower));
+    const uint64_t h = Place(HashOf(key), map_->UnitOf(key, &upper, &lower));
     return {h, h | fingerprint::Of(key, lower ? *lower : std::string_view())};
   }
 
@@ -95,7 +101,7 @@ class KeyHasher {
   // Hash() as if the map named `unit` for the key: what a re-balance
   // writes the copy of a record with. REQUIRES: range().
   uint64_t HashOnUnit(std::string_view key, uint64_t unit) const {
-    return Place(KeyHash(key), unit);
+    return Place(HashOf(key), unit);
   }
   // The key word of an indirect slot of `key` written on `unit`, whose
   // range begins at `lower`. REQUIRES: range().
@@ -114,6 +120,11 @@ class KeyHasher {
   }
 
  private:
+  uint64_t HashOf(std::string_view key) const {
+    if (key_hash_ != nullptr && key.size() != 8) [[unlikely]]
+      return key_hash_(key);
+    return KeyHash(key);
+  }
   uint64_t Place(uint64_t hash, uint64_t unit) const {
     if (dram_bits_ == 0) return hash & hash_bits_;
     return (hash << dram_bits_ | unit) & hash_bits_;
@@ -122,6 +133,7 @@ class KeyHasher {
   unsigned dram_bits_ = 0;
   uint64_t hash_bits_ = ~uint64_t{0};
   std::shared_ptr<const RangeMap> map_;  // null: hash partitioning
+  KeyHashFunction key_hash_ = nullptr;   // null: KeyHash
 };
 
 }  // namespace plush

@@ -54,8 +54,6 @@ KeyHasher RangeByLeadingBits(unsigned d) {
 
 class KeyHasherTest : public ::testing::Test {
  protected:
-  void TearDown() override { key_hash_override_for_testing.store(nullptr); }
-
   // Keys of every length from 0 to 20 bytes with random bytes (the high
   // ones included: byte order is unsigned).
   std::vector<std::string> RandomKeys(size_t n, uint64_t seed) {
@@ -236,19 +234,26 @@ TEST_F(KeyHasherTest, InlineHashIsTheHashOfTheEightKeyBytes) {
   }
 }
 
-// The test seam that forces collisions replaces the hash of keys that are
-// not 8 bytes long only: 8-byte keys are rehashed from their inline words,
-// which must keep agreeing with Hash().
-TEST_F(KeyHasherTest, HashOverrideLeavesEightByteKeysAlone) {
-  key_hash_override_for_testing.store(
-      [](std::string_view) -> uint64_t { return 42; });
-  const KeyHasher hash;
+// The seam that forces collisions (EngineSeams::key_hash) replaces the
+// hash of keys that are not 8 bytes long only: 8-byte keys are rehashed
+// from their inline words, which must keep agreeing with Hash().
+TEST_F(KeyHasherTest, ReplacedKeyHashLeavesEightByteKeysAlone) {
+  const KeyHashFunction forty_two = [](std::string_view) -> uint64_t {
+    return 42;
+  };
+  const KeyHasher hash(forty_two);
   EXPECT_EQ(hash.Hash("a longer key"), 42u);
+  EXPECT_EQ(hash.PlaceKey("a longer key").hash, 42u);
   EXPECT_EQ(hash.Hash(Word(7)), hash.InlineHash(7));
   EXPECT_NE(hash.Hash(Word(7)), 42u);
-  // A range pool still places the overridden key by its leading bits.
-  const KeyHasher range = RangeByLeadingBits(4);
+  // A range pool still places the replaced hash by the key's leading bits.
+  const KeyHasher range(
+      std::make_shared<const RangeMap>(4, RangeMap::ByLeadingBits(4)),
+      forty_two);
   EXPECT_EQ(range.Hash("\xA0 longer key"), uint64_t{42} << 4 | 0xA);
+  EXPECT_EQ(range.HashOnUnit("\xA0 longer key", 3), uint64_t{42} << 4 | 3);
+  // Without it, the format's hash.
+  EXPECT_EQ(KeyHasher().Hash("a longer key"), KeyHash("a longer key"));
 }
 
 }  // namespace

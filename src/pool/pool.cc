@@ -149,8 +149,11 @@ Status PoolParams::Validate() const {
   return Status::OK();
 }
 
-Pool::Pool(std::shared_ptr<media::Media> media, const Options& options)
-    : media_(std::move(media)), max_pool_size_(options.max_pool_size) {}
+Pool::Pool(std::shared_ptr<media::Media> media, const Options& options,
+           KeyHashFunction key_hash)
+    : media_(std::move(media)),
+      max_pool_size_(options.max_pool_size),
+      key_hash_(key_hash) {}
 
 Pool::~Pool() {
   if (media_) media_->ReleaseLock();
@@ -158,7 +161,8 @@ Pool::~Pool() {
 
 Status Pool::Open(const Options& options, media::MediaFactory& media_factory,
                   const std::string& path, std::unique_ptr<Pool>* pool,
-                  bool* created, const FormatFn& format_new) {
+                  bool* created, const FormatFn& format_new,
+                  KeyHashFunction key_hash) {
   const bool exists = media_factory.Exists(path);
   if (!exists && !options.create_if_missing) {
     return Status::InvalidArgument(
@@ -199,7 +203,7 @@ Status Pool::Open(const Options& options, media::MediaFactory& media_factory,
   std::shared_ptr<media::Media> media;
   Status s = media_factory.Open(path, fo, &media);
   if (!s.ok()) return s;
-  std::unique_ptr<Pool> p(new Pool(std::move(media), options));
+  std::unique_ptr<Pool> p(new Pool(std::move(media), options, key_hash));
   if (!exists) {
     p->params_ = params;
     s = p->Create(format_new);
@@ -372,7 +376,8 @@ Status Pool::Load() {
 }
 
 KeyHasher Pool::key_hasher() const {
-  return range_map_store_ ? KeyHasher(range_map_store_->map()) : KeyHasher();
+  return range_map_store_ ? KeyHasher(range_map_store_->map(), key_hash_)
+                          : KeyHasher(key_hash_);
 }
 
 std::unique_ptr<RangeMapStore> Pool::NewRangeMapStore() {

@@ -74,10 +74,13 @@ class Pool {
   // Opens or creates the pool at `path` according to `options`, its media
   // through `media_factory` (media::DefaultMediaFactory(): pmem or file).
   // *created tells which happened; a new pool is formatted by `format_new`.
+  // Its keys are placed with `key_hash` in place of KeyHash if not null
+  // (EngineSeams::key_hash).
   static Status Open(const Options& options,
                      media::MediaFactory& media_factory,
                      const std::string& path, std::unique_ptr<Pool>* pool,
-                     bool* created, const FormatFn& format_new = {});
+                     bool* created, const FormatFn& format_new = {},
+                     KeyHashFunction key_hash = nullptr);
   ~Pool();
 
   media::Media& media() const { return *media_; }
@@ -113,7 +116,8 @@ class Pool {
   uint64_t Verify(std::string* report) const;
 
  private:
-  Pool(std::shared_ptr<media::Media> media, const Options& options);
+  Pool(std::shared_ptr<media::Media> media, const Options& options,
+       KeyHashFunction key_hash);
   Status Create(const FormatFn& format_new);
   Status Load();
   // The store of a range pool's map, on the root page's words; it
@@ -127,6 +131,7 @@ class Pool {
   uint32_t stored_version_ = 0;
   std::unique_ptr<Allocator> allocator_;
   std::unique_ptr<RangeMapStore> range_map_store_;
+  const KeyHashFunction key_hash_;  // null: KeyHash
 };
 
 }  // namespace plush::pool

@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "table/simd.h"
-#include "util/hash.h"
 
 namespace plush::table {
 

@@ -31,7 +31,6 @@
 
 #include "table/leveled_table.h"
 #include "table/simd.h"
-#include "util/hash.h"
 
 namespace plush::table {
 

@@ -9,7 +9,7 @@
 
 #include <random>
 
-#include "util/hash.h"
+#include "placement/key_hash.h"
 
 namespace plush::table {
 namespace {

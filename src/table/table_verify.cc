@@ -11,7 +11,6 @@
 #include "placement/key_fingerprint.h"
 #include "table/leveled_table.h"
 #include "table/simd.h"
-#include "util/hash.h"
 
 namespace plush::table {
 

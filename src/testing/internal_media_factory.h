@@ -1,8 +1,9 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // The MediaFactory that gives a pool the media InternalOptions ask for:
-// the crash simulator or the file and pmem back ends, with PMem costs
-// emulated and the write-amplification model attached if asked.
+// the crash simulator or the file and pmem back ends (their system calls
+// through InternalOptions::file_ops if set), with PMem costs emulated and
+// the write-amplification model attached if asked.
 //
 // One factory per DB (OpenDB makes one, and the DB keeps it while open):
 // it holds the write-amplification probe of the media it opened.
@@ -24,7 +25,10 @@ class InternalMediaFactory final : public MediaFactory {
  public:
   explicit InternalMediaFactory(const InternalOptions& internal)
       : internal_(internal),
-        back_end_(internal.simulated ? &sim_ : DefaultMediaFactory().get()) {}
+        files_(internal.file_ops != nullptr
+                   ? NewFileMediaFactory(internal.file_ops)
+                   : DefaultMediaFactory()),
+        back_end_(internal.simulated ? &sim_ : files_.get()) {}
 
   bool Exists(const std::string& path) const override {
     return back_end_->Exists(path);
@@ -41,7 +45,9 @@ class InternalMediaFactory final : public MediaFactory {
  private:
   const InternalOptions internal_;
   SimMediaFactory sim_;
-  // sim_, or libplush's factory (pmem and file).
+  // libplush's pmem and file back ends, through internal_.file_ops if set.
+  const std::shared_ptr<MediaFactory> files_;
+  // sim_ or files_.
   MediaFactory* const back_end_;
   std::unique_ptr<WriteAmpProbe> probe_;
 };

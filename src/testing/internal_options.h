@@ -1,13 +1,19 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // Options of the engine that are not part of the public API (options.h):
-// the crash simulator and the broken recovery that tests use, and the
-// instrumentation that benchmarks use. Code inside the project passes them
-// to OpenDB() (testing/open_db.h). They belong to the testing library
-// (src/testing/), which libplush does not contain; not installed.
+// the crash simulator, the broken recovery, the file-system faults and the
+// forced hash collisions that tests use, and the instrumentation that
+// benchmarks use. Code inside the project passes them to OpenDB()
+// (testing/open_db.h). They belong to the testing library (src/testing/),
+// which libplush does not contain; not installed.
 
 #ifndef PLUSH_TESTING_INTERNAL_OPTIONS_H_
 #define PLUSH_TESTING_INTERNAL_OPTIONS_H_
+
+#include <memory>
+
+#include "media/file_ops.h"
+#include "placement/key_hash.h"
 
 namespace plush {
 
@@ -28,6 +34,14 @@ struct InternalOptions {
   // spilled members of a commit that do not match it, which a crash in the
   // middle of a batch must then expose (testing/replay_incomplete_batches.h).
   bool replay_uncommitted_batches = false;
+  // File back end: the system calls that size, back and sync the pool
+  // file, e.g. a FaultInjectingFileOps (testing/fault_injecting_file_ops.h)
+  // that fails them as a full or failing device would. Null: the calls
+  // themselves.
+  std::shared_ptr<media::FileOps> file_ops;
+  // Replaces the hash of keys that are not 8 bytes long, e.g. to force
+  // collisions (EngineSeams::key_hash). Null: the on-media format's.
+  KeyHashFunction key_hash = nullptr;
 };
 
 }  // namespace plush

@@ -13,6 +13,7 @@ Status OpenDB(const Options& options, const InternalOptions& internal,
               const std::string& path, std::unique_ptr<DB>* db) {
   EngineSeams seams;
   seams.media = std::make_shared<media::InternalMediaFactory>(internal);
+  seams.key_hash = internal.key_hash;
   if (internal.replay_uncommitted_batches) {
     seams.incomplete_batches =
         std::make_shared<log::ReplayIncompleteBatches>();

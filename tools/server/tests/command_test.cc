@@ -22,10 +22,11 @@
 #include <thread>
 #include <vector>
 
-#include "media/fault_injection.h"
 #include "plush/db.h"
 #include "plush/limits.h"
 #include "plush/options.h"
+#include "testing/fault_injecting_file_ops.h"
+#include "testing/open_db.h"
 
 namespace plush::server {
 namespace {
@@ -62,7 +63,7 @@ class CommandTest : public ::testing::Test {
     Options options = Options::SmallProfile();
     options.partitioning = partitioning;
     options.clock = clock_;
-    ASSERT_TRUE(DB::Open(options, path_, &db_).ok());
+    ASSERT_TRUE(OpenDB(options, {.file_ops = faults_}, path_, &db_).ok());
     ServerConfig config;
     config.threads = 1;
     config.password = std::move(password);
@@ -171,6 +172,9 @@ class CommandTest : public ::testing::Test {
 
   std::string path_;
   const std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  // The pool's system calls: tests fail its syncs.
+  const std::shared_ptr<media::FaultInjectingFileOps> faults_ =
+      std::make_shared<media::FaultInjectingFileOps>();
   std::unique_ptr<DB> db_;
   std::unique_ptr<ServerContext> context_;
   Session session_;
@@ -615,7 +619,7 @@ TEST_F(CommandTest, SyncedWritesReportTheirSyncsFailure) {
     if (write[1] == "j") {  // a write only of an existing key (with a TTL)
       EXPECT_EQ(Run({"SET", "j", "1", "EX", "100"}), "+OK\r\n");
     }
-    media::testing::FailNextSyncs(1, EIO);
+    faults_->FailNextSyncs(1, EIO);
     sync_failed_ = true;
     const std::string reply = Run(write);
     EXPECT_EQ(reply, failed) << write[0];
@@ -624,7 +628,7 @@ TEST_F(CommandTest, SyncedWritesReportTheirSyncsFailure) {
   // A write that changes nothing (DEL of a missing key, an empty part, an
   // error) does not sync.
   EXPECT_EQ(Run({"SET", "f", "1"}), "+OK\r\n");
-  media::testing::FailNextSyncs(1, EIO);
+  faults_->FailNextSyncs(1, EIO);
   sync_failed_ = true;
   EXPECT_EQ(Run({"DEL", "nosuchkey"}), ":0\r\n");
   EXPECT_EQ(Run({"APPEND", "f", ""}), ":1\r\n");
@@ -646,7 +650,7 @@ TEST_F(CommandTest, ATransactionWhoseBatchFailsAnswersItsError) {
         {"SET", "a", "1"}, {"RENAME", "a", "b"}}) {
     EXPECT_EQ(Run(command), "+QUEUED\r\n");
   }
-  media::testing::FailNextSyncs(1, EIO);
+  faults_->FailNextSyncs(1, EIO);
   sync_failed_ = true;
   const std::string failed =
       "-ERR IOError: a sync of the pool failed; writes and syncs are refused "
@@ -658,7 +662,7 @@ TEST_F(CommandTest, ATransactionWhoseBatchFailsAnswersItsError) {
   // RENAME on its own takes the same way.
   OpenPool(Partitioning::kHash, std::nullopt, /*sync_writes=*/true);
   EXPECT_EQ(Run({"SET", "a", "1"}), "+OK\r\n");
-  media::testing::FailNextSyncs(1, EIO);
+  faults_->FailNextSyncs(1, EIO);
   sync_failed_ = true;
   EXPECT_EQ(Run({"RENAME", "a", "b"}), failed);
 }
@@ -703,7 +707,7 @@ TEST_F(CommandTest, ATransactionWritesAtMostOneBatch) {
 
 // Without --sync-writes nothing syncs: an injected failure waits unspent.
 TEST_F(CommandTest, WritesAreNotSyncedUnlessAsked) {
-  media::testing::FailNextSyncs(1, EIO);
+  faults_->FailNextSyncs(1, EIO);
   EXPECT_EQ(Run({"SET", "k", "1"}), "+OK\r\n");
   EXPECT_EQ(Run({"INCR", "k"}), ":2\r\n");
   EXPECT_NE(Run({"INFO", "persistence"}).find("plush_sync_writes:0\r\n"),

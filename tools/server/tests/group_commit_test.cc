@@ -14,7 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "media/fault_injection.h"
+#include "testing/fault_injecting_file_ops.h"
+#include "testing/open_db.h"
 
 namespace plush::server {
 namespace {
@@ -54,7 +55,9 @@ class GroupCommitTest : public ::testing::Test {
     path_ = testing::TempDir() + "/plush_group_commit_test_" +
             std::to_string(getpid()) + ".pool";
     std::filesystem::remove(path_);
-    ASSERT_TRUE(DB::Open(Options::SmallProfile(), path_, &db_).ok());
+    ASSERT_TRUE(
+        OpenDB(Options::SmallProfile(), {.file_ops = faults_}, path_, &db_)
+            .ok());
   }
   void TearDown() override {
     EXPECT_EQ(db_->Close().ok(), !sync_failed_);  // a failed sync is sticky
@@ -68,6 +71,9 @@ class GroupCommitTest : public ::testing::Test {
   }
 
   std::string path_;
+  // The pool's system calls: a test fails a sync.
+  const std::shared_ptr<media::FaultInjectingFileOps> faults_ =
+      std::make_shared<media::FaultInjectingFileOps>();
   std::unique_ptr<DB> db_;
   bool sync_failed_ = false;
   KeyspaceGate gate_;
@@ -168,7 +174,7 @@ TEST_F(GroupCommitTest, AFailedSyncFailsEveryCommandOfItsGroup) {
   const std::vector<size_t> one = {1};
   const std::vector<size_t> two = {1, 2};
   first.then = [&] {  // after the first group's sync: these form the next
-    media::testing::FailNextSyncs(1, EIO);
+    faults_->FailNextSyncs(1, EIO);
     sync_failed_ = true;
     commit.Submit(second_puts, one, &second);
     commit.Submit(third_puts, two, &third);

@@ -1,7 +1,8 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// --sync-writes through a real connection: a server in this process (so
-// that a failed msync can be injected), a client on a socket. A reply
+// --sync-writes through a real connection: a server in this process, on a
+// pool opened with FaultInjectingFileOps (so that a failed msync can be
+// injected), a client on a socket. A reply
 // waits for a sync that began after its write; a failed sync becomes the
 // reply of the first write it was to cover, and the connection ends.
 
@@ -19,9 +20,10 @@
 #include <string>
 #include <thread>
 
-#include "media/fault_injection.h"
 #include "plush/db.h"
 #include "server.h"
+#include "testing/fault_injecting_file_ops.h"
+#include "testing/open_db.h"
 
 namespace plush::server {
 namespace {
@@ -90,7 +92,9 @@ class SyncWritesTest : public ::testing::Test {
     path_ = testing::TempDir() + "/plush_sync_writes_test_" +
             std::to_string(getpid()) + ".pool";
     std::filesystem::remove(path_);
-    ASSERT_TRUE(DB::Open(Options::SmallProfile(), path_, &db_).ok());
+    ASSERT_TRUE(
+        OpenDB(Options::SmallProfile(), {.file_ops = faults_}, path_, &db_)
+            .ok());
     ServerConfig config;
     config.port = 0;
     config.threads = 1;
@@ -110,6 +114,8 @@ class SyncWritesTest : public ::testing::Test {
   }
 
   std::string path_;
+  const std::shared_ptr<media::FaultInjectingFileOps> faults_ =
+      std::make_shared<media::FaultInjectingFileOps>();
   std::unique_ptr<DB> db_;
   std::unique_ptr<Server> server_;
   std::thread serving_;
@@ -136,7 +142,7 @@ TEST_F(SyncWritesTest, AFailedSyncIsTheReplyAndEndsTheConnection) {
   Client client(server_->port());
   ASSERT_TRUE(client.connected());
   EXPECT_EQ(client.Call(Request({"INCR", "n"}), 4), ":1\r\n");
-  media::testing::FailNextSyncs(1, EIO);
+  faults_->FailNextSyncs(1, EIO);
   // The INCR's reply is replaced; the GET's after it is never sent.
   EXPECT_EQ(client.Call(Request({"INCR", "n"}) + Request({"GET", "n"}),
                         kFailed.size() + 1),
