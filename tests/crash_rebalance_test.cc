@@ -5,8 +5,9 @@
 // move's persist order and why a crash anywhere in it loses nothing):
 // merges of light neighbours, splits at the median (both halves copied to
 // freed units, the unit cleared), splits of keys that keep growing (a free
-// unit takes the keys above, nothing copied), with inline 8/8 records and
-// payload records (the copies' payload entries, compacted afterwards).
+// unit takes the keys above, nothing copied) or falling (below), with
+// inline 8/8 records and payload records (the copies' payload entries,
+// compacted afterwards).
 //
 // The pools have no background threads, so a run's persist points do not
 // depend on timing: re-balances happen exactly where the workload has a
@@ -25,6 +26,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -78,6 +80,27 @@ std::vector<Op> GrowingWorkload(uint64_t n, uint64_t seed) {
       ops.push_back({Op::Kind::kPut, next - 1 - rng() % 8, rng()});
     } else {
       ops.push_back({Op::Kind::kDelete, next - 1 - rng() % 8, 0});
+    }
+  }
+  return ops;
+}
+
+// Keys that keep falling: puts of 12-byte keys (payload records, whose
+// slots hold fingerprints) of ids kCrowdedIds - 1, ..., 1, 0 (descending in
+// key order), with overwrites and deletes of recent ones now and then.
+std::vector<Op> FallingWorkload(uint64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Op> ops;
+  uint64_t next = kCrowdedIds;  // one above the next id
+  for (uint64_t i = 0; i < n && next > 0; ++i) {
+    const unsigned dice = rng() % 10;
+    const uint64_t recent = std::min(next + rng() % 8, kCrowdedIds - 1);
+    if (dice < 7 || next + 8 > kCrowdedIds) {
+      ops.push_back({Op::Kind::kPut, --next, rng(), 12, 8});
+    } else if (dice < 9) {
+      ops.push_back({Op::Kind::kPut, recent, rng(), 12, 8});
+    } else {
+      ops.push_back({Op::Kind::kDelete, recent, 0, 12, 0});
     }
   }
   return ops;
@@ -182,6 +205,16 @@ TEST(CrashRebalanceTest, EveryPersistPointOfSplitsOfGrowingKeys) {
   ASSERT_NO_FATAL_FAILURE(ExpectEveryPersistPointRecovered(
       WithRebalances(GrowingWorkload(Soak() ? 1000 : 120, 32), 15),
       "re-balances of growing keys, exhaustive", &stats));
+}
+
+// Keys that keep falling: splits that give the keys below a unit's to a
+// free unit (the unit's range then begins above where its fingerprints
+// were taken), and merges, interleaved with writes to the newest keys.
+TEST(CrashRebalanceTest, EveryPersistPointOfSplitsOfFallingKeys) {
+  ExplorerStats stats;
+  ASSERT_NO_FATAL_FAILURE(ExpectEveryPersistPointRecovered(
+      WithRebalances(FallingWorkload(Soak() ? 1000 : 120, 35), 15),
+      "re-balances of falling keys, exhaustive", &stats));
 }
 
 // A hot spot that moves from unit to unit: merges, splits and reassigns

@@ -109,11 +109,18 @@ class EngineLayers {
       }
     }
   }
-  // Every live record, as the DB's iterator yields it (over UnitReader).
-  Status Scan(std::map<std::string, std::string>* records) {
+  // Every live record (from `from` on, in range pools), as the DB's
+  // iterator yields it (over UnitReader).
+  Status Scan(std::map<std::string, std::string>* records,
+              std::string_view from = {}) {
     records->clear();
     UnitIterator it(unit_reader_.get(), table_->hasher().range());
-    for (it.SeekToFirst(); it.Valid(); it.Next())
+    if (from.empty()) {
+      it.SeekToFirst();
+    } else {
+      it.Seek(from);
+    }
+    for (; it.Valid(); it.Next())
       records->emplace(std::string(it.key()), std::string(it.value()));
     return it.status();
   }

@@ -13,7 +13,8 @@
 //            again: every Get must find them with their value, every scan
 //            that passes them must return them;
 //   growing  "user:%08d" and big-endian counters (odd) that keep growing,
-//            put by one writer, which deletes some of its recent keys;
+//            and 0x02 + big-endian counters that keep falling, put by one
+//            writer, which deletes some of its recent keys;
 //   random   "user:%08d:x", big-endian odd counters below the growing
 //            ones' and random binary keys, put and deleted by another
 //            writer;
@@ -71,6 +72,14 @@ constexpr uint64_t kCounterBase = uint64_t{1} << 40;
 std::string Counter(uint64_t n) {
   const uint64_t word = __builtin_bswap64(kCounterBase + n);
   return std::string(reinterpret_cast<const char*>(&word), 8);
+}
+
+// Keys that keep falling as n grows (payload records, whose slots hold
+// fingerprints; no other family starts with 0x02, and the last byte keeps
+// them from ending like a counted key).
+std::string Falling(uint64_t n) {
+  const uint64_t word = __builtin_bswap64(kCounterBase - n);
+  return "\x02" + std::string(reinterpret_cast<const char*>(&word), 8) + "f";
 }
 
 bool IsCounter(std::string_view key) {
@@ -216,18 +225,20 @@ TEST_P(RebalanceConcurrencyTest, ReadersAndScansSeeStableKeysThroughMoves) {
   std::atomic<uint64_t> gets{0}, scans{0}, scanned{0}, calls{0}, moves{0};
   Written growing, random;
 
-  // Keys that keep growing, from above the stable keys' range on; deletes
-  // of recent ones.
+  // Keys that keep growing, from above the stable keys' range on, and
+  // keys that keep falling; deletes of recent ones.
   std::thread growing_writer([&] {
     std::mt19937_64 rng(1);
     const uint64_t first = c.stable * 100;
     for (uint64_t n = 0; !stop.load() && !errors.failed(); ++n) {
-      const std::string key = n % 2 == 0 ? UserKey(first + n, "")
-                                         : Counter((first + n) | 1);
+      const std::string key = n % 3 == 0   ? UserKey(first + n, "")
+                              : n % 3 == 1 ? Counter((first + n) | 1)
+                                           : Falling(n);
       Status s;
       if (n > 10 && rng() % 10 == 0) {
-        const std::string old = n % 4 < 2 ? UserKey(first + n - 8, "")
-                                          : Counter((first + n - 7) | 1);
+        const std::string old = n % 3 == 0   ? UserKey(first + n - 9, "")
+                                : n % 3 == 1 ? Counter((first + n - 9) | 1)
+                                             : Falling(n - 9);
         s = db->Delete({}, old);
         if (s.ok()) growing.Delete(old);
       } else {

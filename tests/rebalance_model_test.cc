@@ -11,6 +11,7 @@
 //               keep growing;
 //   counters    big-endian 8-byte counters in order (inline 8/8 records
 //               when the value is 8 bytes, payload records otherwise);
+//   falling     the same counting down: keys that keep falling;
 //   hot         a few hot prefixes mixed with random keys;
 //   binary      random keys of 0..40 bytes, mostly 0x00 and 0xFF;
 //   drifting    keys in one region, then (from half way on) only in
@@ -80,7 +81,14 @@ std::string UserKey(uint64_t i) {
   return key;
 }
 
-enum class KeySet { kSequential, kCounters, kHot, kBinary, kDrifting };
+enum class KeySet {
+  kSequential,
+  kCounters,
+  kFalling,
+  kHot,
+  kBinary,
+  kDrifting
+};
 
 // The keys of one key set: Fresh() the next key to insert, Probe() a key
 // of the same shape that may or may not have been written (for scan
@@ -99,6 +107,8 @@ class KeySource {
       case KeySet::kCounters:
         // Counters well above 0: 8 bytes that share their leading 5.
         return BigEndian(kCounterBase + next_++);
+      case KeySet::kFalling:
+        return BigEndian(kCounterBase - next_++);
       case KeySet::kHot:
         if (rng_() % 10 < 7) return HotKey(rng_() % 1000000);
         return RandomBytes(rng_, 1 + rng_() % 24);
@@ -116,6 +126,8 @@ class KeySource {
         return UserKey(rng_() % (next_ + 50));
       case KeySet::kCounters:
         return BigEndian(kCounterBase + rng_() % (next_ + 50));
+      case KeySet::kFalling:
+        return BigEndian(kCounterBase - rng_() % (next_ + 50));
       case KeySet::kHot:
         if (rng_() % 10 < 7) return HotKey(rng_() % 1000000);
         return RandomBytes(rng_, rng_() % 24);
@@ -613,6 +625,8 @@ INSTANTIATE_TEST_SUITE_P(
                   4, 7200},
         ModelCase{"counters_file", KeySet::kCounters, Medium::kFile, true, 5,
                   7200},
+        ModelCase{"falling_sim", KeySet::kFalling, Medium::kSim, true, 5,
+                  7200},
         ModelCase{"hot_sim", KeySet::kHot, Medium::kSim, true, 6, 7200},
         ModelCase{"binary_file", KeySet::kBinary, Medium::kFile, true, 4,
                   7200},
@@ -623,6 +637,8 @@ INSTANTIATE_TEST_SUITE_P(
                   false, 5, 7200},
         ModelCase{"counters_sim_explicit", KeySet::kCounters, Medium::kSim,
                   false, 4, 7200},
+        ModelCase{"falling_file_explicit", KeySet::kFalling, Medium::kFile,
+                  false, 6, 7200},
         ModelCase{"hot_file_explicit", KeySet::kHot, Medium::kFile, false, 4,
                   7200},
         ModelCase{"binary_sim_explicit", KeySet::kBinary, Medium::kSim, false,

@@ -133,7 +133,7 @@ bool RangeRebalancer::Heavy(uint64_t unit) {
 
 bool RangeRebalancer::GrowingDue(uint64_t unit) {
   return enabled() && counted_.load(std::memory_order_acquire) &&
-         tails_->GrowingHint(unit) && table_.UnitRecords(unit) > GrowingAbove();
+         tails_->Monotonic(unit) && table_.UnitRecords(unit) > GrowingAbove();
 }
 
 bool RangeRebalancer::SplitDue(uint64_t unit) {
@@ -233,7 +233,7 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
   // Under the unit's lock: how many records it holds (the count may be off
   // after a crash: recounted from the levels), and where to split it.
   std::string separator;
-  bool appending = false;
+  SplitAt at = SplitAt::kNone;
   {
     const std::optional<RangeMap::Range> range = map_->RangeOfUnit(unit);
     if (!range) return Status::OK();
@@ -242,7 +242,7 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
     table_.CountUnit(unit);
     mean_.store(MeanRecords(), std::memory_order_relaxed);
     const bool growing =
-        counted_.load(std::memory_order_relaxed) && tails_->Growing(unit);
+        counted_.load(std::memory_order_relaxed) && tails_->Monotonic(unit);
     auto due = [&] {
       return Heavy(unit) ||
              (growing && table_.UnitRecords(unit) > GrowingAbove());
@@ -258,21 +258,22 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
       split = due();
     }
     Status s = split ? ChooseSplit(unit, *range, written, split_blind,
-                                   &separator, &appending)
+                                   &separator, &at)
                      : Status::OK();
     lock.unlock();
-    if (!s.ok() || (separator.empty() && !appending)) return s;
+    if (!s.ok() || at == SplitAt::kNone) return s;
   }
-  // Keys that keep growing: the unit keeps its keys and a free unit takes
-  // the keys above them (nothing moves). Otherwise both halves move to
-  // free units and the unit is cleared: a split that left a half behind
-  // would leave the other half's old copies in the unit's subtree for
-  // good, where every scan of the unit reads them. The free units are
-  // found first: a split goes ahead only with all it needs.
+  // Keys that keep growing (falling): the unit keeps its keys and a free
+  // unit takes the keys above (below) them: nothing moves. Otherwise both
+  // halves move to free units and the unit is cleared: a split that left
+  // a half behind would leave the other half's old copies in the unit's
+  // subtree for good, where every scan of the unit reads them. The free
+  // units are found first: a split goes ahead only with all it needs.
   // Units no position names come first; when there are too few, a run of
   // empty positions is merged into one (one change frees them all: keys
   // that keep growing split a unit per few hundred records).
-  const size_t needed = appending ? 1 : 2;
+  const bool median = at == SplitAt::kMedian;
+  const size_t needed = median ? 2 : 1;
   if (map_->positions() + needed > table_.dram_entries()) {
     Status s = FreeEmptyRun(unit);
     if (!s.ok()) return s;
@@ -283,11 +284,12 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
   Status s = Free(frees[0], &upper);
   if (!s.ok()) return s;
   RangeMap::Change split;
-  split.kind = RangeMap::Change::Kind::kSplit;
+  split.kind = at == SplitAt::kBelowAll ? RangeMap::Change::Kind::kSplitBelow
+                                        : RangeMap::Change::Kind::kSplit;
   split.unit = static_cast<uint32_t>(upper);
-  split.separator = separator;  // empty (appending): above the largest key
+  split.separator = separator;  // empty: next to the unit's keys (Move)
   s = Move(unit, upper, split);
-  if (!s.ok() || appending) return s;
+  if (!s.ok() || !median) return s;
   uint64_t lower = 0;
   s = Free(frees[1], &lower);
   if (!s.ok()) return s;
@@ -326,12 +328,13 @@ Status RangeRebalancer::ReadKeys(uint64_t unit, const RangeMap::Range& range,
 
 Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
                                     std::string_view written, bool split_blind,
-                                    std::string* separator, bool* appending) {
+                                    std::string* separator, SplitAt* at) {
   separator->clear();
-  *appending = false;
-  // Keys that keep growing, as the unit's tail tells: nothing to read.
-  if (tails_->Growing(unit)) {
-    *appending = true;
+  *at = SplitAt::kNone;
+  // Keys that keep growing (falling), as the unit's tail tells: nothing to
+  // read.
+  if (tails_->Growing(unit) || tails_->Falling(unit)) {
+    *at = tails_->Growing(unit) ? SplitAt::kAboveAll : SplitAt::kBelowAll;
     return Status::OK();
   }
   // A unit whose recent writes are not known (its DRAM entry was just
@@ -351,27 +354,42 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
   // of growing keys retired: its DRAM entry holds its last keys, not its
   // recent writes.)
   if (tails_->Retired(unit)) recent = 0;
+  // Likewise keys that keep falling: below every older key but a few.
   std::string_view lowest_recent = written;
+  std::string_view highest_recent = written;
   for (size_t i = 0; i < recent; ++i) {
     if (lowest_recent.empty() || keys[i] < lowest_recent)
       lowest_recent = keys[i];
+    if (keys[i] > highest_recent) highest_recent = keys[i];
   }
-  if (!lowest_recent.empty()) {
-    bool older_below = false;
+  const bool known_recent = !written.empty() || recent > 0;
+  if (known_recent) {
+    size_t older_below = 0;
     size_t older_above = 0;
+    size_t older_between = 0;
     for (size_t i = recent; i < keys.size(); ++i) {
       if (keys[i] == written) continue;
       if (keys[i] < lowest_recent) {
-        older_below = true;
-      } else {
+        ++older_below;
+      } else if (keys[i] > highest_recent) {
         ++older_above;
+      } else {
+        ++older_between;
       }
     }
-    *appending = older_below && older_above <= 4 + recent / 8;
-    if (*appending) return Status::OK();  // Move() takes the separator
+    const size_t few = 4 + recent / 8;
+    // (Move() takes the separator.)
+    if (older_below > 0 && older_above + older_between <= few) {
+      *at = SplitAt::kAboveAll;
+      return Status::OK();
+    }
+    if (older_above > 0 && older_below + older_between <= few) {
+      *at = SplitAt::kBelowAll;
+      return Status::OK();
+    }
   }
   // (Its DRAM entry's records may all lie outside its range.)
-  if (lowest_recent.empty() && !split_blind) return Status::OK();
+  if (!known_recent && !split_blind) return Status::OK();
   // The distinct keys in order, each marked if a version of it is recent
   // (deleted ones count too: cheap, and they are few).
   std::vector<std::pair<std::string_view, bool>> sorted;
@@ -413,6 +431,7 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
   *separator = streams ? std::string(sorted[split].first)
                        : SeparatorBetween(sorted[median - 1].first,
                                           sorted[median].first);
+  *at = SplitAt::kMedian;
   return Status::OK();
 }
 
@@ -666,27 +685,36 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
   if (!from_range) return Status::OK();
   RangeMap::Range range = *from_range;
   change.position = static_cast<uint32_t>(range.position);
-  // Above the largest key the unit holds now (keys that keep growing):
-  // nothing of `from` lies in the range that moves.
-  const bool above_all = change.kind == RangeMap::Change::Kind::kSplit &&
-                         change.separator.empty();
-  if (above_all) {
-    std::optional<std::string> largest = tails_->Largest(from);
-    if (!largest) {
+  // Above the largest key the unit holds now (keys that keep growing), or
+  // below the smallest (keys that keep falling): nothing of `from` lies in
+  // the range that moves.
+  const bool below = change.kind == RangeMap::Change::Kind::kSplitBelow;
+  const bool beside_all =
+      (below || change.kind == RangeMap::Change::Kind::kSplit) &&
+      change.separator.empty();
+  if (beside_all) {
+    std::optional<std::string> edge =
+        below ? tails_->Smallest(from) : tails_->Largest(from);
+    if (!edge) {
       std::vector<std::string> keys;
       size_t recent = 0;
       Status s = ReadKeys(from, range, &keys, &recent);
       if (!s.ok() || keys.empty()) return s;
-      largest = *std::max_element(keys.begin(), keys.end());
+      edge = below ? *std::min_element(keys.begin(), keys.end())
+                   : *std::max_element(keys.begin(), keys.end());
     }
-    change.separator = *largest + std::string(1, '\0');
+    change.separator = below ? *edge : *edge + std::string(1, '\0');
   }
-  if (change.kind == RangeMap::Change::Kind::kSplit) {
+  if (below || change.kind == RangeMap::Change::Kind::kSplit) {
     if (change.separator <= range.lower ||
         (range.upper && change.separator >= *range.upper)) {
       return Status::OK();  // the range changed since the split was chosen
     }
-    range.lower = change.separator;
+    if (below) {
+      range.upper = change.separator;
+    } else {
+      range.lower = change.separator;
+    }
   }
   // Where the range of `to` begins once the map is switched: the copies'
   // fingerprints are taken on it (placement/key_fingerprint.h).
@@ -701,14 +729,14 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
     to_lower = to_range->lower;
   }
   // 1. Nothing of either unit is left only in a log.
-  Status s = above_all ? Status::OK() : MigrateIfNotEmpty(from);
+  Status s = beside_all ? Status::OK() : MigrateIfNotEmpty(from);
   if (s.ok()) s = MigrateIfNotEmpty(to);
   // 2. Copies of `from`'s keys in the range; what `to` holds there already
   // is shadowed: by a copy, or by a tombstone where `from` has no live
   // version.
   std::vector<Record> moving;
   std::vector<Record> held;
-  if (s.ok() && !above_all) s = ReadNewest(from, range, &moving);
+  if (s.ok() && !beside_all) s = ReadNewest(from, range, &moving);
   // (A unit freed for a split or a reassignment was cleared, and if it
   // holds nothing since, on PMem or in DRAM, needs no reading; moves begin
   // once the units are counted, CountUnits. A merge's unit holds records,
@@ -773,7 +801,7 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
   if (!s.ok()) return s;
   // 5. What moved stays behind in `from`, where no lookup reaches it; a
   // unit left without a position holds nothing else: cleared.
-  if (change.kind == RangeMap::Change::Kind::kSplit) {
+  if (below || change.kind == RangeMap::Change::Kind::kSplit) {
     const uint64_t records = table_.UnitPmemRecords(from);
     table_.SetUnitPmemRecords(from, records - std::min(records, moving.size()));
   } else {
@@ -790,7 +818,7 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
   } else {
     tails_->Set(to, largest);
   }
-  if (above_all) {
+  if (beside_all) {
     tails_->Closed(from);
   } else {
     tails_->Forget(from);

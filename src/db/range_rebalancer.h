@@ -18,17 +18,21 @@
 // as its tail tells, db/unit_tails.h; or, when that is not known, its
 // recent writes in its DRAM entry lie above its other keys), the unit
 // keeps its keys and a free unit takes the keys above them: nothing
-// moves. A free unit is one no position names,
-// or one freed by merging the two neighbouring positions that store the
-// fewest records between them (the upper moves into the lower, whose
-// range thus keeps its lower bound: placement/key_fingerprint.h).
+// moves. Keys that keep falling the same way round: a free unit takes the
+// keys below them, and the unit's range then begins at its smallest key
+// (its fingerprints, taken on the lower bound it had, hold on the one it
+// has: placement/key_fingerprint.h). A free unit is one no position
+// names, or one freed by merging the two neighbouring positions that store
+// the fewest records between them (the upper moves into the lower, whose
+// range thus keeps its lower bound: a lower bound never moves down under
+// records).
 //
 // A move of a key range R from unit A to unit B, under both units' locks
 // (writers of either wait; lookups go on, on A, until the switch):
 //   1. migrate A and B: every logged or unlogged record of either is on
 //      PMem, so no log record of theirs is needed any more (not A when R
-//      lies above all its keys: it keeps them, log records included,
-//      and is retired, Retired());
+//      lies above or below all its keys: it keeps them, log records
+//      included, and is retired, Retired());
 //   2. copy A's newest version of every key in R into B, and a tombstone
 //      for every key B holds in R that A does not (a crashed earlier move,
 //      or B's own past in R): unlogged inserts with B's table hash and new
@@ -156,6 +160,9 @@ class RangeRebalancer {
     uint64_t expires_at_ms = 0;  // 0 = none
     bool tombstone = false;
   };
+  // Where a unit is split: not at all, at the median of its keys, above
+  // its largest key or below its smallest.
+  enum class SplitAt { kNone, kMedian, kAboveAll, kBelowAll };
   // `split_blind`: split at the median even when the unit's recent writes
   // are not known.
   Status RebalanceLocked(uint64_t unit, std::string_view written,
@@ -176,14 +183,14 @@ class RangeRebalancer {
   // The mean of the units' records (DRAM entries' too), over all 2^d
   // units.
   uint64_t MeanRecords();
-  // Where to split `unit` (of `range`): *appending if its keys keep
+  // Where to split `unit` (of `range`): kAboveAll if its keys keep
   // growing (its recent writes, `written` and its DRAM entry's, lie above
-  // every older key: a free unit takes the keys above the largest), else
-  // *separator at the median key (empty: the unit is not to be split).
-  // REQUIRES: the unit's lock.
+  // every older key: a free unit takes the keys above the largest),
+  // kBelowAll if they keep falling, else kMedian at *separator (kNone:
+  // the unit is not to be split). REQUIRES: the unit's lock.
   Status ChooseSplit(uint64_t unit, const RangeMap::Range& range,
                      std::string_view written, bool split_blind,
-                     std::string* separator, bool* appending);
+                     std::string* separator, SplitAt* at);
   // The keys of every slot of `unit` within `range`, the DRAM entry's
   // first (*recent of them), versions and tombstones included, unsorted.
   // REQUIRES: the unit's lock.
@@ -222,8 +229,9 @@ class RangeRebalancer {
   // Moves keys from `from` to `to` as `change` says (its position is
   // `from`'s, taken under the locks): kMerge all of `from`'s range into
   // its neighbour `to`; kSplit the part of `from`'s range from the
-  // separator on; kReassign all of it. Steps 1-5 above. Moves nothing if
-  // the map no longer allows the change.
+  // separator on (without one: above its largest key); kSplitBelow the
+  // part below its smallest key; kReassign all of it. Steps 1-5 above.
+  // Moves nothing if the map no longer allows the change.
   Status Move(uint64_t from, uint64_t to, RangeMap::Change change)
       REQUIRES(mu_);
   Status MigrateIfNotEmpty(uint64_t unit);

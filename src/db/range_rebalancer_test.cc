@@ -12,8 +12,8 @@
 //   * units are freed by merging the lightest neighbours, the upper into
 //     the lower, whose range keeps its lower bound; or, where neighbours
 //     hold nothing, by merging the run of them into its first unit;
-//   * a unit whose keys keep growing keeps them: a freed unit takes the
-//     keys above them, and nothing is copied;
+//   * a unit whose keys keep growing (falling) keeps them: a freed unit
+//     takes the keys above (below) them, and nothing is copied;
 //   * what the re-balancer cannot do, and why.
 
 #include "db/range_rebalancer.h"
@@ -275,6 +275,63 @@ TEST_F(RangeRebalancerTest, UnitOfGrowingKeysKeepsThemAndNothingIsCopied) {
   Put(KeyIn(0x02, 1000), test::Word(7));
   EXPECT_TRUE(rebalancer_->Retired(0));
   ExpectAllRecords("after a write into the retired unit");
+}
+
+// Keys that keep falling: the unit keeps them all and a freed unit takes
+// the keys below them; nothing moves. The unit's range then begins at its
+// smallest key, and its records keep the fingerprints taken on its old
+// lower bound, by which scans from inside its range read it.
+TEST_F(RangeRebalancerTest, UnitOfFallingKeysKeepsThemAndNothingIsCopied) {
+  Open(EightUnits());
+  auto value = [](uint64_t i) {
+    return "a value of a falling key, " + std::to_string(i);
+  };
+  for (uint64_t i = 0; i < 300; ++i) {
+    Put(KeyIn(0x02, 5000 - i), value(i));
+    if (HasFatalFailure()) return;
+  }
+  rebalancer_->CountUnits();
+  ASSERT_TRUE(layers_.tails()->Falling(0));
+  EXPECT_TRUE(rebalancer_->SplitDue(0));
+  const uint64_t records = layers_.table().UnitRecords(0);
+  const uint64_t dram = layers_.table().DramState(0).size;
+  ASSERT_GT(dram, 0u);
+  ASSERT_LT(dram, records) << "some of its records are on PMem";
+  uint64_t moves = 0;
+  ASSERT_OK(rebalancer_->Rebalance(0, KeyIn(0x02, 4701), &moves));
+  EXPECT_EQ(moves, 2u) << "the merge of the empty units, and the split";
+  EXPECT_EQ(rebalancer_->records_copied(), 0u);
+  EXPECT_EQ(layers_.table().UnitRecords(0), records) << "unit 0 kept its keys";
+  ASSERT_EQ(map().Units(), (std::vector<uint32_t>{2, 0, 1}));
+  EXPECT_EQ(map().RangeOfUnit(0)->lower, KeyIn(0x02, 4701))
+      << "right at the smallest key";
+  EXPECT_EQ(layers_.UnitOf(KeyIn(0x02, 4700)), 2u) << "the next key";
+  EXPECT_EQ(layers_.table().DramState(0).size, dram)
+      << "the split migrated the unit it retired";
+  EXPECT_TRUE(rebalancer_->Retired(0));
+  ExpectAllRecords("after");
+  std::string report;
+  EXPECT_EQ(layers_.table().Verify(&report), 0u) << report;
+  // Scans from inside the unit's range leave out what lies below where
+  // they start by the fingerprints: taken on the base, they are right.
+  for (const uint64_t from : {4702u, 4850u, 4999u}) {
+    Model got;
+    ASSERT_OK(layers_.Scan(&got, KeyIn(0x02, from)));
+    const Model want(model_.lower_bound(KeyIn(0x02, from)), model_.end());
+    EXPECT_TRUE(got == want) << "from " << from << ": the first difference: "
+                             << FirstDifference(got, want);
+  }
+  // The keys go on falling into unit 2, which is split the same way.
+  for (uint64_t i = 300; i < 600; ++i) {
+    Put(KeyIn(0x02, 5000 - i), value(i));
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_TRUE(layers_.tails()->Falling(2));
+  ASSERT_OK(rebalancer_->Rebalance(2, KeyIn(0x02, 4401), &moves));
+  EXPECT_EQ(rebalancer_->records_copied(), 0u);
+  EXPECT_EQ(layers_.UnitOf(KeyIn(0x02, 4400)), 3u);
+  ExpectAllRecords("after the second split");
+  EXPECT_EQ(layers_.table().Verify(&report), 0u) << report;
 }
 
 // A unit retired by a split of growing keys is split at its median, like

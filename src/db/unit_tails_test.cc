@@ -111,5 +111,51 @@ TEST(UnitTailsTest, LongKeysAreNotFollowed) {
   EXPECT_FALSE(tails.Largest(0).has_value());
 }
 
+// Keys that fall: the second write into an empty unit went below the
+// first; the smallest key is followed from then on.
+TEST(UnitTailsTest, FallingKeysAreFollowedByTheirSmallest) {
+  UnitTails tails(3, /*empty=*/true);
+  tails.Note(0, "k9");
+  EXPECT_FALSE(tails.Falling(0)) << "one write says nothing of a trend";
+  tails.Note(0, "k8");
+  EXPECT_TRUE(tails.Falling(0));
+  EXPECT_FALSE(tails.Growing(0));
+  EXPECT_TRUE(tails.Monotonic(0));
+  tails.Note(0, "k7");
+  EXPECT_EQ(tails.Smallest(0), "k7");
+  EXPECT_FALSE(tails.Largest(0).has_value()) << "its largest is not followed";
+  // A few writes behind the edge (writers of one stream on a few
+  // threads), then too many: the keys no longer fall.
+  tails.Note(0, "k8");
+  EXPECT_TRUE(tails.Falling(0));
+  for (int i = 0; i < 20; ++i) tails.Note(0, "k9");
+  EXPECT_FALSE(tails.Falling(0));
+  EXPECT_FALSE(tails.Smallest(0).has_value());
+
+  // Growing keys never become falling ones.
+  tails.Note(1, "a");
+  tails.Note(1, "b");
+  tails.Note(1, "a");
+  EXPECT_TRUE(tails.Growing(1));
+  EXPECT_FALSE(tails.Falling(1));
+
+  // A unit that holds copies knows its largest key, not its smallest: a
+  // write below it does not make its keys fall.
+  tails.Set(2, std::string_view("m"));
+  tails.Note(2, "c");
+  tails.Note(2, "b");
+  EXPECT_FALSE(tails.Falling(2));
+  EXPECT_FALSE(tails.Smallest(2).has_value());
+  // Closed: retired, as a growing unit split above its keys.
+  tails.Forget(0);
+  tails.Set(0, std::nullopt);
+  tails.Note(0, "z");
+  tails.Note(0, "y");
+  ASSERT_TRUE(tails.Falling(0));
+  tails.Closed(0);
+  EXPECT_TRUE(tails.Retired(0));
+  EXPECT_FALSE(tails.Monotonic(0));
+}
+
 }  // namespace
 }  // namespace plush

@@ -29,6 +29,13 @@ uint64_t Of(std::string_view key, std::string_view lower) {
   return (uint64_t{depth} << kBits | BitsAt(key, depth)) << kShift;
 }
 
+bool Fits(uint64_t word, std::string_view key, std::string_view lower) {
+  const size_t depth = word >> (kShift + kBits);
+  const uint32_t bits = (word >> kShift) & ((1u << kBits) - 1);
+  return depth <= std::min(SharedPrefixLength(key, lower), kMaxDepth) &&
+         bits == BitsAt(key, depth);
+}
+
 Filter::Filter(std::string_view lower, std::string_view from,
                const std::optional<std::string_view>& upper) {
   from_shared_ = BitsAfter(lower, from, &from_bits_);

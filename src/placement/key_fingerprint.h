@@ -9,10 +9,13 @@
 // A key written on a unit whose range begins at `lower` shares its first
 // min(lcp(key, lower), 63) bytes with `lower`: that number is the key's
 // fingerprint depth, and the 18 bits of the key that follow them (zeros
-// past its end) its fingerprint bits. Re-balancing never moves the lower
-// bound of a unit while the unit keeps its records (db/range_rebalancer.h),
-// so with the unit's lower bound a fingerprint tells the key's first
-// 8·depth + 18 bits.
+// past its end) its fingerprint bits. While a unit keeps its records,
+// re-balancing moves the lower bound of its range only up, and only to
+// one at or below every key it holds (a split below its keys, db/
+// range_rebalancer.h): a key between two bounds shares at least as many
+// bytes with the higher one as with the lower, so with the unit's current
+// lower bound a fingerprint still tells the key's first 8·depth + 18 bits,
+// which is all a Filter reads of it (Fits).
 //
 // Part of the on-media format: DO NOT CHANGE.
 
@@ -37,6 +40,10 @@ inline constexpr size_t kMaxDepth = 63;
 // The fingerprint of `key` written on a unit whose range begins at
 // `lower` (empty for the first range), in place: bits 40..63.
 uint64_t Of(std::string_view key, std::string_view lower);
+// Whether `word` (a key word) holds a fingerprint of `key` written on a
+// unit whose range began at `lower` or below it, when the key lay in its
+// range: one a Filter on `lower` reads rightly.
+bool Fits(uint64_t word, std::string_view key, std::string_view lower);
 
 // Tells, from the fingerprints of slots written on one unit, keys that
 // certainly lie outside [from, upper) of the unit's current range, which

@@ -115,7 +115,8 @@ std::string RangeMap::ApplyTo(unsigned bits, const Change& change,
                      separators.begin() + static_cast<ptrdiff_t>(p + n - 1));
     units.erase(first + 1, first + static_cast<ptrdiff_t>(n));
     units[p] = change.unit;
-  } else if (change.kind == Change::Kind::kSplit) {
+  } else if (change.kind == Change::Kind::kSplit ||
+             change.kind == Change::Kind::kSplitBelow) {
     if (p >= units.size()) {
       return "split of position " + std::to_string(p) + " of " +
              std::to_string(units.size());
@@ -125,9 +126,11 @@ std::string RangeMap::ApplyTo(unsigned bits, const Change& change,
       return "split of position " + std::to_string(p) +
              " at a key outside it";
     }
+    const bool below = change.kind == Change::Kind::kSplitBelow;
     separators.insert(separators.begin() + static_cast<ptrdiff_t>(p),
                       change.separator);
-    units.insert(units.begin() + static_cast<ptrdiff_t>(p + 1), change.unit);
+    units.insert(units.begin() + static_cast<ptrdiff_t>(below ? p : p + 1),
+                 change.unit);
   } else if (change.kind == Change::Kind::kReassign) {
     if (p >= units.size()) {
       return "reassignment of position " + std::to_string(p) + " of " +
@@ -302,6 +305,7 @@ std::string RangeMap::Check(const Change& change) const {
       return {};
     }
     case Change::Kind::kSplit:
+    case Change::Kind::kSplitBelow:
       if (p >= units_.size()) {
         return "split of position " + std::to_string(p) + " of " +
                std::to_string(units_.size());
@@ -345,15 +349,29 @@ void RangeMap::Apply(const Change& change) {
       units_.insert(units_.begin() + p + 1, change.unit);
       Name(change.position + 1, change.unit);
       break;
+    case Change::Kind::kSplitBelow: {
+      const uint32_t kept = units_[p];
+      separators_.insert(separators_.begin() + p, Keep(change.separator));
+      units_.insert(units_.begin() + p, change.unit);
+      Name(change.position, change.unit);
+      Name(change.position + 1, kept);
+      break;
+    }
     case Change::Kind::kReassign:
       Unname(units_[p]);
       Name(change.position, change.unit);
       break;
   }
-  const bool split = change.kind == Change::Kind::kSplit;
-  Install(Edit{change.kind, change.position, change.count, change.unit,
-               split ? separators_[change.position] : nullptr,
-               split ? Prefix::Of(change.separator) : Prefix{}});
+  Edit edit{change.kind, change.position, change.count, change.unit};
+  if (change.kind == Change::Kind::kSplit ||
+      change.kind == Change::Kind::kSplitBelow) {
+    edit.separator = separators_[change.position];
+    edit.prefix = Prefix::Of(change.separator);
+  }
+  if (change.kind == Change::Kind::kSplitBelow) {
+    edit.kept_unit = units_[change.position + 1];
+  }
+  Install(edit);
 }
 
 void RangeMap::Replace(const Layout& layout) {
@@ -399,6 +417,14 @@ bool RangeMap::ApplyTo(size_t b, const Edit& edit) {
     case Change::Kind::kSplit:
       return buffer.Insert(edit.position, edit.separator, edit.prefix,
                            edit.unit);
+    case Change::Kind::kSplitBelow:
+      // The unit that keeps its keys moves up, behind the new separator.
+      if (!buffer.Insert(edit.position, edit.separator, edit.prefix,
+                         edit.kept_unit)) {
+        return false;
+      }
+      buffer.SetUnit(edit.position, edit.unit);
+      return true;
     case Change::Kind::kReassign:
       buffer.SetUnit(edit.position, edit.unit);
       return true;

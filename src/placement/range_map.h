@@ -65,11 +65,15 @@ class RangeMap {
       kSplit = 2,  // the keys of p at or above `separator` become a new
                    // position p + 1, named `unit`
       kReassign = 3,  // position p is named `unit` instead
+      // The keys of p below `separator` become a new position p, named
+      // `unit`; p's unit keeps the keys from `separator` on (position
+      // p + 1).
+      kSplitBelow = 4,
     };
     Kind kind = Kind::kMerge;
     uint32_t position = 0;
     uint32_t unit = 0;
-    std::string separator;  // kSplit
+    std::string separator;  // kSplit, kSplitBelow
     uint32_t count = 2;     // kMerge: positions merged, 2 .. kMaxMerged
   };
   static constexpr uint32_t kMaxMerged = 257;
@@ -154,8 +158,9 @@ class RangeMap {
     uint32_t position;
     uint32_t count;
     uint32_t unit;
-    const std::string* separator;
+    const std::string* separator = nullptr;
     Prefix prefix;
+    uint32_t kept_unit = 0;  // kSplitBelow: the unit that moves up
   };
 
   // The version again, after reads it protects (a seqlock's validating

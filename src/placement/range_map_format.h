@@ -55,8 +55,8 @@ struct RangeMapRef {
 //   word 0   check (32 bits) << 32 | separator length (16) << 16
 //            | kind (8) << 8 | merged positions - 2 (8; kMerge only)
 //   word 1   unit << 32 | position
-//   then the separator (kSplit; length 0 for kMerge), zero-padded to a
-//   multiple of 8 bytes.
+//   then the separator (kSplit, kSplitBelow; length 0 otherwise),
+//   zero-padded to a multiple of 8 bytes.
 // check = low 32 bits of XXH64 of the record with the check zero, seeded
 // with base generation * 0x9E3779B97F4A7C15 ^ the record's index: a record
 // of an older base, or at another index, never passes.
@@ -65,6 +65,9 @@ inline constexpr uint8_t kRangeChangeMerge = 1;  // positions p .. p+n-1
 inline constexpr uint8_t kRangeChangeSplit = 2;  // keys of p >= separator
                                                  // -> new position p+1, unit
 inline constexpr uint8_t kRangeChangeReassign = 3;  // position p -> unit
+// keys of p below separator -> new position p, unit (p's unit moves to
+// p + 1)
+inline constexpr uint8_t kRangeChangeSplitBelow = 4;
 inline constexpr uint64_t kRangeChangeHeaderBytes = 16;
 
 // RootPage::range_map_log_state: the base generation the change log

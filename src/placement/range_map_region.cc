@@ -22,7 +22,9 @@ static_assert(static_cast<uint8_t>(RangeMap::Change::Kind::kMerge) ==
               static_cast<uint8_t>(RangeMap::Change::Kind::kSplit) ==
                   kRangeChangeSplit &&
               static_cast<uint8_t>(RangeMap::Change::Kind::kReassign) ==
-                  kRangeChangeReassign,
+                  kRangeChangeReassign &&
+              static_cast<uint8_t>(RangeMap::Change::Kind::kSplitBelow) ==
+                  kRangeChangeSplitBelow,
               "the kinds of change records are persisted");
 static_assert(RangeMap::kMaxMerged - 2 <= 0xFF, "merged count is 8 bits");
 
@@ -30,6 +32,11 @@ uint64_t EntriesBytes(const RangeMap::Layout& layout) {
   uint64_t bytes = layout.units.size() * kUnitBytes;
   for (const std::string& s : layout.separators) bytes += kLengthBytes + s.size();
   return bytes;
+}
+
+bool IsSplit(RangeMap::Change::Kind kind) {
+  return kind == RangeMap::Change::Kind::kSplit ||
+         kind == RangeMap::Change::Kind::kSplitBelow;
 }
 
 uint64_t HeaderChecksum(const RangeMapHeader& h) {
@@ -181,7 +188,7 @@ Status ReadRangeChanges(const media::Media& media, uint64_t offset,
     const auto kind =
         static_cast<RangeMap::Change::Kind>((word0 >> 8) & 0xFF);
     if (separator_bytes > kMaxKeySize || bytes > capacity - at ||
-        (kind != RangeMap::Change::Kind::kSplit && separator_bytes != 0)) {
+        (!IsSplit(kind) && separator_bytes != 0)) {
       return damaged("bad separator length (" +
                      std::to_string(separator_bytes) + ")");
     }

@@ -303,6 +303,22 @@ TEST_F(RangeChangeLogTest, ChangesReadBackInOrderWithTheirEnd) {
   EXPECT_EQ(read_end, kAt);
 }
 
+TEST_F(RangeChangeLogTest, ASplitBelowReadsBack) {
+  RangeMap::Change below;
+  below.kind = RangeMap::Change::Kind::kSplitBelow;
+  below.position = 9;
+  below.unit = 3;
+  below.separator = "timestamp";
+  EXPECT_EQ(RangeChangeBytes(below), kRangeChangeHeaderBytes + 16);
+  const uint64_t end = WriteAll({below}, /*base_generation=*/5);
+  std::vector<RangeMap::Change> read;
+  uint64_t read_end = 0;
+  ASSERT_OK(ReadRangeChanges(media_, kAt, end - kAt, 5, 1, &read, &read_end));
+  ASSERT_EQ(read.size(), 1u);
+  ExpectSameChange(read[0], below, 0);
+  EXPECT_EQ(read_end, end);
+}
+
 // A record is bound to its base generation and its index: a log of an
 // older base, or a record where another should be, never passes.
 TEST_F(RangeChangeLogTest, RecordsOfAnotherBaseOrIndexFailTheirCheck) {

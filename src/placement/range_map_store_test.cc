@@ -100,6 +100,34 @@ TEST_F(RangeMapStoreTest, ChangesAreInstalledAndLoadBack) {
   EXPECT_EQ(loaded->map()->Read().separators, want.separators);
 }
 
+// A split below a unit's keys, in the change log, then in a new base.
+TEST_F(RangeMapStoreTest, ASplitBelowLoadsBack) {
+  const std::unique_ptr<RangeMapStore> store = Created();
+  RangeMap::Change below;
+  below.kind = RangeMap::Change::Kind::kSplitBelow;
+  below.position = 2;  // unit 7, ["k", "p")
+  below.unit = 4;
+  below.separator = "m";
+  ASSERT_OK(store->Switch(below));
+  const RangeMap::Layout want = store->map()->Read();
+  EXPECT_EQ(want.units, (std::vector<uint32_t>{5, 0, 4, 7, 2, 3}));
+  EXPECT_EQ(want.separators,
+            (std::vector<std::string>{"c", "k", "m", "p", "zz"}));
+  const std::unique_ptr<RangeMapStore> loaded = NewStore();
+  ASSERT_OK(Load(loaded.get()));
+  EXPECT_EQ(loaded->map()->Read().units, want.units);
+  EXPECT_EQ(loaded->map()->Read().separators, want.separators);
+  EXPECT_EQ(loaded->map()->RangeOfUnit(7)->lower, "m");
+  // Until the log is full and the map is written as a new base.
+  const uint64_t first_base = *word(0);
+  for (uint32_t i = 0; *word(0) == first_base; ++i)
+    ASSERT_OK(store->Switch(Reassign(0, i % 2 == 0 ? 1 : 5)));
+  const std::unique_ptr<RangeMapStore> rebased = NewStore();
+  ASSERT_OK(Load(rebased.get()));
+  EXPECT_EQ(rebased->map()->Read().units, store->map()->Read().units);
+  EXPECT_EQ(rebased->map()->Read().separators, want.separators);
+}
+
 TEST_F(RangeMapStoreTest, AFullChangeLogBecomesANewBase) {
   const std::unique_ptr<RangeMapStore> store = Created();
   const uint64_t first_base = *word(0);

@@ -238,7 +238,8 @@ TEST(RangeMapTest, ReadersRacingChangesSeeOneMapOrTheOther) {
 // A map of 2^bits units over keys "key:000000" .. (`keys` of them), and
 // `count` random changes to it: splits (half of them of the last
 // position, as keys that keep growing do; some at a separator equal to a
-// neighbour's, which leaves an empty position), merges and reassignments.
+// neighbour's, which leaves an empty position; a third of them below, the
+// unit keeping the keys above), merges and reassignments.
 // layouts[0] is the map before them, layouts[i] the map after changes[i-1].
 struct ChangeScript {
   std::vector<RangeMap::Layout> layouts;
@@ -266,7 +267,8 @@ void RandomChanges(unsigned bits, int keys, size_t count,
       if (rng() % 4 == 0) {
         change.kind = RangeMap::Change::Kind::kReassign;
       } else {
-        change.kind = RangeMap::Change::Kind::kSplit;
+        change.kind = rng() % 3 == 0 ? RangeMap::Change::Kind::kSplitBelow
+                                     : RangeMap::Change::Kind::kSplit;
         if (rng() % 2 == 0) change.position = static_cast<uint32_t>(next.units.size() - 1);
         const size_t q = change.position;
         const std::string lower = q == 0 ? "" : next.separators[q - 1];
@@ -333,8 +335,13 @@ TEST(RangeMapTest, RangesFollowChanges) {
       ASSERT_EQ(map.UnitOf(key), layout.units[position])
           << "change " << c << ", " << key;
       const std::string* upper = nullptr;
-      ASSERT_EQ(map.UnitOf(key, &upper), layout.units[position]) << key;
+      const std::string* lower = nullptr;
+      ASSERT_EQ(map.UnitOf(key, &upper, &lower), layout.units[position])
+          << key;
       ASSERT_EQ(UpperOf(upper), UpperOf(layout, position))
+          << "change " << c << ", " << key;
+      ASSERT_EQ(lower == nullptr ? "" : *lower,
+                position == 0 ? "" : layout.separators[position - 1])
           << "change " << c << ", " << key;
       ASSERT_EQ(map.PositionOf(key), position) << "change " << c << ", " << key;
     }
@@ -346,6 +353,50 @@ TEST(RangeMapTest, RangesFollowChanges) {
     }
   }
   EXPECT_GT(empty_positions, 0u) << "no equal separators were tried";
+}
+
+// A split below a unit's keys: a new position before the unit's takes
+// the keys below the separator; the unit's range begins there.
+TEST(RangeMapTest, ASplitBelowPutsTheNewUnitFirst) {
+  RangeMap::Layout layout;
+  layout.separators = {"b", "m"};
+  layout.units = {0, 1, 2};
+  RangeMap map(3, layout);
+  RangeMap::Change below;
+  below.kind = RangeMap::Change::Kind::kSplitBelow;
+  below.position = 1;
+  below.unit = 5;
+  below.separator = "g";
+  ASSERT_EQ(map.Check(below), "");
+  map.Apply(below);
+  ASSERT_EQ(RangeMap::ApplyTo(3, below, &layout), "");
+  EXPECT_EQ(map.Read().units, (std::vector<uint32_t>{0, 5, 1, 2}));
+  EXPECT_EQ(map.Read().separators, (std::vector<std::string>{"b", "g", "m"}));
+  EXPECT_EQ(layout.units, map.Read().units);
+  EXPECT_EQ(layout.separators, map.Read().separators);
+  EXPECT_EQ(map.RangeOfUnit(1)->lower, "g");
+  EXPECT_EQ(map.RangeOfUnit(5)->lower, "b");
+  EXPECT_EQ(*map.RangeOfUnit(5)->upper, "g");
+  EXPECT_EQ(map.UnitOf("h"), 1u);
+  EXPECT_EQ(map.UnitOf("c"), 5u);
+  // Of the first position: the new unit takes the keys from the empty one.
+  below.position = 0;
+  below.unit = 7;
+  below.separator = "a";
+  ASSERT_EQ(map.Check(below), "");
+  map.Apply(below);
+  EXPECT_EQ(map.Read().units, (std::vector<uint32_t>{7, 0, 5, 1, 2}));
+  EXPECT_EQ(map.UnitOf(""), 7u);
+  EXPECT_EQ(map.UnitOf("a"), 0u);
+  EXPECT_EQ(map.RangeOfUnit(0)->lower, "a");
+  // Outside the position, or onto a named unit: refused.
+  below.position = 2;
+  below.unit = 3;
+  below.separator = "h";
+  EXPECT_EQ(map.Check(below), "split of position 2 at a key outside it");
+  below.separator = "c";
+  below.unit = 1;
+  EXPECT_EQ(map.Check(below), "split onto unit 1, named");
 }
 
 TEST(RangeMapTest, ReadersRacingIncrementalChangesSeeTheMapOfTheirVersion) {

@@ -17,9 +17,9 @@ namespace plush::table {
 // Scans leave out the records whose fingerprints put them outside what
 // they read (placement/key_fingerprint.h): a wrong one hides a record. Every
 // slot written on a unit that a position names has the fingerprint of its
-// key on that position's lower bound (a unit that holds records keeps its
-// lower bound); slots written on another unit, and those of free units,
-// are not read by fingerprint.
+// key on that position's lower bound, or on a lower bound the unit's range
+// had before a split below its keys (fingerprint::Fits); slots written on
+// another unit, and those of free units, are not read by fingerprint.
 bool LeveledTable::FingerprintMatches(unsigned level, uint64_t index,
                                       uint64_t key_word,
                                       uint64_t ref) const {
@@ -30,8 +30,7 @@ bool LeveledTable::FingerprintMatches(unsigned level, uint64_t index,
       hasher_.map()->RangeOfUnit(unit);
   std::string key;
   if (!range || !resolver_->ReadKey(ref, &key)) return true;
-  return fingerprint::Of(key, range->lower) ==
-         (key_word & fingerprint::kMask);
+  return fingerprint::Fits(key_word, key, range->lower);
 }
 
 // What Verify() found: the count, the first kMaxReported lines, and every
