@@ -39,6 +39,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -48,6 +49,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -724,6 +726,72 @@ TEST(RebalanceTest, GrowingStreamsSplitWithoutCopies) {
     ASSERT_NO_FATAL_FAILURE(test::ExpectRecords(
         it.get(), model.begin(), model.end(), SIZE_MAX, "the whole pool"));
     ASSERT_NO_FATAL_FAILURE(ExpectFairShares(db.get(), 6, "loaded"));
+  }
+}
+
+// Growing keys written in batches, or by two writers of one stream: a
+// writer whose records the unit's DRAM entry cannot take splits the unit
+// first if it is due a split with them (waiting for a split of it under
+// way), instead of migrating the entry: the keys then stay in DRAM, as a
+// hash pool's would. (Regression: a batch that overflowed the entry of a
+// unit not yet due migrated it, 20 % of the records of 2 M keys in
+// batches of 100; a second writer migrated the full entry that a split
+// under way was retiring.)
+TEST(RebalanceTest, WritersSplitGrowingUnitsRatherThanMigrateThem) {
+  struct Case {
+    unsigned writers;
+    uint64_t batch;  // 1: single Puts
+    uint64_t records;
+  };
+  // Enough for a mean over a quarter of an entry (24000 on 256 units),
+  // when a unit of growing keys splits above 190 records and batches land
+  // on units that hold that many; or over 3/8 (30000), when it splits
+  // right at its entry's high-water mark, and not above it (which would
+  // leave a second writer's key racing the split no room). Not over half
+  // an entry, when it would migrate by design (splits above the mean and
+  // half an entry). All of it fits the DRAM level.
+  for (const Case c : {Case{1, 100, 24000}, Case{2, 1, 30000}}) {
+    SCOPED_TRACE(std::to_string(c.writers) + " writers of batches of " +
+                 std::to_string(c.batch));
+    test::ScratchPool file("growing_writers");
+    Options o;
+    o.partitioning = Partitioning::kRange;
+    o.dram_directory_bits = 8;
+    std::unique_ptr<DB> db;
+    ASSERT_OK(DB::Open(o, file.path(), &db));
+    const uint64_t kRecords = c.records;
+    std::atomic<uint64_t> next{0};
+    auto write = [&] {
+      for (;;) {
+        const uint64_t first = next.fetch_add(c.batch);
+        if (first >= kRecords) return Status::OK();
+        WriteBatch batch;
+        for (uint64_t i = first; i < first + c.batch; ++i)
+          batch.Put(test::Word(__builtin_bswap64(i + 1)), test::Word(i));
+        Status s = c.batch == 1 ? db->Put({}, test::Word(__builtin_bswap64(
+                                                  first + 1)),
+                                          test::Word(first))
+                                : db->Write({}, &batch);
+        if (!s.ok()) return s;
+      }
+    };
+    std::vector<Status> results(c.writers);
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < c.writers; ++t)
+      threads.emplace_back([&, t] { results[t] = write(); });
+    for (std::thread& t : threads) t.join();
+    for (const Status& s : results) ASSERT_OK(s);
+    Stats stats;
+    ASSERT_OK(db->GetStats(&stats));
+    EXPECT_EQ(stats.dram_migrations_inline, 0u);
+    ASSERT_FALSE(stats.records_per_level.empty());
+    EXPECT_EQ(stats.records_per_level[0], kRecords) << "some went to PMem";
+    EXPECT_EQ(stats.range_records_copied, 0u);
+    std::string value;
+    for (uint64_t i = 0; i < kRecords; i += 97) {
+      ASSERT_OK(db->Get({}, test::Word(__builtin_bswap64(i + 1)), &value));
+      EXPECT_EQ(value, test::Word(i));
+    }
   }
 }
 

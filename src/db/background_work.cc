@@ -22,12 +22,7 @@ BackgroundWork::BackgroundWork(table::LeveledTable* table,
     : table_(*table),
       allocator_(*allocator),
       thread_count_(threads),
-      // 7/8: an entry that reaches it receives capacity/8 more records
-      // (32 at the default fanout) before a writer would have to migrate
-      // it, which at millions of inserts per second spread over the DRAM
-      // level is many milliseconds; migrating at 7/8 instead of full costs
-      // 1/7 more migrations.
-      high_water_(table->capacity() - table->capacity() / 8) {}
+      high_water_(table->high_water()) {}
 
 void BackgroundWork::Start(log::RecoveryLogs* logs,
                            payload::PayloadLogs* payload,
@@ -114,15 +109,23 @@ void BackgroundWork::Run() {
   mu_.Unlock();
 }
 
+bool BackgroundWork::SplitDue(uint64_t dram_index, uint64_t incoming) const {
+  return rebalancer_ != nullptr &&
+         rebalancer_->SplitDue(dram_index, incoming);
+}
+
+// An error is met again by the inline path, as for migrations.
+void BackgroundWork::SplitIfDue(uint64_t dram_index, uint64_t incoming) {
+  if (!SplitDue(dram_index, incoming)) return;
+  uint64_t moves = 0;
+  if (rebalancer_->Rebalance(dram_index, {}, &moves, incoming).ok())
+    (void)rebalancer_->RebalanceOverloaded(&moves);
+}
+
 void BackgroundWork::MigrateIfAboveHighWater(uint64_t dram_index) {
   // A unit of a range pool due a split (heavy, or its keys keep growing)
-  // is split first (which migrates it); an error is met again by the
-  // inline path, as for migrations.
-  if (rebalancer_ != nullptr && rebalancer_->SplitDue(dram_index)) {
-    uint64_t moves = 0;
-    if (rebalancer_->Rebalance(dram_index, {}, &moves).ok())
-      (void)rebalancer_->RebalanceOverloaded(&moves);
-  }
+  // is split first (which migrates it).
+  SplitIfDue(dram_index, /*incoming=*/0);
   SpinLockRef lock = table_.DramLock(dram_index);
   lock.lock();
   // A writer may have migrated the entry meanwhile (it filled before this

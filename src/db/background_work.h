@@ -74,6 +74,18 @@ class BackgroundWork {
   // threads; later Schedule*() calls do nothing. Idempotent.
   void Stop();
 
+  // Whether the unit of DRAM entry `dram_index` (of a range pool that
+  // re-balances) is due a split with the `incoming` records a write is
+  // about to bring it (RangeRebalancer::SplitDue): a hint, without its
+  // lock.
+  bool SplitDue(uint64_t dram_index, uint64_t incoming) const;
+  // Splits the unit of DRAM entry `dram_index` if it is due (after any
+  // split of it under way, which may leave it due no more). For the
+  // writer whose records the entry cannot take: split, its unit takes no
+  // more of the keys that filled it (growing keys), which then need not
+  // migrate.
+  void SplitIfDue(uint64_t dram_index, uint64_t incoming);
+
   // DRAM entry `dram_index` reached high_water(). Each fill of an entry
   // schedules it once (the insert that reaches the mark does).
   void ScheduleMigration(uint64_t dram_index);

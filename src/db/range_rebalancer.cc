@@ -112,8 +112,18 @@ uint64_t RangeRebalancer::HeavyAbove() const {
 // it, and its records stay in DRAM; in a pool that holds more, units of
 // growing keys grow with the mean, which keeps the merges that free units
 // for them few.)
+//
+// Not in the last eighth of a DRAM entry, above its high-water mark: a
+// unit split there would keep no room for the keys of other writers of
+// the stream that raced the split (just below its largest key: they stay
+// in the unit it retires), and its full entry would migrate for one of
+// them.
 uint64_t RangeRebalancer::GrowingAbove() const {
-  return mean_.load(std::memory_order_relaxed) + table_.capacity() / 2;
+  const uint64_t above =
+      mean_.load(std::memory_order_relaxed) + table_.capacity() / 2;
+  const uint64_t high_water = table_.high_water();
+  return above >= high_water && above < table_.capacity() ? high_water - 1
+                                                          : above;
 }
 
 // The mean only grows as a pool fills: a count above the threshold of the
@@ -131,13 +141,14 @@ bool RangeRebalancer::Heavy(uint64_t unit) {
   return Above(table_.UnitRecords(unit), 1);
 }
 
-bool RangeRebalancer::GrowingDue(uint64_t unit) {
+bool RangeRebalancer::GrowingDue(uint64_t unit, uint64_t incoming) {
   return enabled() && counted_.load(std::memory_order_acquire) &&
-         tails_->Monotonic(unit) && table_.UnitRecords(unit) > GrowingAbove();
+         tails_->Monotonic(unit) &&
+         table_.UnitRecords(unit) + incoming > GrowingAbove();
 }
 
-bool RangeRebalancer::SplitDue(uint64_t unit) {
-  return Heavy(unit) || GrowingDue(unit);
+bool RangeRebalancer::SplitDue(uint64_t unit, uint64_t incoming) {
+  return Heavy(unit) || GrowingDue(unit, incoming);
 }
 
 bool RangeRebalancer::WriterSplits(uint64_t unit, bool at_high_water) {
@@ -175,15 +186,16 @@ Status RangeRebalancer::RebalanceHeaviestLocked(bool overloaded_only) {
   }
   const bool split =
       overloaded_only ? Overloaded(heaviest) : Heavy(heaviest);
-  return split ? RebalanceLocked(heaviest, {}, /*split_blind=*/true)
+  return split ? RebalanceLocked(heaviest, {}, /*split_blind=*/true,
+                                 /*incoming=*/0)
                : Status::OK();
 }
 
 Status RangeRebalancer::Rebalance(uint64_t unit, std::string_view written,
-                                  uint64_t* moves) {
+                                  uint64_t* moves, uint64_t incoming) {
   MutexLock lock(&mu_);
   const uint64_t before = store_->generation();
-  Status s = RebalanceLocked(unit, written, /*split_blind=*/false);
+  Status s = RebalanceLocked(unit, written, /*split_blind=*/false, incoming);
   *moves = store_->generation() - before;
   return s;
 }
@@ -211,7 +223,8 @@ Status RangeRebalancer::RebalanceAll(uint64_t* moves) {
     std::sort(heavy.rbegin(), heavy.rend());
     for (const auto& [records, unit] : heavy) {
       const uint64_t round = store_->generation();
-      Status s = RebalanceLocked(unit, {}, /*split_blind=*/true);
+      Status s = RebalanceLocked(unit, {}, /*split_blind=*/true,
+                                 /*incoming=*/0);
       if (!s.ok()) {
         *moves = store_->generation() - before;
         return s;
@@ -228,7 +241,7 @@ Status RangeRebalancer::RebalanceAll(uint64_t* moves) {
 
 Status RangeRebalancer::RebalanceLocked(uint64_t unit,
                                         std::string_view written,
-                                        bool split_blind) {
+                                        bool split_blind, uint64_t incoming) {
   if (!enabled()) return Status::OK();
   // Under the unit's lock: how many records it holds (the count may be off
   // after a crash: recounted from the levels), and where to split it.
@@ -245,7 +258,7 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
         counted_.load(std::memory_order_relaxed) && tails_->Monotonic(unit);
     auto due = [&] {
       return Heavy(unit) ||
-             (growing && table_.UnitRecords(unit) > GrowingAbove());
+             (growing && table_.UnitRecords(unit) + incoming > GrowingAbove());
     };
     // A unit that keeps its keys but writes them again is heavy with
     // the versions its DRAM entry holds, not with keys: rewritten without

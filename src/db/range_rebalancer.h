@@ -102,13 +102,14 @@ class RangeRebalancer {
   void CountUnits();
   // Whether `unit` is heavy (above). Lock-free; reads the counts.
   bool Heavy(uint64_t unit);
-  // Whether `unit` is to be split: heavy, or its keys keep growing and it
-  // holds more than the mean plus half a DRAM entry's capacity (split
-  // that early, the unit it leaves behind is not heavy, and needs no
-  // split of its own: a split above the largest key copies nothing, a
-  // median split copies the unit). Lock-free: a hint, which Rebalance() checks under
-  // the unit's lock.
-  bool SplitDue(uint64_t unit);
+  // Whether `unit` is to be split: heavy, or its keys keep growing (or
+  // falling) and it holds more than the mean plus half a DRAM entry's
+  // capacity (split that early, the unit it leaves behind is not heavy,
+  // and needs no split of its own: a split above the largest key copies
+  // nothing, a median split copies the unit) — with the `incoming`
+  // records a write is about to bring it. Lock-free: a hint, which
+  // Rebalance() checks under the unit's lock.
+  bool SplitDue(uint64_t unit, uint64_t incoming = 0);
   // Whether a writer of `unit` splits it itself, after its write: the
   // unit is twice as heavy (its writers outran the background thread's
   // splits, as all writes going to one unit do), or it is due a split
@@ -135,9 +136,9 @@ class RangeRebalancer {
   // with the unit's DRAM entry, what tells keys that keep growing (a unit
   // with neither is left for RebalanceOverloaded).
   // *moves: the moves made (0: the unit was not heavy, or no two
-  // neighbours are light enough to merge).
-  Status Rebalance(uint64_t unit, std::string_view written, uint64_t* moves)
-      EXCLUDES(mu_);
+  // neighbours are light enough to merge). `incoming`: as for SplitDue().
+  Status Rebalance(uint64_t unit, std::string_view written, uint64_t* moves,
+                   uint64_t incoming = 0) EXCLUDES(mu_);
   // Splits the heaviest unit if it is overloaded: one that no longer
   // receives writes is found no other way. (Not merely heavy: the unit
   // that a split of keys that keep growing leaves behind is heavy until
@@ -166,7 +167,7 @@ class RangeRebalancer {
   // `split_blind`: split at the median even when the unit's recent writes
   // are not known.
   Status RebalanceLocked(uint64_t unit, std::string_view written,
-                         bool split_blind) REQUIRES(mu_);
+                         bool split_blind, uint64_t incoming) REQUIRES(mu_);
   Status RebalanceHeaviestLocked(bool overloaded_only) REQUIRES(mu_);
   // The count above which a unit is heavy, by the mean last computed.
   uint64_t HeavyAbove() const;
@@ -174,9 +175,9 @@ class RangeRebalancer {
   uint64_t GrowingAbove() const;
   // Whether `unit` is twice as heavy.
   bool Overloaded(uint64_t unit);
-  // Whether `unit`'s keys keep growing (UnitTails::GrowingHint) and it
-  // holds more than GrowingAbove().
-  bool GrowingDue(uint64_t unit);
+  // Whether `unit`'s keys keep growing or falling (UnitTails::Monotonic)
+  // and it holds more than GrowingAbove() with `incoming` records more.
+  bool GrowingDue(uint64_t unit, uint64_t incoming);
   // Whether `records` is above `factor` times that threshold, by a fresh
   // mean if the last one says so.
   bool Above(uint64_t records, uint64_t factor);

@@ -111,10 +111,10 @@ TEST(UnitTailsTest, LongKeysAreNotFollowed) {
   EXPECT_FALSE(tails.Largest(0).has_value());
 }
 
-// Keys that fall: the second write into an empty unit went below the
-// first; the smallest key is followed from then on.
+// Keys that fall: writes into a unit that was empty go below every key it
+// holds; its smallest key is followed.
 TEST(UnitTailsTest, FallingKeysAreFollowedByTheirSmallest) {
-  UnitTails tails(3, /*empty=*/true);
+  UnitTails tails(4, /*empty=*/true);
   tails.Note(0, "k9");
   EXPECT_FALSE(tails.Falling(0)) << "one write says nothing of a trend";
   tails.Note(0, "k8");
@@ -123,7 +123,7 @@ TEST(UnitTailsTest, FallingKeysAreFollowedByTheirSmallest) {
   EXPECT_TRUE(tails.Monotonic(0));
   tails.Note(0, "k7");
   EXPECT_EQ(tails.Smallest(0), "k7");
-  EXPECT_FALSE(tails.Largest(0).has_value()) << "its largest is not followed";
+  EXPECT_EQ(tails.Largest(0), "k9");
   // A few writes behind the edge (writers of one stream on a few
   // threads), then too many: the keys no longer fall.
   tails.Note(0, "k8");
@@ -138,6 +138,16 @@ TEST(UnitTailsTest, FallingKeysAreFollowedByTheirSmallest) {
   tails.Note(1, "a");
   EXPECT_TRUE(tails.Growing(1));
   EXPECT_FALSE(tails.Falling(1));
+  // Two writers of one growing stream: the second key into the unit may
+  // come below the first; the keys after it grow.
+  tails.Note(3, "k2");
+  tails.Note(3, "k1");
+  EXPECT_TRUE(tails.Falling(3)) << "for now";
+  for (const char* key : {"k4", "k3", "k5", "k6", "k8", "k7", "k9"})
+    tails.Note(3, key);
+  EXPECT_TRUE(tails.Growing(3));
+  EXPECT_FALSE(tails.Falling(3));
+  EXPECT_EQ(tails.Largest(3), "k9");
 
   // A unit that holds copies knows its largest key, not its smallest: a
   // write below it does not make its keys fall.

@@ -91,6 +91,12 @@ Status WritePath::WriteRecords(const WriteOptions& options,
     for (const BatchEntry& e : entries) tails_->Prefetch(e.dram_index);
   }
   const unsigned capacity = table_.capacity();
+  // Whether entry `e` cannot take the batch's records without migrating.
+  auto overflows = [&](const BatchEntry& e) {
+    return e.records <= capacity &&
+           table_.DramState(e.dram_index).size + e.records > capacity;
+  };
+  bool split_tried = false;
   for (;;) {
     log::BatchSpill::Lease spill;
     if (spills) {
@@ -111,9 +117,25 @@ Status WritePath::WriteRecords(const WriteOptions& options,
       *moved = true;
       return Status::OK();
     }
+    // Units due a split are split first, as for single writes
+    // (write_path.h, step 3).
+    std::vector<const BatchEntry*> splits;
+    for (const BatchEntry& e : entries) {
+      if (!split_tried && overflows(e) &&
+          background_.SplitDue(e.dram_index, e.records)) {
+        splits.push_back(&e);
+      }
+    }
+    if (!splits.empty()) {
+      split_tried = true;
+      unlock_all();
+      spill.Release();
+      for (const BatchEntry* e : splits)
+        background_.SplitIfDue(e->dram_index, e->records);
+      continue;
+    }
     for (BatchEntry& e : entries) {
-      if (e.records <= capacity &&
-          table_.DramState(e.dram_index).size + e.records > capacity) {
+      if (overflows(e)) {
         inline_migrations_.Add(1);
         Status s = table_.MigrateDram(e.dram_index);
         if (!s.ok()) {

@@ -4,7 +4,9 @@
 //
 //   1. lock the key's DRAM entry (its writers' lock; never on PMem)
 //   2. let the caller prepare the slot under the lock (or skip the write)
-//   3. migrate the entry first if it is full
+//   3. migrate the entry first if it is full (unless its unit is due a
+//      split: unlock, split it, and start over; a unit of growing keys
+//      then takes no more of them, and keeps its records in DRAM)
 //   4. append the record to the entry's recovery log: the one persistence
 //      barrier of a write (skipped for unlogged writes); if the log's chunk
 //      is full, unlock, rotate the log and start over
@@ -191,6 +193,7 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
   const unsigned log = options.sync ? log::RecoveryLogs::kSyncLog : own_log;
   table_.PrefetchDram(hash);
   if (tails_ != nullptr && placement.key) tails_->Prefetch(d);
+  bool split_tried = false;
   for (;;) {
     SpinLockRef lock = table_.DramLock(d);
     lock.lock();
@@ -207,6 +210,13 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
     bool skip = false;
     Status s = prepare(d, &slot, &skip);
     if (s.ok() && !skip && table_.DramFull(d)) {
+      // (Another writer may be splitting it: the split waits for that.)
+      if (!split_tried && background_.SplitDue(d, 1)) {
+        split_tried = true;
+        lock.unlock();
+        background_.SplitIfDue(d, 1);
+        continue;
+      }
       s = table_.MigrateDram(d);
       inline_migrations_.Add(1);
     }
