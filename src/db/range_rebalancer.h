@@ -248,6 +248,9 @@ class RangeRebalancer {
   std::atomic<bool> counted_{false};
   // MeanRecords() as last computed.
   std::atomic<uint64_t> mean_{0};
+  // The last split found no unit free for nothing (unnamed, or in a run
+  // of empty positions): it merged light neighbours, which copies.
+  std::atomic<bool> crowded_{false};
   std::atomic<uint64_t> overloaded_calls_{0};
   // The map's generation when FreeEmptyRun() last found no run.
   std::optional<uint64_t> no_empty_run_at_ GUARDED_BY(mu_);

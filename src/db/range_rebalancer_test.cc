@@ -334,6 +334,60 @@ TEST_F(RangeRebalancerTest, UnitOfFallingKeysKeepsThemAndNothingIsCopied) {
   EXPECT_EQ(layers_.table().Verify(&report), 0u) << report;
 }
 
+// Once no unit is free for nothing (every unit named and holding records),
+// a split of growing keys frees its unit by merging light neighbours,
+// which copies: units of growing keys then grow to twice the mean (plus
+// half an entry) before they are due, not the mean.
+TEST_F(RangeRebalancerTest, GrowingUnitsGrowFurtherOnceNoUnitIsFree) {
+  Open(EightUnits());
+  // Few records in each other unit: two neighbours merge below 3/4 of the
+  // growing unit (which FindFree asks).
+  for (unsigned unit = 1; unit < 8; ++unit) {
+    Fill(unit, 8, unit);
+    if (HasFatalFailure()) return;
+  }
+  const uint64_t half_entry = layers_.table().capacity() / 2;
+  auto mean = [&] {
+    uint64_t total = 0;
+    for (uint64_t u = 0; u < 8; ++u)
+      total += layers_.table().UnitRecords(u);
+    return total / 8;
+  };
+  uint64_t next = 1000;
+  // Growing keys into `unit` until it holds more than `factor` times the
+  // mean plus half an entry, plus `more`.
+  auto grow = [&](uint64_t unit, uint64_t factor, uint64_t more) {
+    while (layers_.table().UnitRecords(unit) <=
+           factor * mean() + half_entry + more) {
+      Put(KeyIn(0x02, next), test::Word(next));
+      ++next;
+      if (HasFatalFailure()) return;
+    }
+  };
+  rebalancer_->CountUnits();
+  // Due above the mean plus half an entry while units may be free for
+  // nothing (not known before a split looks).
+  grow(0, 1, 0);
+  ASSERT_TRUE(layers_.tails()->Growing(0));
+  EXPECT_TRUE(rebalancer_->SplitDue(0));
+  uint64_t moves = 0;
+  ASSERT_OK(rebalancer_->Rebalance(0, KeyIn(0x02, next - 1), &moves));
+  ASSERT_EQ(moves, 2u) << "a merge of light neighbours, and the split";
+  EXPECT_GT(rebalancer_->records_copied(), 0u) << "the merge copies";
+  const uint64_t grower = layers_.UnitOf(KeyIn(0x02, next));
+  ASSERT_NE(grower, 0u);
+  // The unit that took the keys above: not due above the mean plus half
+  // an entry any more, only above twice the mean.
+  grow(grower, 1, 0);
+  // (SplitDue reads the mean as a split or a heavy unit last took it.)
+  ASSERT_OK(rebalancer_->Rebalance(grower, KeyIn(0x02, next - 1), &moves));
+  EXPECT_EQ(moves, 0u);
+  EXPECT_FALSE(rebalancer_->SplitDue(grower));
+  grow(grower, 2, 0);
+  EXPECT_TRUE(rebalancer_->SplitDue(grower));
+  ExpectAllRecords("after");
+}
+
 // A unit retired by a split of growing keys is split at its median, like
 // any other, once it is heavy: its DRAM entry, which still holds its last
 // keys, does not make it look like a unit of growing keys again (splits
