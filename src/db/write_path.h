@@ -210,8 +210,10 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
     bool skip = false;
     Status s = prepare(d, &slot, &skip);
     if (s.ok() && !skip && table_.DramFull(d)) {
-      // (Another writer may be splitting it: the split waits for that.)
-      if (!split_tried && background_.SplitDue(d, 1)) {
+      // (Another writer may be splitting it: the split waits for that.
+      // Compaction's relocations, which carry no key, never split: they
+      // run inside a compaction, which a split's copies must not wait for.)
+      if (!split_tried && placement.key && background_.SplitDue(d, 1)) {
         split_tried = true;
         lock.unlock();
         background_.SplitIfDue(d, 1);
