@@ -90,9 +90,9 @@ struct PLUSH_EXPORT Options {
   unsigned background_threads = 1;
   // Range pools: a unit that becomes heavy (more than twice the mean of
   // the units plus one DRAM entry's capacity), or whose keys keep growing
-  // past the mean plus half an entry, is split as it happens (by the
-  // background thread, or the writer whose write fills the unit's DRAM
-  // entry to its high-water mark), into free units or units freed by
+  // (or falling) past the mean plus half an entry, is split as it happens
+  // (by the background thread, or the writer whose write fills the unit's
+  // DRAM entry to its high-water mark), into free units or units freed by
   // merging light neighbours, so that keys that share a prefix or keep
   // growing spread over the table (docs/operations.md, "Range
   // partitioning"). false: only DB::Rebalance() re-balances. Needs
