@@ -156,6 +156,7 @@ void RunInOneBatch(CommandCall& call,
 // commands_server.cc
 void RunInfo(CommandCall& call);
 void RunSave(CommandCall& call);
+void RunPlushVerify(CommandCall& call);
 void RunLastSave(CommandCall& call);
 void RunShutdown(CommandCall& call);
 void RunCommand(CommandCall& call);

@@ -61,6 +61,8 @@ constexpr std::array kCommands = {
     CommandSpec{"pexpiretime", 2, F::kReadOnly | F::kFast, 1, 1, 1,
                 RunPExpireTime},
     CommandSpec{"ping", -1, F::kFast, 0, 0, 0, RunPing},
+    CommandSpec{"plush.verify", 1, F::kAdmin | F::kNoMulti, 0, 0, 0,
+                RunPlushVerify},
     CommandSpec{"psetex", 4, F::kWrite, 1, 1, 1, RunSetEx},
     CommandSpec{"pttl", 2, F::kReadOnly | F::kFast, 1, 1, 1, RunPTtl},
     CommandSpec{"quit", -1, F::kNoAuth | F::kFast | F::kRunsInMulti, 0, 0, 0,

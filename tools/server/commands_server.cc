@@ -1,7 +1,7 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// The server commands: INFO, SAVE, LASTSAVE, SHUTDOWN, COMMAND, TIME,
-// WAIT.
+// The server commands: INFO, SAVE, PLUSH.VERIFY, LASTSAVE, SHUTDOWN,
+// COMMAND, TIME, WAIT.
 
 #include <chrono>
 #include <ctime>
@@ -65,6 +65,26 @@ void RunSave(CommandCall& call) {
   } else {
     ReplyError(call.reply, s);
   }
+}
+
+// PLUSH.VERIFY: DB::Verify of the live pool, online (writers wait at most
+// for the check of their own unit; readers never). The reply is the report
+// `plush verify` prints: one line per problem found, then "OK" or the
+// count and first problem; an error only if the check could not be made.
+void RunPlushVerify(CommandCall& call) {
+  std::string report;
+  Status s;
+  {
+    SharedGateLock gate(&call.server.gate);  // the pool stays (FLUSHDB)
+    s = call.server.db->Verify(&report);
+  }
+  if (!s.ok() && !s.IsCorruption()) {
+    ReplyError(call.reply, s);
+    return;
+  }
+  report += s.ok() ? "OK" : s.ToString();
+  report += '\n';
+  call.reply.Bulk(report);
 }
 
 // LASTSAVE: the Unix time of the last successful SAVE, or of the server's

@@ -1,7 +1,7 @@
 # Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 #
-# TIME, LASTSAVE, WAIT, CONFIG and INFO's server and memory sections
-# through redis-py: the values are this server's (its options, its clock,
+# TIME, LASTSAVE, WAIT, CONFIG, PLUSH.VERIFY and INFO's server and memory
+# sections through redis-py: the values are this server's (its options, its clock,
 # its process's memory), the errors Redis's; and redis-benchmark, which
 # reads CONFIG before it starts, finds what it asks for.
 
@@ -52,6 +52,36 @@ def test_wait_answers_at_once(server):
         "timeout is not an integer or out of range")
     assert error_of(lambda: r.execute_command("WAIT", "0", "-1")) == (
         "timeout is negative")
+
+
+def test_plush_verify_while_clients_write(server):
+    # PLUSH.VERIFY checks the pool online: writers go on meanwhile.
+    import threading
+    stop = threading.Event()
+    written = []
+
+    def write():
+        w = server.client()
+        i = 0
+        while not stop.is_set():
+            w.set(f"key:{i}", "x" * (i % 50))
+            written.append(i)
+            i += 1
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        r = server.client()
+        for _ in range(5):
+            report = r.execute_command("PLUSH.VERIFY")
+            assert report == b"OK\n"
+    finally:
+        stop.set()
+        writer.join()
+    assert written
+    assert r.get(f"key:{written[-1]}") is not None
+    assert error_of(lambda: r.execute_command("PLUSH.VERIFY", "x")) == (
+        "wrong number of arguments for 'plush.verify' command")
 
 
 def test_arity_errors(server):
