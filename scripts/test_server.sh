@@ -75,6 +75,23 @@ expect 'value 9999' cli get key:9999
 expect 10002 cli dbsize
 expect "$(printf 'key:1%d\n' 0 1 2 3 4 5 6 7 8 9)" bash -c "redis-cli -p $port --scan --pattern 'key:1?' | sort"
 grep -q '^plush_backend:file' <<<"$(cli info persistence)" || fail "INFO persistence names no back end"
+# The pool the server holds, checked through it while it serves.
+expect OK "$PLUSH_CLI" verify --online "127.0.0.1:$port"
+expect OK "$PLUSH_CLI" verify --online ":$port"
+# expect_fail CODE MESSAGE COMMAND...: exits CODE, printing MESSAGE.
+expect_fail() {
+  local code=$1 want=$2 got status=0
+  shift 2
+  got=$("$@" 2>&1) || status=$?
+  [[ $status == "$code" ]] || fail "'$*' exited $status, expected $code: $got"
+  [[ $got == "$want" ]] || fail "'$*' printed '$got', expected '$want'"
+}
+expect_fail 6 "plush: Busy: pool '$pool' is already open in another process (it holds the pool file's lock)" \
+  "$PLUSH_CLI" verify "$pool"
+expect_fail 2 "plush: InvalidArgument: server address 'localhost' is not host:port" \
+  "$PLUSH_CLI" verify --online localhost
+expect_fail 2 "plush: InvalidArgument: verify needs a POOL, or --online HOST:PORT" \
+  "$PLUSH_CLI" verify
 expect OK cli flushall async
 expect 0 cli dbsize
 expect OK cli set after-flush 1
@@ -82,5 +99,7 @@ cli shutdown >/dev/null 2>&1 || true
 wait "$server_pid" || fail "the server exited $? after SHUTDOWN: $(cat "$tmp/server.log")"
 server_pid=
 grep -q "^plush-server: closed $pool\$" "$tmp/server.log" || fail "no clean close: $(cat "$tmp/server.log")"
+expect_fail 5 "plush: IOError: plush-server at 127.0.0.1:$port: Connection refused" \
+  "$PLUSH_CLI" verify --online "127.0.0.1:$port"
 expect "$pool: OK" "$PLUSH_CLI" verify "$pool"
 echo "test_server: redis-cli smoke test passed" >&2

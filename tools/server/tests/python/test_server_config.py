@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import PROTOCOLS, error_of
+from conftest import CLI, PROTOCOLS, error_of
 
 
 def test_time(server):
@@ -72,16 +72,72 @@ def test_plush_verify_while_clients_write(server):
     writer.start()
     try:
         r = server.client()
-        for _ in range(5):
+        verified = 0
+        deadline = time.monotonic() + 60
+        # Until the writer wrote a few hundred keys meanwhile.
+        while verified < 5 or len(written) < 300:
+            assert time.monotonic() < deadline, "timed out"
             report = r.execute_command("PLUSH.VERIFY")
             assert report == b"OK\n"
+            verified += 1
     finally:
         stop.set()
         writer.join()
-    assert written
     assert r.get(f"key:{written[-1]}") is not None
     assert error_of(lambda: r.execute_command("PLUSH.VERIFY", "x")) == (
         "wrong number of arguments for 'plush.verify' command")
+
+
+def test_plush_verify_online_from_the_cli(start_server, tmp_path):
+    # `plush verify --online` asks the server for PLUSH.VERIFY.
+    server = start_server()
+    server.client().set("k", "v")
+    done = subprocess.run(
+        [CLI, "verify", "--online", f"127.0.0.1:{server.port}"],
+        capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "OK\n", "")
+    # A server's error reply is the CLI's error (it sends no password).
+    password_file = tmp_path / "password"
+    password_file.write_text("s3cret\n")
+    guarded = start_server("--requirepass-file", str(password_file),
+                           pool=tmp_path / "guarded.pool")
+    done = subprocess.run(
+        [CLI, "verify", "--online", f"127.0.0.1:{guarded.port}"],
+        capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"plush: InvalidArgument: plush-server at 127.0.0.1:{guarded.port}: "
+        "NOAUTH Authentication required.\n")
+
+
+@pytest.mark.parametrize("reply, error", [
+    (b"$99999999999\r\n", "a reply this client does not read: $99999999999"),
+    (b"*1\r\n", "a reply this client does not read: *1"),
+    (b":3\r\n", "a reply this client does not read: :3"),
+    (b"$5\r\nab", "End of file"),
+])
+def test_plush_verify_online_refuses_a_reply_it_does_not_read(reply, error):
+    # Not a plush-server: whatever comes back, a clear error (exit code 5).
+    import socket
+    import threading
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def answer():
+        connection, _ = listener.accept()
+        connection.recv(100)
+        connection.sendall(reply)
+        connection.close()
+
+    server = threading.Thread(target=answer)
+    server.start()
+    done = subprocess.run([CLI, "verify", "--online", f"127.0.0.1:{port}"],
+                          capture_output=True, text=True, timeout=60)
+    server.join()
+    listener.close()
+    assert (done.returncode, done.stdout) == (5, "")
+    assert done.stderr == (
+        f"plush: IOError: plush-server at 127.0.0.1:{port}: {error}\n")
 
 
 def test_arity_errors(server):

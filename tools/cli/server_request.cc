@@ -1,0 +1,84 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "server_request.h"
+
+#include <asio.hpp>
+
+#include <charconv>
+#include <istream>
+
+namespace plush::cli {
+namespace {
+
+// A reply longer than this (Redis's own default bulk limit) is not one a
+// server sends for these commands: refused rather than allocated.
+constexpr size_t kMaxReply = 512u << 20;
+
+std::string Unreachable(const std::string& address, const std::string& what) {
+  return "plush-server at " + address + ": " + what;
+}
+
+}  // namespace
+
+Status RequestFromServer(const std::string& address,
+                         const std::vector<std::string>& args,
+                         std::string* reply) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon + 1 == address.size()) {
+    return Status::InvalidArgument("server address '" + address +
+                                   "' is not host:port");
+  }
+  const std::string host = colon == 0 ? "127.0.0.1" : address.substr(0, colon);
+  const std::string port = address.substr(colon + 1);
+  std::string request = "*" + std::to_string(args.size()) + "\r\n";
+  for (const std::string& arg : args) {
+    request += "$" + std::to_string(arg.size()) + "\r\n";
+    request += arg;
+    request += "\r\n";
+  }
+  asio::io_context io;
+  asio::ip::tcp::socket socket(io);
+  asio::error_code ec;
+  asio::ip::tcp::resolver resolver(io);
+  const auto endpoints = resolver.resolve(host, port, ec);
+  if (!ec) asio::connect(socket, endpoints, ec);
+  if (!ec) asio::write(socket, asio::buffer(request), ec);
+  asio::streambuf in;
+  if (!ec) asio::read_until(socket, in, "\r\n", ec);
+  if (ec) return Status::IOError(Unreachable(address, ec.message()));
+  std::istream lines(&in);
+  std::string line;
+  std::getline(lines, line);  // up to '\n'; the '\r' stays
+  line.pop_back();
+  const std::string_view rest =
+      line.empty() ? std::string_view() : std::string_view(line).substr(1);
+  switch (line.empty() ? '\0' : line[0]) {
+    case '+':
+      *reply = rest;
+      return Status::OK();
+    case '-':
+      return Status::InvalidArgument(Unreachable(address, std::string(rest)));
+    case '$': {
+      size_t length = 0;
+      const auto [end, error] =
+          std::from_chars(rest.data(), rest.data() + rest.size(), length);
+      if (error != std::errc() || end != rest.data() + rest.size() ||
+          length > kMaxReply) {
+        break;
+      }
+      // The bulk string and its "\r\n", part of which may be read already.
+      if (in.size() < length + 2) {
+        asio::read(socket, in, asio::transfer_exactly(length + 2 - in.size()),
+                   ec);
+      }
+      if (ec) return Status::IOError(Unreachable(address, ec.message()));
+      reply->resize(length);
+      lines.read(reply->data(), static_cast<std::streamsize>(length));
+      return Status::OK();
+    }
+  }
+  return Status::IOError(
+      Unreachable(address, "a reply this client does not read: " + line));
+}
+
+}  // namespace plush::cli
