@@ -14,7 +14,8 @@ namespace {
 // server sends for these commands: refused rather than allocated.
 constexpr size_t kMaxReply = 512u << 20;
 
-std::string Unreachable(const std::string& address, const std::string& what) {
+// `what` about the server at `address`.
+std::string FromServer(const std::string& address, const std::string& what) {
   return "plush-server at " + address + ": " + what;
 }
 
@@ -43,9 +44,11 @@ Status RequestFromServer(const std::string& address,
   const auto endpoints = resolver.resolve(host, port, ec);
   if (!ec) asio::connect(socket, endpoints, ec);
   if (!ec) asio::write(socket, asio::buffer(request), ec);
-  asio::streambuf in;
+  // (Bounded: a first line without its end is not read for ever. No
+  // timeout: the server's Verify takes as long as its pool is large.)
+  asio::streambuf in(kMaxReply + 64);
   if (!ec) asio::read_until(socket, in, "\r\n", ec);
-  if (ec) return Status::IOError(Unreachable(address, ec.message()));
+  if (ec) return Status::IOError(FromServer(address, ec.message()));
   std::istream lines(&in);
   std::string line;
   std::getline(lines, line);  // up to '\n'; the '\r' stays
@@ -57,7 +60,7 @@ Status RequestFromServer(const std::string& address,
       *reply = rest;
       return Status::OK();
     case '-':
-      return Status::InvalidArgument(Unreachable(address, std::string(rest)));
+      return Status::InvalidArgument(FromServer(address, std::string(rest)));
     case '$': {
       size_t length = 0;
       const auto [end, error] =
@@ -71,14 +74,14 @@ Status RequestFromServer(const std::string& address,
         asio::read(socket, in, asio::transfer_exactly(length + 2 - in.size()),
                    ec);
       }
-      if (ec) return Status::IOError(Unreachable(address, ec.message()));
+      if (ec) return Status::IOError(FromServer(address, ec.message()));
       reply->resize(length);
       lines.read(reply->data(), static_cast<std::streamsize>(length));
       return Status::OK();
     }
   }
   return Status::IOError(
-      Unreachable(address, "a reply this client does not read: " + line));
+      FromServer(address, "a reply this client does not read: " + line));
 }
 
 }  // namespace plush::cli

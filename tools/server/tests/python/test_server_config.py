@@ -114,6 +114,7 @@ def test_plush_verify_online_from_the_cli(start_server, tmp_path):
     (b"$99999999999\r\n", "a reply this client does not read: $99999999999"),
     (b"*1\r\n", "a reply this client does not read: *1"),
     (b":3\r\n", "a reply this client does not read: :3"),
+    (b"$-1\r\n", "a reply this client does not read: $-1"),
     (b"$5\r\nab", "End of file"),
 ])
 def test_plush_verify_online_refuses_a_reply_it_does_not_read(reply, error):
