@@ -180,8 +180,8 @@ class BatchCrashExplorer {
             "crash at persist point " + std::to_string(k) + ": " + what;
       }
     };
-    const std::vector<uint64_t> image = sim->CrashImage(k);
-    sim->Restore(image);
+    sim->CrashImage(k, &image_);
+    sim->Restore(image_);
     ++r->crash_states;
     Status s = OpenDB(options_, internal_, device_, &db);
     if (!s.ok()) return fail("recovery failed: " + s.ToString());
@@ -195,7 +195,7 @@ class BatchCrashExplorer {
     if (in_batch && whole) ++r->in_flight_committed;
     db.reset();
     if (recovery_points == 0) return;
-    s = CrashDuringRecovery(options_, device_, image, recovery_points, k, &db,
+    s = CrashDuringRecovery(options_, device_, image_, recovery_points, k, &db,
                             internal_);
     if (!s.ok()) return fail("recovery after a crash in recovery failed");
     if (db == nullptr) return;
@@ -259,6 +259,8 @@ class BatchCrashExplorer {
   const InternalOptions internal_;
   const std::string device_ = "crash_batch_" + std::to_string(getpid());
   std::set<std::string> keys_;
+  // The crash image of the state being explored (one buffer for all).
+  std::vector<uint64_t> image_;
 };
 
 // A hash pool of 8 DRAM entries and 4 logs: a batch's records belong to

@@ -360,8 +360,8 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
                              " (seed " + std::to_string(seed) + "): " + what;
     }
   };
-  const std::vector<uint64_t> image = device->CrashImage(seed);
-  device->Restore(image);
+  device->CrashImage(seed, &image_);
+  device->Restore(image_);
   ++stats->crash_states;
   Status s = OpenSim(options_, device_, &db);
   if (!s.ok()) {
@@ -385,7 +385,7 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
 
   // Crash again in the middle of recovering from the same image.
   if (recovery_points > 0) {
-    s = CrashDuringRecovery(options_, device_, image, recovery_points, seed,
+    s = CrashDuringRecovery(options_, device_, image_, recovery_points, seed,
                             &db);
     if (!s.ok()) {
       fail("recovery after a crash during recovery failed: " + s.ToString());
@@ -414,7 +414,7 @@ Status CrashDuringRecovery(const Options& options, const std::string& device,
   (void)OpenDB(options, internal, device, db);  // crashes (or finishes)
   db->reset();
   if (!sim->crashed()) return Status::OK();
-  sim->Restore(sim->CrashImage(seed + 1));
+  sim->RestoreCrashImage(seed + 1);
   return OpenDB(options, internal, device, db);
 }
 

@@ -205,6 +205,8 @@ class CrashExplorer {
   std::vector<std::string> keys_to_check_;
   bool claim_in_flight_acked_ = false;
   std::chrono::microseconds pause_{0};
+  // The crash image of the state being explored (one buffer for all).
+  std::vector<uint64_t> image_;
 };
 
 }  // namespace plush::test

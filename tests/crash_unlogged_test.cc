@@ -305,8 +305,8 @@ class UnloggedCrashRunner {
     ++(k != 0 ? stats->at_persist_points : stats->at_op_boundaries);
 
     const Histories oracle = BuildOracle(workload_, acked, in_flight, mode_);
-    const std::vector<uint64_t> image = device->CrashImage(seed);
-    device->Restore(image);
+    device->CrashImage(seed, &image_);
+    device->Restore(image_);
     ++stats->crash_states;
     s = OpenSim(options_, device_, &db);
     if (!s.ok()) return fail("recovery failed: " + s.ToString());
@@ -332,7 +332,7 @@ class UnloggedCrashRunner {
 
     // A second crash in the middle of recovering from the same image.
     if (recovery_points > 0) {
-      s = CrashDuringRecovery(options_, device_, image, recovery_points, seed,
+      s = CrashDuringRecovery(options_, device_, image_, recovery_points, seed,
                               &db);
       if (!s.ok())
         return fail("recovery after a crash during recovery: " + s.ToString());
@@ -407,6 +407,8 @@ class UnloggedCrashRunner {
   const Oracle mode_;
   const std::string device_;
   std::vector<std::string> keys_;  // every key the check reads back
+  // The crash image of the state being explored (one buffer for all).
+  std::vector<uint64_t> image_;
 };
 
 void Report(const char* name, const std::vector<UOp>& w, const RunStats& s) {

@@ -449,7 +449,7 @@ class RebalanceModelTest : public ::testing::TestWithParam<ModelCase> {
       ASSERT_NE(device, nullptr);
       device->CrashNow();
       db_.reset();  // (its close fails on the crashed device: ignored)
-      device->Restore(device->CrashImage(rng_()));
+      device->RestoreCrashImage(rng_());
     } else {
       ASSERT_OK(db_->Close());
       db_.reset();

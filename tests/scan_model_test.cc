@@ -383,7 +383,7 @@ TEST_P(ScanModelTest, MatchesReferenceMap) {
         // checkpointed, so recovery must give the model exactly.
         device->CrashNow();
         db.reset();
-        device->Restore(device->CrashImage(rng()));
+        device->RestoreCrashImage(rng());
         ASSERT_OK(pool.Open(o, &db));
         ASSERT_NO_FATAL_FAILURE(check_recovered(when + ", crashed"));
       } else {
@@ -407,7 +407,7 @@ TEST_P(ScanModelTest, MatchesReferenceMap) {
         }
         ASSERT_TRUE(device->crashed()) << when;
         db.reset();
-        device->Restore(device->CrashImage(rng()));
+        device->RestoreCrashImage(rng());
         ASSERT_OK(pool.Open(o, &db));
         Model with_it = model;
         if (put) {

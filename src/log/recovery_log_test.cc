@@ -715,7 +715,7 @@ TEST_F(RecoveryLogTest, CrashDuringASpilledBatchLeavesAllOrNothing) {
   int whole = 0;
   int absent = 0;
   for (uint64_t seed = 0; seed < 32; ++seed) {
-    device_->Restore(device_->CrashImage(seed));
+    device_->RestoreCrashImage(seed);
     const std::vector<uint64_t> keys = Keys(Recover()[0]);
     std::vector<uint64_t> all = {0, 1};
     const std::vector<uint64_t> members = Range(100, kEntries);

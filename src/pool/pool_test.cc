@@ -244,7 +244,7 @@ TEST(PoolTest, AllocatorStateSurvivesASimulatedCrash) {
     end = a + 256;
     device->CrashNow();
   }
-  device->Restore(device->CrashImage(3));
+  device->RestoreCrashImage(3);
   std::unique_ptr<Pool> pool;
   ASSERT_OK(OpenPool(o, name, &pool, test::SimDevices()));
   uint64_t b = 0;

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -18,6 +19,57 @@ char* MapZeroed(uint64_t size) {
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p == MAP_FAILED ? nullptr : static_cast<char*>(p);
+}
+
+// Mappings of removed devices, kept for the next device of the same
+// maximum size. Crash tests create a device for every crash state they
+// explore; a fresh mapping costs a page fault per page the engine touches
+// (two per page it reads first), which made the kernel's page handling
+// most of the time a crash state took.
+struct SpareMapping {
+  uint64_t max_size;
+  char* base;
+  char* durable;
+  uint64_t used;  // the bytes that may be non-zero
+};
+constexpr size_t kMaxSpareMappings = 4;
+Mutex spares_mu;
+std::vector<SpareMapping>& Spares() {
+  static auto* spares = new std::vector<SpareMapping>();
+  return *spares;
+}
+
+// Takes a spare mapping of `max_size` bytes, zeroing what its last device
+// used; false if there is none.
+bool TakeSpare(uint64_t max_size, char** base, char** durable) {
+  SpareMapping spare;
+  {
+    MutexLock lock(&spares_mu);
+    auto& spares = Spares();
+    auto it = std::find_if(spares.begin(), spares.end(), [&](const auto& m) {
+      return m.max_size == max_size;
+    });
+    if (it == spares.end()) return false;
+    spare = *it;
+    spares.erase(it);
+  }
+  std::memset(spare.base, 0, spare.used);
+  std::memset(spare.durable, 0, spare.used);
+  *base = spare.base;
+  *durable = spare.durable;
+  return true;
+}
+
+void GiveBack(const SpareMapping& mapping) {
+  {
+    MutexLock lock(&spares_mu);
+    if (Spares().size() < kMaxSpareMappings) {
+      Spares().push_back(mapping);
+      return;
+    }
+  }
+  munmap(mapping.base, mapping.max_size);
+  munmap(mapping.durable, mapping.max_size);
 }
 
 uint64_t LoadWord(const char* p) {
@@ -43,12 +95,18 @@ std::unordered_map<std::string, std::shared_ptr<SimMedia>>& Registry() {
 SimMedia::SimMedia(uint64_t size, uint64_t max_size)
     : Media(MediaKind::kSim, Granularity::kCacheLine), max_size_(max_size) {
   set_persist_ops({this, FlushLines, Fence, Stream});
-  base_ = MapZeroed(max_size);
-  durable_ = MapZeroed(max_size);
+  if (!TakeSpare(max_size, &base_, &durable_)) {
+    base_ = MapZeroed(max_size);
+    durable_ = MapZeroed(max_size);
+  }
   size_.store(base_ != nullptr && durable_ != nullptr ? size : 0);
 }
 
 SimMedia::~SimMedia() {
+  if (base_ != nullptr && durable_ != nullptr) {
+    GiveBack({max_size_, base_, durable_, size()});
+    return;
+  }
   if (base_ != nullptr) munmap(base_, max_size_);
   if (durable_ != nullptr) munmap(durable_, max_size_);
 }
@@ -97,11 +155,7 @@ void SimMedia::PersistLines() {
   const uint64_t point = persist_points_.fetch_add(1) + 1;
   if (crashed_.load(std::memory_order_relaxed)) return;
   if (point == crash_at_.load()) {
-    live_at_crash_.resize(size() / 8);
-    for (uint64_t i = 0; i < live_at_crash_.size(); ++i) {
-      live_at_crash_[i] = LoadWord(base_ + i * 8);
-    }
-    crashed_.store(true, std::memory_order_release);
+    SnapshotCrashLocked();
     return;
   }
   for (uintptr_t line : lines) {
@@ -118,18 +172,33 @@ void SimMedia::ArmCrash(uint64_t k) {
 
 void SimMedia::CrashNow() {
   MutexLock lock(&mu_);
-  if (crashed_.load()) return;
-  live_at_crash_.resize(size() / 8);
-  for (uint64_t i = 0; i < live_at_crash_.size(); ++i) {
-    live_at_crash_[i] = LoadWord(base_ + i * 8);
+  if (!crashed_.load()) SnapshotCrashLocked();
+}
+
+void SimMedia::SnapshotCrashLocked() {
+  unpersisted_at_crash_.clear();
+  const uint64_t words = size() / 8;
+  for (uint64_t line = 0; line < words; line += kCacheLine / 8) {
+    // Most lines are the same in both images: one branch per line. (Word
+    // loads, not memcmp: other threads may still be writing the device.)
+    const uint64_t end = std::min(words, line + kCacheLine / 8);
+    uint64_t differ = 0;
+    for (uint64_t i = line; i < end; ++i)
+      differ |= LoadWord(base_ + i * 8) ^ LoadWord(durable_ + i * 8);
+    if (differ == 0) continue;
+    for (uint64_t i = line; i < end; ++i) {
+      const uint64_t live = LoadWord(base_ + i * 8);
+      if (live != LoadWord(durable_ + i * 8))
+        unpersisted_at_crash_.push_back({i, live});
+    }
   }
   crashed_.store(true, std::memory_order_release);
 }
 
 std::vector<uint64_t> SimMedia::DurableImage() const {
-  std::vector<uint64_t> image(size() / 8);
-  std::memcpy(image.data(), durable_, image.size() * 8);
-  return image;
+  // Constructed from the range: no zeroing pass before the copy.
+  const auto* words = reinterpret_cast<const uint64_t*>(durable_);
+  return std::vector<uint64_t>(words, words + size() / 8);
 }
 
 std::vector<uint64_t> SimMedia::LiveImage() const {
@@ -139,15 +208,29 @@ std::vector<uint64_t> SimMedia::LiveImage() const {
 }
 
 std::vector<uint64_t> SimMedia::CrashImage(uint64_t seed) const {
-  std::vector<uint64_t> image = DurableImage();
+  std::vector<uint64_t> image;
+  CrashImage(seed, &image);
+  return image;
+}
+
+void SimMedia::CrashImage(uint64_t seed, std::vector<uint64_t>* image) const {
+  const auto* words = reinterpret_cast<const uint64_t*>(durable_);
+  image->assign(words, words + size() / 8);
   MutexLock lock(&mu_);
   std::mt19937_64 coin(seed);
-  const uint64_t words = std::min(image.size(), live_at_crash_.size());
-  for (uint64_t i = 0; i < words; ++i) {
-    if (live_at_crash_[i] != image[i] && (coin() & 1))
-      image[i] = live_at_crash_[i];
+  for (const auto& [index, live] : unpersisted_at_crash_) {
+    if (coin() & 1) (*image)[index] = live;
   }
-  return image;
+}
+
+void SimMedia::RestoreCrashImage(uint64_t seed) {
+  MutexLock lock(&mu_);
+  std::mt19937_64 coin(seed);
+  for (const auto& [index, live] : unpersisted_at_crash_) {
+    if (coin() & 1) StoreWord(durable_ + index * 8, live);
+  }
+  std::memcpy(base_, durable_, size());
+  ResetLocked();
 }
 
 Status SimMedia::CopyTo(const std::string& path) {
@@ -168,12 +251,16 @@ void SimMedia::Restore(const std::vector<uint64_t>& image) {
   MutexLock lock(&mu_);
   const uint64_t bytes = image.size() * 8;
   if (bytes > size()) size_.store(bytes);
-  std::memset(base_, 0, size());
-  std::memset(durable_, 0, size());
   std::memcpy(base_, image.data(), bytes);
   std::memcpy(durable_, image.data(), bytes);
+  std::memset(base_ + bytes, 0, size() - bytes);
+  std::memset(durable_ + bytes, 0, size() - bytes);
+  ResetLocked();
+}
+
+void SimMedia::ResetLocked() {
   pending_.clear();
-  live_at_crash_.clear();
+  unpersisted_at_crash_.clear();
   persist_points_.store(0);
   crash_at_.store(0);
   crashed_.store(false);

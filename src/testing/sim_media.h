@@ -43,6 +43,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "media/media.h"
@@ -77,6 +78,12 @@ class SimMedia final : public Media {
 
   // The post-crash image described above. REQUIRES: crashed().
   std::vector<uint64_t> CrashImage(uint64_t seed) const;
+  // The same into *image, whose capacity is reused (a crash test that
+  // builds an image per crash state saves the allocation's page faults).
+  void CrashImage(uint64_t seed, std::vector<uint64_t>* image) const;
+  // Restore(CrashImage(seed)), built in place. REQUIRES: crashed(), and no
+  // thread is using the device.
+  void RestoreCrashImage(uint64_t seed);
   // The durable image alone (what a crash with no lucky evictions leaves).
   std::vector<uint64_t> DurableImage() const;
   // The live image: what the program sees now.
@@ -116,6 +123,10 @@ class SimMedia final : public Media {
   void Remember(uintptr_t first_line, uint64_t count) EXCLUDES(mu_);
   // The effect of a persist point (or the crash it was armed for).
   void PersistLines() EXCLUDES(mu_);
+  // Records what a crash now would leave to chance, and marks the crash.
+  void SnapshotCrashLocked() REQUIRES(mu_);
+  // Drops every remembered line, the crash and the persist-point count.
+  void ResetLocked() REQUIRES(mu_);
 
   const uint64_t max_size_;
   char* durable_ = nullptr;
@@ -128,7 +139,11 @@ class SimMedia final : public Media {
   std::atomic<uint64_t> persist_points_{0};
   std::atomic<uint64_t> crash_at_{0};  // 0 = disarmed
   std::atomic<bool> crashed_{false};
-  std::vector<uint64_t> live_at_crash_ GUARDED_BY(mu_);
+  // The words whose live content differed from the durable one at the
+  // crash (word index, live word): the only words a crash image draws a
+  // coin for. Kept sparse because they are a few of the device's words.
+  std::vector<std::pair<uint64_t, uint64_t>> unpersisted_at_crash_
+      GUARDED_BY(mu_);
   std::function<void()> observer_;
 };
 

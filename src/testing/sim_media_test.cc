@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace plush::media {
 namespace {
@@ -94,6 +97,41 @@ TEST(SimMediaTest, CrashImageTearsUnpersistedWordsIndependently) {
   EXPECT_GT(differ, kWords / 4);
   EXPECT_EQ(a[65536 / 8], 99u) << "persisted words are kept in every image";
   EXPECT_EQ(m.CrashImage(1), a) << "the same seed gives the same image";
+}
+
+TEST(SimMediaTest, EveryWayOfBuildingACrashImageGivesTheSameImage) {
+  SimMedia m(kSize, kSize);
+  for (uint64_t i = 0; i < 2048; ++i) Words(m, 0)[i * 3] = i + 1;
+  Words(m, 32768)[0] = 5;
+  m.Persist(Words(m, 32768), 8);
+  m.CrashNow();
+  const std::vector<uint64_t> expected = m.CrashImage(7);
+  std::vector<uint64_t> reused(5, 42);  // a buffer of another size
+  m.CrashImage(7, &reused);
+  EXPECT_EQ(reused, expected);
+  m.RestoreCrashImage(7);
+  EXPECT_FALSE(m.crashed());
+  EXPECT_EQ(m.persist_points(), 0u);
+  EXPECT_EQ(m.LiveImage(), expected);
+  EXPECT_EQ(m.DurableImage(), expected);
+}
+
+TEST(SimMediaTest, ADeviceOnTheMappingOfARemovedOneStartsZeroed) {
+  constexpr uint64_t kMax = 8 << 20;
+  const std::string name = "sim_media_test_reused";
+  for (int round = 0; round < 3; ++round) {
+    std::shared_ptr<SimMedia> device;
+    ASSERT_TRUE(SimMedia::Open(name, true, kSize, kMax, &device).ok());
+    EXPECT_EQ(device->LiveImage(), std::vector<uint64_t>(kSize / 8, 0))
+        << "round " << round;
+    EXPECT_EQ(device->DurableImage(), std::vector<uint64_t>(kSize / 8, 0));
+    ASSERT_TRUE(device->Grow(2 * kSize).ok());
+    for (uint64_t i = 0; i < 2 * kSize / 8; i += 7) Words(*device, 0)[i] = i;
+    device->Persist(Words(*device, 0), 2 * kSize);
+    device->ReleaseLock();
+    device.reset();
+    SimMedia::Remove(name);
+  }
 }
 
 TEST(SimMediaTest, StreamedWordsAreDurableAfterDrain) {
