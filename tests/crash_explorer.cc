@@ -52,6 +52,16 @@ Status Apply(DB* db, const Op& op) {
       return db->Put(write, KeyBytes(op), ValueBytes(op.value, op.value_size));
     case Op::Kind::kDelete:
       return db->Delete(write, KeyBytes(op));
+    case Op::Kind::kUpdate:
+      return db->UpdateWithExpiry(
+          write, KeyBytes(op),
+          [&op](const std::string* current, uint64_t* expires_at_ms,
+                std::string* new_value) {
+            UpdateDecision d = DecideUpdate(op, current, *expires_at_ms);
+            *new_value = std::move(d.value);
+            *expires_at_ms = d.expires_at_ms;
+            return d.action;
+          });
     case Op::Kind::kCheckpoint:
       return db->Checkpoint(1);
     case Op::Kind::kRebalance:
@@ -96,6 +106,14 @@ std::vector<Op> WithExpiries(std::vector<Op> ops) {
       default:
         break;
     }
+  }
+  return ops;
+}
+
+std::vector<Op> WithUpdates(std::vector<Op> ops) {
+  unsigned put = 0;
+  for (Op& op : ops) {
+    if (op.kind == Op::Kind::kPut && put++ % 3 == 0) op.kind = Op::Kind::kUpdate;
   }
   return ops;
 }
@@ -240,10 +258,56 @@ std::string KeyState::ToString() const {
   return s;
 }
 
-KeyState After(const Op& op) {
-  if (op.kind != Op::Kind::kPut) return {};
-  if (op.expires_at_ms != 0 && op.expires_at_ms < kExplorerNowMs) return {};
-  return {true, ValueBytes(op.value, op.value_size), op.expires_at_ms};
+UpdateDecision DecideUpdate(const Op& op, const std::string* current,
+                            uint64_t current_expires_at_ms) {
+  using Action = DB::UpdateAction;
+  uint64_t choice = op.value;
+  const uint64_t pick = Mix(&choice);
+  if (current == nullptr) {
+    if (pick % 3 == 0) return {Action::kKeep, {}, 0};
+    return {Action::kPut, ValueBytes(op.value, op.value_size),
+            op.expires_at_ms};
+  }
+  uint64_t digest = op.value;
+  for (const char c : *current) {
+    digest ^= static_cast<unsigned char>(c);
+    Mix(&digest);
+  }
+  switch (pick % 4) {
+    case 0:
+      return {Action::kDelete, {}, 0};
+    case 1:
+      return {Action::kKeep, {}, 0};
+    case 2:
+      return {Action::kPut, ValueBytes(Mix(&digest), op.value_size),
+              current_expires_at_ms};
+    default:
+      return {Action::kPut, ValueBytes(Mix(&digest), op.value_size),
+              op.expires_at_ms};
+  }
+}
+
+KeyState After(const Op& op, const KeyState& before) {
+  std::string value;
+  uint64_t expires_at_ms = op.expires_at_ms;
+  switch (op.kind) {
+    case Op::Kind::kPut:
+      value = ValueBytes(op.value, op.value_size);
+      break;
+    case Op::Kind::kUpdate: {
+      UpdateDecision d = DecideUpdate(
+          op, before.present ? &before.value : nullptr, before.expires_at_ms);
+      if (d.action == DB::UpdateAction::kKeep) return before;
+      if (d.action == DB::UpdateAction::kDelete) return {};
+      value = std::move(d.value);
+      expires_at_ms = d.expires_at_ms;
+      break;
+    }
+    default:
+      return {};
+  }
+  if (expires_at_ms != 0 && expires_at_ms < kExplorerNowMs) return {};
+  return {true, std::move(value), expires_at_ms};
 }
 
 std::string KeyName(const std::string& key) {
@@ -265,7 +329,9 @@ std::string CrashExplorer::Check(DB* db, size_t acked,
   std::unordered_map<std::string, KeyState> expected;
   for (size_t i = 0; i < acked; ++i) {
     const Op& op = workload_[i];
-    if (WritesKey(op)) expected[KeyBytes(op)] = After(op);
+    if (!WritesKey(op)) continue;
+    KeyState& state = expected[KeyBytes(op)];
+    state = After(op, state);
   }
   const bool in_flight_writes = in_flight != nullptr && WritesKey(*in_flight);
   const std::string in_flight_key =
@@ -287,8 +353,10 @@ std::string CrashExplorer::Check(DB* db, size_t acked,
     auto it = expected.find(key);
     const KeyState want = it == expected.end() ? KeyState{} : it->second;
     if (got == want) continue;
-    if (in_flight_writes && in_flight_key == key && got == After(*in_flight))
+    if (in_flight_writes && in_flight_key == key &&
+        got == After(*in_flight, want)) {
       continue;
+    }
     return "key " + KeyName(key) + ": got " + got.ToString() + ", expected " +
            want.ToString() + " after " + std::to_string(acked) +
            " acknowledged ops";

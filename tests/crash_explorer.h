@@ -42,26 +42,29 @@
 namespace plush::test {
 
 struct Op {
+  // kUpdate is a read-modify-write (UpdateWithExpiry) whose decision
+  // depends on the key's current value and expiry: see DecideUpdate().
   // kCheckpoint calls Checkpoint(1) and kRebalance calls Rebalance() (range
   // pools: moves key ranges between units); neither changes a key (key,
   // value unused).
-  enum class Kind { kPut, kDelete, kCheckpoint, kRebalance } kind;
+  enum class Kind { kPut, kDelete, kUpdate, kCheckpoint, kRebalance } kind;
   uint64_t key;
   uint64_t value;           // for kPut
   uint32_t key_size = 8;    // bytes of KeyBytes(key, key_size)
-  uint32_t value_size = 8;  // for kPut: bytes of ValueBytes(value, value_size)
-  bool sync = false;        // kPut, kDelete: with WriteOptions::sync
-  uint64_t expires_at_ms = 0;  // kPut: WriteOptions::expires_at_ms
+  uint32_t value_size = 8;  // kPut, kUpdate: bytes of the values written
+  bool sync = false;        // kPut, kDelete, kUpdate: WriteOptions::sync
+  uint64_t expires_at_ms = 0;  // kPut, kUpdate: the expiry written
 };
 
 // The time on the clock every explorer's DB runs with (Options::clock): a
 // put with an expiry at or after it is present, one before it expired.
 inline constexpr uint64_t kExplorerNowMs = 1'800'000'000'000;
 
-// Whether `op` writes its key (a put or a delete), as opposed to work that
-// changes no key (a checkpoint, a re-balance).
+// Whether `op` writes its key (a put, a delete or an update), as opposed
+// to work that changes no key (a checkpoint, a re-balance).
 inline bool WritesKey(const Op& op) {
-  return op.kind == Op::Kind::kPut || op.kind == Op::Kind::kDelete;
+  return op.kind == Op::Kind::kPut || op.kind == Op::Kind::kDelete ||
+         op.kind == Op::Kind::kUpdate;
 }
 
 // The key and value bytes an Op stands for. Size 8 gives the word itself
@@ -73,6 +76,8 @@ std::string KeyBytes(const Op& op);
 
 // `n` random operations on keys in [0, key_space): 75% puts, 25% deletes.
 std::vector<Op> RandomWorkload(uint64_t n, uint64_t key_space, uint64_t seed);
+// `ops` with every third put made a kUpdate (same key, value and expiry).
+std::vector<Op> WithUpdates(std::vector<Op> ops);
 // `ops` with every other put and delete made a sync write.
 std::vector<Op> WithEveryOtherWriteSynced(std::vector<Op> ops);
 // `ops` with an expiry on two puts in three: one in the explorer's future
@@ -124,8 +129,21 @@ struct KeyState {
   bool operator==(const KeyState&) const = default;
   std::string ToString() const;
 };
-// The state `op` leaves its key in (absent after a delete).
-KeyState After(const Op& op);
+// What a kUpdate decides, given the key's current value (null: absent)
+// and expiry. Absent keys: a put of the op's value and expiry, or (one in
+// three) nothing. Present ones, by the op's value: a delete, nothing, a
+// new value drawn from the op and the current value (the expiry kept), or
+// the same with the op's expiry. The engine runs it; the oracle too.
+struct UpdateDecision {
+  DB::UpdateAction action;
+  std::string value;           // kPut
+  uint64_t expires_at_ms = 0;  // kPut
+};
+UpdateDecision DecideUpdate(const Op& op, const std::string* current,
+                            uint64_t current_expires_at_ms);
+// The state `op` leaves its key in, which held `before` (absent after a
+// delete; `before` matters only to a kUpdate).
+KeyState After(const Op& op, const KeyState& before = KeyState());
 // A printable name for a key: its id for 8-byte keys, else its size and
 // first word.
 std::string KeyName(const std::string& key);

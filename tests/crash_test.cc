@@ -113,6 +113,25 @@ TEST(CrashTest, EveryPersistPointOfSyncWritesSharingALog) {
   EXPECT_GT(wrong.failures, 0u);
 }
 
+// Read-modify-writes (UpdateWithExpiry deciding a put, a delete or
+// nothing on the current value and expiry) among puts and deletes, a
+// third of them with an expiry: at every persist point, recovery holds
+// every acknowledged decision and the one in flight whole or not at all.
+TEST(CrashTest, EveryPersistPointOfReadModifyWrites) {
+  CrashExplorer explorer(
+      TinyCrashPool(),
+      WithUpdates(WithExpiries(RandomWorkload(Soak() ? 1500 : 500, 40, 51))));
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("exhaustive, read-modify-writes", stats);
+  EXPECT_GT(stats.persist_points, 300u);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+
+  explorer.set_claim_in_flight_acked(true);
+  const ExplorerStats wrong = explorer.Sampled(100, 52);
+  Report("read-modify-writes, deliberately wrong oracle", wrong);
+  EXPECT_GT(wrong.failures, 0u);
+}
+
 // Keys written again and again leave the log's oldest chunks mostly
 // superseded: rotations free them by rewriting the DRAM entries they
 // belong to (their newest versions logged again, one batch per entry, in

@@ -122,6 +122,26 @@ TEST(CrashVarlenTest, SampledPersistPointsOfALargerWorkload) {
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 }
 
+// Read-modify-writes of records of every size (inline and payload
+// records, their new values drawn from the current ones) through
+// migrations and compactions: at every persist point, recovery holds each
+// acknowledged decision, the one in flight whole or not at all.
+TEST(CrashVarlenTest, EveryPersistPointOfReadModifyWrites) {
+  const Options o = TinyVarlenCrashPool();
+  ASSERT_GT(o.payload_chunk_size, 0u);
+  CrashExplorer explorer(
+      o, WithUpdates(WithExpiries(RandomVarlenWorkload(
+             Soak() ? 1200 : 300, 24, 63, 3 * MaxVarlenValue(o)))));
+  Stats run;
+  ASSERT_GT(explorer.CountPersistPoints(&run), 0u)
+      << "the crash-free run of the workload failed";
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("varlen exhaustive, read-modify-writes", stats, run);
+  EXPECT_EQ(stats.crash_states, stats.persist_points);
+  EXPECT_GT(run.payload_gc_runs, 0u) << "the workload must garbage-collect";
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+}
+
 // Records with an expiry — a third of them already expired — through
 // migrations (which turn expired records into tombstones and drop those
 // that hide nothing) and compactions (which move an expired record's key

@@ -9,7 +9,8 @@
 //             (epoch, position) — the order in which the records entered
 //             their DRAM entry, whichever log they were written to (a write
 //             batch puts all its records in one log) — check that every
-//             group fits its entry, then append them.
+//             group fits its entry, and that the subtree of every entry
+//             that must migrate is sound, then append them.
 //
 // An entry's kept records fit it, except after a crash in a write batch
 // that filled the entry more than once (write_path.cc): its records
@@ -72,7 +73,12 @@ Status PlaceEntry(table::LeveledTable* table, uint64_t d, uint64_t max_child,
             std::to_string(d) + " than it holds, in epoch " +
             std::to_string(epoch) + " of a migrated entry");
       }
-      if (apply) {
+      if (!apply) {
+        Status s = table->CheckSubtreeMigratable(d);
+        if (!s.ok()) {
+          return s.WithContext("recovering DRAM entry " + std::to_string(d));
+        }
+      } else {
         table->SetDramEpoch(d, migration_epoch);
         SpinLockRef lock = table->DramLock(d);
         lock.lock();

@@ -179,6 +179,12 @@ class LeveledTable {
   // Moves the DRAM entry's records to PMem and advances its epoch.
   // NoSpace if the pool cannot hold them (nothing moved then).
   Status MigrateDram(uint64_t dram_index);
+  // Reads only: Corruption if a directory entry of the DRAM entry's
+  // subtree holds what a migration through it refuses (a size over the
+  // capacity, a bucket reference that is not a bucket of the heap).
+  // Recovery checks every entry it will migrate before it writes to any,
+  // so that a pool it rejects is left as it was.
+  Status CheckSubtreeMigratable(uint64_t dram_index) const;
   // The newest version of each key of the DRAM entry, oldest first, their
   // hashes and (if `expiries` is not null) their expiries (0 = none): what
   // a migration would move (dangling payload references dropped, expired

@@ -391,6 +391,34 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   return Status::OK();
 }
 
+Status LeveledTable::CheckSubtreeMigratable(uint64_t dram_index) const {
+  for (unsigned l = 1; l < level_count(); ++l) {
+    const Level& level = levels_[l];
+    const uint64_t first = dram_index << level.unit_shift;
+    if (!HasBlock(level, first)) continue;
+    for (uint64_t i = first; i <= (first | level.unit_mask); ++i) {
+      const DirectoryEntry& e = EntryAt(level, i);
+      const auto where = [&] {
+        return "level " + std::to_string(l) + " entry " + std::to_string(i);
+      };
+      const unsigned size = EntryState::Decode(LoadRelaxed(e.state)).size;
+      if (size > capacity_)
+        return Status::Corruption(where() + ": size exceeds capacity");
+      if (!HasBucketRefs(level)) continue;
+      const unsigned used = (size + kSlotsPerBucket - 1) / kSlotsPerBucket;
+      for (unsigned b = 0; b < fanout_; ++b) {
+        const uint64_t ref = LoadRelaxed(e.bucket[b]);
+        if ((ref != 0 || b < used) && !WritableBucketRef(ref)) {
+          return Status::Corruption(where() + ": bucket reference " +
+                                    std::to_string(b) + " (" +
+                                    std::to_string(ref) + ") is invalid");
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
 Status LeveledTable::AllocateBuckets(unsigned level,
                                      std::span<Target> targets) {
   const Level& dst = levels_[level];

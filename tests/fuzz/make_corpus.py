@@ -68,6 +68,20 @@ SEEDS = {
                              (DELETE, 2), (VERIFY, 0), (GET, 2))),
     'ops_on_undamaged_pool': ops(*[(PUT, k) for k in range(40)], (CHECKPOINT, 0),
                                  (VERIFY, 0)),
+    # Found by libFuzzer: logs that recovery rejects as Corruption after
+    # it migrated an overflowing entry (recovery now checks that every
+    # entry's kept records can be placed before it writes).
+    'log_epoch_overflow_after_a_migration': bytes.fromhex(
+        '0503414000006666666666666666666666666666666666666666666666666666'
+        '6666666666666666666666666666666666666666666666666666666666666666'
+        '6666666666666666666666666600003232824600'),
+    # Found by libFuzzer (2026-11-29): recovery migrated DRAM entries whose
+    # replayed records overflowed them, then met an invalid bucket
+    # reference in a later entry's subtree and failed Open, having changed
+    # the pool. Recovery now checks those subtrees before it writes.
+    'found_failed_open_after_recovery_migrations': bytes.fromhex(
+        '010303c503030303030303030303030000b3b3b3b3b3b3b3b8c3b30001000eb3'
+        'b3b3b3b3b3b3b3b3f3b3b3b3b3b3b3b3b3b3b3b3b3000200'),
 }
 
 
