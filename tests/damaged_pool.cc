@@ -73,13 +73,15 @@ std::string RunOp(DB* db, const PoolOp& op) {
 
 // Every byte of the pool at `path`: both images of a sim device, or the
 // file's contents.
-std::string PoolBytes(const InternalOptions& internal,
-                      const std::string& path) {
+// What the pool holds, as a digest (sim devices: their live and durable
+// images) or, for a pool file, its bytes.
+std::string PoolContent(const InternalOptions& internal,
+                        const std::string& path) {
   if (!internal.simulated) return PoolImage::FromFile(path).bytes();
   const std::shared_ptr<media::SimMedia> device = media::SimMedia::Find(path);
   if (device == nullptr) return "";
-  return PoolImage::FromWords(device->LiveImage()).bytes() +
-         PoolImage::FromWords(device->DurableImage()).bytes();
+  const auto [low, high] = device->ImagesDigest();
+  return std::to_string(low) + ":" + std::to_string(high);
 }
 
 // One open-verify-use-close cycle. Returns the violation, or "".
@@ -87,7 +89,7 @@ std::string Cycle(const Options& options, const InternalOptions& internal,
                   const std::string& path, const std::vector<PoolOp>& ops,
                   Status* open, Status* verify) {
   std::unique_ptr<DB> db;
-  const std::string before = PoolBytes(internal, path);
+  const std::string before = PoolContent(internal, path);
   *open = OpenDB(options, internal, path, &db);
   if (std::string e = Expect(
           "Open", *open,
@@ -100,7 +102,7 @@ std::string Cycle(const Options& options, const InternalOptions& internal,
     // A pool that fails to open is left exactly as it was: nothing may be
     // "repaired" (or made worse) on the strength of a judgement that
     // rejected the pool.
-    if (PoolBytes(internal, path) != before)
+    if (PoolContent(internal, path) != before)
       return "a failed Open (" + open->ToString() + ") changed the pool";
     return "";
   }

@@ -4,6 +4,7 @@
 
 #include <sys/mman.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cstring>
@@ -205,6 +206,16 @@ std::vector<uint64_t> SimMedia::LiveImage() const {
   std::vector<uint64_t> image(size() / 8);
   for (uint64_t i = 0; i < image.size(); ++i) image[i] = LoadWord(base_ + i * 8);
   return image;
+}
+
+std::pair<uint64_t, uint64_t> SimMedia::ImagesDigest() const {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_128bits_reset(state);
+  XXH3_128bits_update(state, base_, size());
+  XXH3_128bits_update(state, durable_, size());
+  const XXH128_hash_t digest = XXH3_128bits_digest(state);
+  XXH3_freeState(state);
+  return {digest.low64, digest.high64};
 }
 
 std::vector<uint64_t> SimMedia::CrashImage(uint64_t seed) const {

@@ -88,6 +88,10 @@ class SimMedia final : public Media {
   std::vector<uint64_t> DurableImage() const;
   // The live image: what the program sees now.
   std::vector<uint64_t> LiveImage() const;
+  // A 128-bit digest of the live and the durable image together: tells
+  // whether anything wrote to the device without copying it. REQUIRES: no
+  // thread is using the device.
+  std::pair<uint64_t, uint64_t> ImagesDigest() const;
   // Makes `image` both the live and the durable content, drops every
   // remembered line, disarms the crash and resets the persist-point count.
   // REQUIRES: no thread is using the device.

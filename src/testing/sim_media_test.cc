@@ -116,6 +116,19 @@ TEST(SimMediaTest, EveryWayOfBuildingACrashImageGivesTheSameImage) {
   EXPECT_EQ(m.DurableImage(), expected);
 }
 
+TEST(SimMediaTest, TheDigestChangesWithEitherImage) {
+  SimMedia m(kSize, kSize);
+  const auto empty = m.ImagesDigest();
+  EXPECT_EQ(m.ImagesDigest(), empty);
+  Words(m, 512)[0] = 1;  // live only
+  const auto live = m.ImagesDigest();
+  EXPECT_NE(live, empty);
+  m.Persist(Words(m, 512), 8);  // now durable too
+  EXPECT_NE(m.ImagesDigest(), live);
+  Words(m, 512)[0] = 0;  // live back to zero, durable not
+  EXPECT_NE(m.ImagesDigest(), empty);
+}
+
 TEST(SimMediaTest, ADeviceOnTheMappingOfARemovedOneStartsZeroed) {
   constexpr uint64_t kMax = 8 << 20;
   const std::string name = "sim_media_test_reused";
