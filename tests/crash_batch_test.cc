@@ -292,7 +292,8 @@ void ExpectClean(const Result& r, const char* what) {
 }
 
 TEST(CrashBatchTest, EveryPersistPointOfBatchesOnManyLogs) {
-  const auto steps = Steps(RandomWorkload(Soak() ? 6000 : 900, 120, 21), 12, 1);
+  const auto steps = Steps(RandomWorkload(Soak() ? 6000 : 900, 120,
+      SoakSeed(21)), 12, SoakSeed(1));
   ExpectClean(BatchCrashExplorer(ManyLogs(), steps).Explore(1),
               "8/8, 4 logs");
 }
@@ -300,7 +301,8 @@ TEST(CrashBatchTest, EveryPersistPointOfBatchesOnManyLogs) {
 TEST(CrashBatchTest, VariableLengthBatches) {
   const Options o = ManyLogsVarlen();
   const auto steps = Steps(
-      RandomVarlenWorkload(Soak() ? 3000 : 450, 80, 22, MaxVarlenValue(o) / 4),
+      RandomVarlenWorkload(Soak() ? 3000 : 450, 80, SoakSeed(22),
+          MaxVarlenValue(o) / 4),
       10, 2);
   ExpectClean(BatchCrashExplorer(o, steps).Explore(1),
               "varlen, 4 logs");
@@ -310,7 +312,8 @@ TEST(CrashBatchTest, RangePoolBatches) {
   Options o = ManyLogsVarlen();
   o.partitioning = Partitioning::kRange;
   const auto steps = Steps(
-      RandomVarlenWorkload(Soak() ? 2500 : 400, 60, 23, MaxVarlenValue(o) / 4),
+      RandomVarlenWorkload(Soak() ? 2500 : 400, 60, SoakSeed(23),
+          MaxVarlenValue(o) / 4),
       10, 3);
   ExpectClean(BatchCrashExplorer(o, steps).Explore(1),
               "range pool, varlen");

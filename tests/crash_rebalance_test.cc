@@ -193,7 +193,7 @@ void ExpectEveryPersistPointRecovered(const std::vector<Op>& workload,
 TEST(CrashRebalanceTest, EveryPersistPointOfSplitsAtTheMedian) {
   ExplorerStats stats;
   ASSERT_NO_FATAL_FAILURE(ExpectEveryPersistPointRecovered(
-      WithRebalances(RandomWorkload(Soak() ? 1200 : 120, 30, 31), 20),
+      WithRebalances(RandomWorkload(Soak() ? 1200 : 120, 30, SoakSeed(31)), 20),
       "re-balances at the median, exhaustive", &stats));
   EXPECT_GT(stats.recovery_crash_states, 0u);
 }
@@ -203,7 +203,7 @@ TEST(CrashRebalanceTest, EveryPersistPointOfSplitsAtTheMedian) {
 TEST(CrashRebalanceTest, EveryPersistPointOfSplitsOfGrowingKeys) {
   ExplorerStats stats;
   ASSERT_NO_FATAL_FAILURE(ExpectEveryPersistPointRecovered(
-      WithRebalances(GrowingWorkload(Soak() ? 1000 : 120, 32), 15),
+      WithRebalances(GrowingWorkload(Soak() ? 1000 : 120, SoakSeed(32)), 15),
       "re-balances of growing keys, exhaustive", &stats));
 }
 
@@ -213,7 +213,7 @@ TEST(CrashRebalanceTest, EveryPersistPointOfSplitsOfGrowingKeys) {
 TEST(CrashRebalanceTest, EveryPersistPointOfSplitsOfFallingKeys) {
   ExplorerStats stats;
   ASSERT_NO_FATAL_FAILURE(ExpectEveryPersistPointRecovered(
-      WithRebalances(FallingWorkload(Soak() ? 1000 : 120, 35), 15),
+      WithRebalances(FallingWorkload(Soak() ? 1000 : 120, SoakSeed(35)), 15),
       "re-balances of falling keys, exhaustive", &stats));
 }
 
@@ -221,7 +221,7 @@ TEST(CrashRebalanceTest, EveryPersistPointOfSplitsOfFallingKeys) {
 // of payload records, a crash at every persist point of every re-balance.
 TEST(CrashRebalanceTest, EveryPersistPointOfRebalancesFollowingAHotSpot) {
   const std::vector<Op> workload =
-      ShiftingHotSpotWorkload(Soak() ? 60 : 12, 60, 37);
+      ShiftingHotSpotWorkload(Soak() ? 60 : 12, 60, SoakSeed(37));
   CrashExplorer explorer(RebalancingCrashPool(), workload);
   Stats run;
   uint64_t rebalance_points = 0;
@@ -241,7 +241,8 @@ TEST(CrashRebalanceTest, SampledPersistPointsOfVarlenRebalances) {
   const Options o = RebalancingCrashPool(TinyVarlenCrashPool());
   ASSERT_GT(o.payload_chunk_size, 0u);
   const std::vector<Op> workload = WithRebalances(
-      RandomVarlenWorkload(Soak() ? 3000 : 1000, 60, 33, MaxVarlenValue(o)),
+      RandomVarlenWorkload(Soak() ? 3000 : 1000, 60, SoakSeed(33),
+          MaxVarlenValue(o)),
       40);
   CrashExplorer explorer(o, workload);
   Stats run;
@@ -249,7 +250,8 @@ TEST(CrashRebalanceTest, SampledPersistPointsOfVarlenRebalances) {
   ASSERT_NO_FATAL_FAILURE(
       ExpectRebalances(&explorer, workload, &run, &rebalance_points));
   EXPECT_GT(run.payload_gc_runs, 0u) << "the workload must garbage-collect";
-  const ExplorerStats stats = explorer.Sampled(Soak() ? 1500 : 60, 34);
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 1500 : 60,
+      SoakSeed(34));
   Report("varlen re-balances, sampled", stats, run, rebalance_points);
   EXPECT_GT(stats.crash_states, 40u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;

@@ -22,7 +22,7 @@ void Report(const char* name, const ExplorerStats& s) {
 
 TEST(CrashTest, EveryPersistPointOfASmallWorkload) {
   CrashExplorer explorer(TinyCrashPool(),
-                         RandomWorkload(Soak() ? 1500 : 400, 60, 1));
+                         RandomWorkload(Soak() ? 1500 : 400, 60, SoakSeed(1)));
   const ExplorerStats stats = explorer.Exhaustive();
   Report("exhaustive", stats);
   EXPECT_GT(stats.persist_points, 400u);
@@ -35,8 +35,10 @@ TEST(CrashTest, SampledPersistPointsOfALargerWorkload) {
   Options o = TinyCrashPool();
   o.dram_directory_bits = 3;
   o.log_count = 2;
-  CrashExplorer explorer(o, RandomWorkload(Soak() ? 20000 : 5000, 2000, 2));
-  const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 150, 3);
+  CrashExplorer explorer(o, RandomWorkload(Soak() ? 20000 : 5000, 2000,
+      SoakSeed(2)));
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 150,
+      SoakSeed(3));
   Report("sampled", stats);
   EXPECT_GT(stats.crash_states, 100u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
@@ -50,7 +52,8 @@ TEST(CrashTest, EveryPersistPointOfARangePoolWithAKeySample) {
   o.partitioning = Partitioning::kRange;
   for (uint64_t key = 0; key < 60; key += 3)
     o.range_key_sample.push_back(KeyBytes(key, 8));
-  CrashExplorer explorer(o, RandomWorkload(Soak() ? 1500 : 400, 60, 21));
+  CrashExplorer explorer(o, RandomWorkload(Soak() ? 1500 : 400, 60,
+      SoakSeed(21)));
   const ExplorerStats stats = explorer.Exhaustive();
   Report("exhaustive, range pool with a key sample", stats);
   EXPECT_GT(stats.persist_points, 400u);
@@ -63,8 +66,9 @@ TEST(CrashTest, EveryPersistPointOfARangePoolWithAKeySample) {
 TEST(CrashTest, SampledPersistPointsWithFiltersInDram) {
   Options o = TinyCrashPool();
   o.dram_filter_levels = 1;
-  CrashExplorer explorer(o, RandomWorkload(Soak() ? 5000 : 1500, 300, 5));
-  const ExplorerStats stats = explorer.Sampled(Soak() ? 1000 : 40, 6);
+  CrashExplorer explorer(o, RandomWorkload(Soak() ? 5000 : 1500, 300,
+      SoakSeed(5)));
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 1000 : 40, SoakSeed(6));
   Report("sampled, DRAM filters", stats);
   EXPECT_GT(stats.crash_states, 30u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
@@ -78,13 +82,15 @@ TEST(CrashTest, SampledPersistPointsWithBackgroundWork) {
   Options o = TinyCrashPool();
   o.background_threads = 1;
   o.log_chunks_per_log = 3;  // recycling ahead leaves logs of two alone
-  CrashExplorer explorer(o, RandomWorkload(Soak() ? 3000 : 600, 60, 11));
+  CrashExplorer explorer(o, RandomWorkload(Soak() ? 3000 : 600, 60,
+      SoakSeed(11)));
   explorer.set_pause_after_each_op(std::chrono::microseconds(50));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u);
   EXPECT_GT(run.dram_migrations_background, 0u);
   EXPECT_GT(run.log_recycles_background, 0u);
-  const ExplorerStats stats = explorer.Sampled(Soak() ? 1500 : 80, 12);
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 1500 : 80,
+      SoakSeed(12));
   Report("sampled, background work", stats);
   EXPECT_GT(stats.crash_states, 40u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
@@ -98,7 +104,8 @@ TEST(CrashTest, EveryPersistPointOfSyncWritesSharingALog) {
   Options o = TinyCrashPool();
   o.log_count = 2;
   CrashExplorer explorer(
-      o, WithEveryOtherWriteSynced(RandomWorkload(Soak() ? 1500 : 500, 60, 31)));
+      o, WithEveryOtherWriteSynced(RandomWorkload(Soak() ? 1500 : 500, 60,
+          SoakSeed(31))));
   Stats run;
   explorer.CountPersistPoints(&run);
   EXPECT_GT(run.log_compactions, 0u) << "the shared log's chunks recycle";
@@ -120,14 +127,15 @@ TEST(CrashTest, EveryPersistPointOfSyncWritesSharingALog) {
 TEST(CrashTest, EveryPersistPointOfReadModifyWrites) {
   CrashExplorer explorer(
       TinyCrashPool(),
-      WithUpdates(WithExpiries(RandomWorkload(Soak() ? 1500 : 500, 40, 51))));
+      WithUpdates(WithExpiries(RandomWorkload(Soak() ? 1500 : 500, 40,
+          SoakSeed(51)))));
   const ExplorerStats stats = explorer.Exhaustive();
   Report("exhaustive, read-modify-writes", stats);
   EXPECT_GT(stats.persist_points, 300u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 
   explorer.set_claim_in_flight_acked(true);
-  const ExplorerStats wrong = explorer.Sampled(100, 52);
+  const ExplorerStats wrong = explorer.Sampled(100, SoakSeed(52));
   Report("read-modify-writes, deliberately wrong oracle", wrong);
   EXPECT_GT(wrong.failures, 0u);
 }
@@ -142,7 +150,8 @@ TEST(CrashTest, SampledPersistPointsOfRewritesThatFreeLogChunks) {
   o.fanout_bits = 4;        // DRAM entries of 256 slots: they rarely fill
   o.log_chunk_size = 8192;  // a chunk of one page has its storage at once
   o.log_chunks_per_log = 8;
-  CrashExplorer explorer(o, RandomWorkload(Soak() ? 6000 : 2000, 12, 41));
+  CrashExplorer explorer(o, RandomWorkload(Soak() ? 6000 : 2000, 12,
+      SoakSeed(41)));
   Stats run;
   explorer.CountPersistPoints(&run);
   uint64_t rewrites = 0;
@@ -150,13 +159,14 @@ TEST(CrashTest, SampledPersistPointsOfRewritesThatFreeLogChunks) {
     if (name == "dram_rewrites") rewrites = value;
   }
   EXPECT_GE(rewrites, 20u);
-  const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 300, 42);
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 300,
+      SoakSeed(42));
   Report("sampled, rewrites that free log chunks", stats);
   EXPECT_GT(stats.crash_states, 250u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 
   explorer.set_claim_in_flight_acked(true);
-  const ExplorerStats wrong = explorer.Sampled(100, 43);
+  const ExplorerStats wrong = explorer.Sampled(100, SoakSeed(43));
   Report("rewrites that free log chunks, deliberately wrong oracle", wrong);
   EXPECT_GT(wrong.failures, 0u);
 }
@@ -177,7 +187,8 @@ TEST(CrashTest, SampledPersistPointsOfRewritesThatDropExpiredRecords) {
   // key's older versions.
   o.log_count = 2;
   CrashExplorer explorer(o, WithEveryOtherWriteSynced(WithExpiries(
-                                RandomWorkload(Soak() ? 6000 : 2000, 40, 45))));
+                                RandomWorkload(Soak() ? 6000 : 2000, 40,
+                                    SoakSeed(45)))));
   Stats run;
   explorer.CountPersistPoints(&run);
   uint64_t rewrites = 0;
@@ -185,7 +196,8 @@ TEST(CrashTest, SampledPersistPointsOfRewritesThatDropExpiredRecords) {
     if (name == "dram_rewrites") rewrites = value;
   }
   EXPECT_GE(rewrites, 10u);
-  const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 300, 46);
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 300,
+      SoakSeed(46));
   Report("sampled, rewrites that drop expired records", stats);
   EXPECT_GT(stats.crash_states, 250u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;

@@ -505,7 +505,8 @@ TEST(CrashUnloggedTest, OracleRules) {
 
 TEST(CrashUnloggedTest, EveryCrashPointOfASmallWorkload) {
   const std::vector<UOp> w =
-      MarkUnlogged(RandomWorkload(Soak() ? 1200 : 200, 40, 31), 32);
+      MarkUnlogged(RandomWorkload(Soak() ? 1200 : 200, 40, SoakSeed(31)),
+          SoakSeed(32));
   UnloggedCrashRunner runner(TinyCrashPool(), w);
   const RunStats stats = runner.Exhaustive();
   Report("8/8 exhaustive", w, stats);
@@ -520,14 +521,15 @@ TEST(CrashUnloggedTest, SampledCrashesOfALargerWorkload) {
   o.dram_directory_bits = 3;
   o.log_count = 2;
   const std::vector<UOp> w =
-      MarkUnlogged(RandomWorkload(Soak() ? 20000 : 4000, 600, 33), 34);
+      MarkUnlogged(RandomWorkload(Soak() ? 20000 : 4000, 600, SoakSeed(33)),
+          SoakSeed(34));
   UnloggedCrashRunner runner(o, w);
   Stats run;
   ASSERT_GT(runner.CountPersistPoints(&run), 0u);
   EXPECT_GT(run.migrations, 50u);
   EXPECT_GT(run.log_forced_migrations + run.log_compactions, 0u);
   const RunStats stats =
-      runner.Sampled(Soak() ? 1500 : 120, Soak() ? 1000 : 80, 35);
+      runner.Sampled(Soak() ? 1500 : 120, Soak() ? 1000 : 80, SoakSeed(35));
   Report("8/8 sampled", w, stats);
   EXPECT_GT(stats.crash_states, 150u);
   ExpectClean(stats);
@@ -537,7 +539,8 @@ TEST(CrashUnloggedTest, VarlenEveryCrashPointOfASmallWorkload) {
   const Options o = TinyVarlenCrashPool();
   ASSERT_GT(o.payload_chunk_size, 0u);
   const std::vector<UOp> w = MarkUnlogged(
-      RandomVarlenWorkload(Soak() ? 800 : 150, 24, 36, MaxVarlenValue(o)), 37);
+      RandomVarlenWorkload(Soak() ? 800 : 150, 24, SoakSeed(36),
+          MaxVarlenValue(o)), SoakSeed(37));
   UnloggedCrashRunner runner(o, w);
   const RunStats stats = runner.Exhaustive();
   Report("varlen exhaustive", w, stats);
@@ -552,14 +555,15 @@ TEST(CrashUnloggedTest, VarlenSampledCrashesOfALargerWorkload) {
   o.payload_log_count = 2;
   ASSERT_GT(o.payload_chunk_size, 0u);
   const std::vector<UOp> w = MarkUnlogged(
-      RandomVarlenWorkload(Soak() ? 15000 : 3000, 300, 38, MaxVarlenValue(o)),
+      RandomVarlenWorkload(Soak() ? 15000 : 3000, 300, SoakSeed(38),
+          MaxVarlenValue(o)),
       39);
   UnloggedCrashRunner runner(o, w);
   Stats run;
   ASSERT_GT(runner.CountPersistPoints(&run), 0u);
   EXPECT_GT(run.payload_gc_runs, 0u);
   const RunStats stats =
-      runner.Sampled(Soak() ? 1500 : 100, Soak() ? 1000 : 60, 40);
+      runner.Sampled(Soak() ? 1500 : 100, Soak() ? 1000 : 60, SoakSeed(40));
   Report("varlen sampled", w, stats);
   EXPECT_GT(stats.crash_states, 120u);
   ExpectClean(stats);
@@ -568,10 +572,11 @@ TEST(CrashUnloggedTest, VarlenSampledCrashesOfALargerWorkload) {
 // The small profile as it is (two logs, two payload logs).
 TEST(CrashUnloggedTest, VarlenSampledCrashesWithTheSmallProfile) {
   const std::vector<UOp> w =
-      MarkUnlogged(RandomVarlenWorkload(Soak() ? 8000 : 2000, 80, 41), 42);
+      MarkUnlogged(RandomVarlenWorkload(Soak() ? 8000 : 2000, 80,
+          SoakSeed(41)), SoakSeed(42));
   UnloggedCrashRunner runner(SmallCrashPool(), w);
   const RunStats stats =
-      runner.Sampled(Soak() ? 1000 : 60, Soak() ? 600 : 40, 43);
+      runner.Sampled(Soak() ? 1000 : 60, Soak() ? 600 : 40, SoakSeed(43));
   Report("varlen sampled, small profile", w, stats);
   EXPECT_GT(stats.crash_states, 80u);
   ExpectClean(stats);
@@ -583,10 +588,11 @@ TEST(CrashUnloggedTest, VarlenSampledCrashesOnARangePool) {
   Options o = SmallCrashPool();
   o.partitioning = Partitioning::kRange;
   const std::vector<UOp> w =
-      MarkUnlogged(RandomVarlenWorkload(Soak() ? 8000 : 2000, 80, 48), 49);
+      MarkUnlogged(RandomVarlenWorkload(Soak() ? 8000 : 2000, 80,
+          SoakSeed(48)), SoakSeed(49));
   UnloggedCrashRunner runner(o, w);
   const RunStats stats =
-      runner.Sampled(Soak() ? 1000 : 60, Soak() ? 600 : 40, 50);
+      runner.Sampled(Soak() ? 1000 : 60, Soak() ? 600 : 40, SoakSeed(50));
   Report("varlen sampled, range pool", w, stats);
   EXPECT_GT(stats.crash_states, 80u);
   ExpectClean(stats);

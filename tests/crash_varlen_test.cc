@@ -43,7 +43,8 @@ TEST(CrashVarlenTest, EveryPersistPointOfASmallWorkload) {
       // Values up to 3x the usual: 300 puts must fill enough chunks to
       // compact some (a log compacts once it has 4 sealed chunks).
       o,
-      RandomVarlenWorkload(Soak() ? 1200 : 300, 24, 11, 3 * MaxVarlenValue(o)));
+      RandomVarlenWorkload(Soak() ? 1200 : 300, 24, SoakSeed(11),
+          3 * MaxVarlenValue(o)));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u)
       << "the crash-free run of the workload failed";
@@ -111,11 +112,13 @@ TEST(CrashVarlenTest, SampledPersistPointsOfALargerWorkload) {
   o.dram_directory_bits = 3;
   o.log_count = 2;
   o.payload_log_count = 2;
-  CrashExplorer explorer(o, RandomVarlenWorkload(Soak() ? 20000 : 4000, 300, 12,
+  CrashExplorer explorer(o, RandomVarlenWorkload(Soak() ? 20000 : 4000, 300,
+      SoakSeed(12),
                                                  MaxVarlenValue(o)));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u);
-  const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 120, 13);
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 2000 : 120,
+      SoakSeed(13));
   Report("varlen sampled", stats, run);
   EXPECT_GT(stats.crash_states, 80u);
   EXPECT_GT(run.payload_gc_runs, 0u);
@@ -131,7 +134,7 @@ TEST(CrashVarlenTest, EveryPersistPointOfReadModifyWrites) {
   ASSERT_GT(o.payload_chunk_size, 0u);
   CrashExplorer explorer(
       o, WithUpdates(WithExpiries(RandomVarlenWorkload(
-             Soak() ? 1200 : 300, 24, 63, 3 * MaxVarlenValue(o)))));
+             Soak() ? 1200 : 300, 24, SoakSeed(63), 3 * MaxVarlenValue(o)))));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u)
       << "the crash-free run of the workload failed";
@@ -151,7 +154,8 @@ TEST(CrashVarlenTest, EveryPersistPointOfWritesWithExpiry) {
   const Options o = TinyVarlenCrashPool();
   ASSERT_GT(o.payload_chunk_size, 0u);
   CrashExplorer explorer(
-      o, WithExpiries(RandomVarlenWorkload(Soak() ? 1200 : 300, 24, 61,
+      o, WithExpiries(RandomVarlenWorkload(Soak() ? 1200 : 300, 24,
+          SoakSeed(61),
                                            3 * MaxVarlenValue(o))));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u)
@@ -164,7 +168,7 @@ TEST(CrashVarlenTest, EveryPersistPointOfWritesWithExpiry) {
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 
   explorer.set_claim_in_flight_acked(true);
-  const ExplorerStats wrong = explorer.Sampled(100, 62);
+  const ExplorerStats wrong = explorer.Sampled(100, SoakSeed(62));
   Report("writes with expiry, deliberately wrong oracle", wrong, run);
   EXPECT_GT(wrong.failures, 0u);
 }
@@ -172,10 +176,12 @@ TEST(CrashVarlenTest, EveryPersistPointOfWritesWithExpiry) {
 // The small profile as it is (two payload logs) and values up to 4 KiB.
 TEST(CrashVarlenTest, SampledPersistPointsWithTheSmallProfile) {
   CrashExplorer explorer(SmallCrashPool(),
-                         RandomVarlenWorkload(Soak() ? 8000 : 2000, 60, 14));
+                         RandomVarlenWorkload(Soak() ? 8000 : 2000, 60,
+                             SoakSeed(14)));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u);
-  const ExplorerStats stats = explorer.Sampled(Soak() ? 1000 : 60, 15);
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 1000 : 60,
+      SoakSeed(15));
   Report("varlen sampled, small profile", stats, run);
   EXPECT_GT(stats.crash_states, 40u);
   EXPECT_GT(run.payload_gc_runs, 0u);
@@ -188,10 +194,12 @@ TEST(CrashVarlenTest, SampledPersistPointsWithFiltersInDram) {
   Options o = TinyVarlenCrashPool();
   o.dram_filter_levels = 1;
   CrashExplorer explorer(
-      o, RandomVarlenWorkload(Soak() ? 5000 : 1500, 40, 16, MaxVarlenValue(o)));
+      o, RandomVarlenWorkload(Soak() ? 5000 : 1500, 40, SoakSeed(16),
+          MaxVarlenValue(o)));
   Stats run;
   ASSERT_GT(explorer.CountPersistPoints(&run), 0u);
-  const ExplorerStats stats = explorer.Sampled(Soak() ? 1000 : 40, 17);
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 1000 : 40,
+      SoakSeed(17));
   Report("varlen sampled, DRAM filters", stats, run);
   EXPECT_GT(stats.crash_states, 30u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;

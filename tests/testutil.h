@@ -213,6 +213,16 @@ inline void ExpectRebalanceNotSupported(DB* db) {
 // True when long "soak" variants of the tests should run (make soak).
 inline bool Soak() { return std::getenv("PLUSH_SOAK") != nullptr; }
 
+// The seed a crash test draws its workload (or its sample) from: `seed`
+// itself, moved by the soak's round (PLUSH_SOAK_ROUND, 0 if unset), so
+// that scripts/soak.sh, running the crash tests once per round, explores
+// other workloads in each.
+inline uint64_t SoakSeed(uint64_t seed) {
+  const char* round = std::getenv("PLUSH_SOAK_ROUND");
+  if (round == nullptr) return seed;
+  return seed + 1'000'003 * std::strtoull(round, nullptr, 10);
+}
+
 // A pool path that no other test (or test process) uses; the file is
 // removed when the object dies.
 class ScratchPool {

@@ -97,9 +97,12 @@ bool RecoveryLogs::Reserve(unsigned log, uint64_t n, LogChunk** chunk,
   const auto index = static_cast<uint32_t>(cursor >> 32);
   *slot = cursor & 0xFFFFFFFF;
   *chunk_seen = index;
-  // A run that does not fit leaves the chunk's last slots unwritten (they
-  // read as invalid) and the chunk full: the caller rotates.
-  if (index == kNoChunk || *slot + n > entries_per_chunk_) return false;
+  // A run that does not fit leaves the chunk full: the caller rotates.
+  if (index == kNoChunk || *slot + n > entries_per_chunk_) {
+    if (index != kNoChunk && *slot < entries_per_chunk_)
+      ZeroTail(lg.chunks[index], *slot);
+    return false;
+  }
   *chunk = &lg.chunks[index];
   // So does a run past the backed slots, and the caller's Rotate() backs
   // more.
@@ -122,6 +125,15 @@ bool RecoveryLogs::Reserve(unsigned log, uint64_t n, LogChunk** chunk,
     host_->ChunkHalfWritten(log);
   }
   return true;
+}
+
+void RecoveryLogs::ZeroTail(LogChunk& chunk, uint64_t from) {
+  const uint64_t zero[kEntryWords] = {0, 0, 0};
+  const uint64_t end =
+      std::min(chunk.backed.load(std::memory_order_acquire), entries_per_chunk_);
+  for (uint64_t slot = from; slot < end; ++slot)
+    media_.StreamWords(chunk.entries + slot * kEntryWords, zero, kEntryWords);
+  media_.Drain();
 }
 
 void RecoveryLogs::RaiseMaxEpoch(LogChunk& c, uint64_t epoch) {

@@ -527,6 +527,30 @@ TEST_F(RecoveryLogTest, BatchThatDoesNotFitGoesWholeToTheNextChunk) {
   EXPECT_EQ(Keys(Recover()[0]), expected);
 }
 
+// A chunk's slots that no run of a generation wrote would keep the words of
+// an older one; three generations back, their check bits are the current
+// ones, and a later torn entry there could mix them with its own into an
+// entry that reads as valid (found by the batch crash soak: a key came back
+// with another key's old value). So a run that does not fit zeroes the
+// chunk's remaining slots, durably, before the log rotates.
+TEST_F(RecoveryLogTest, ARunThatDoesNotFitZeroesTheRestOfAReusedChunk) {
+  host_.min_dram_epoch = 2;  // every record (epoch 1) is on PMem
+  AppendKeys(0, 0, kChunks * kEntries);   // three chunks of generation 1
+  AppendKeys(0, 1000, kEntries - 2);      // chunk 0 again, generation 2
+  ASSERT_TRUE(State(0, 0).in_use);
+  ASSERT_EQ(State(0, 0).check, 2u);
+  ASSERT_FALSE(SlotIsZero(0, 0, kEntries - 1)) << "a generation-1 entry";
+  AppendBatch(0, Batch(600, 2));  // needs three slots: two are left
+  const std::vector<uint64_t> durable = device_->DurableImage();
+  for (uint64_t slot : {kEntries - 2, kEntries - 1}) {
+    EXPECT_TRUE(SlotIsZero(0, 0, slot)) << "slot " << slot;
+    const uint64_t word = (ChunkOffset(0, 0) + kLogChunkHeaderSize +
+                           slot * kEntrySize) / 8;
+    for (uint64_t w = 0; w < kEntryWords; ++w)
+      EXPECT_EQ(durable[word + w], 0u) << "slot " << slot << " word " << w;
+  }
+}
+
 TEST_F(RecoveryLogTest, LargestBatchInAChunkFillsItWhole) {
   AppendBatch(0, Batch(0, kEntries - 1));
   EXPECT_EQ(Keys(Recover()[0]), Range(0, kEntries - 1));
