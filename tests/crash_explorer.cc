@@ -113,7 +113,8 @@ std::vector<Op> WithExpiries(std::vector<Op> ops) {
 std::vector<Op> WithUpdates(std::vector<Op> ops) {
   unsigned put = 0;
   for (Op& op : ops) {
-    if (op.kind == Op::Kind::kPut && put++ % 3 == 0) op.kind = Op::Kind::kUpdate;
+    if (op.kind == Op::Kind::kPut && put++ % 3 == 0)
+      op.kind = Op::Kind::kUpdate;
   }
   return ops;
 }

@@ -54,8 +54,10 @@
 // Why two check bits and not the paper's one flag bit: a slot that a
 // crashed writer left half-written holds words of two generations. With
 // three check values, recovery zeroing every invalid slot of the chunks in
-// use, and a run that does not fit zeroing the rest of its chunk (so that
-// every slot is written or zeroed in each generation), a slot never mixes
+// use, and every slot that no run writes zeroed (the rest of a chunk after
+// a run that does not fit, slots as they are backed: RecoveryLogs::
+// ZeroSlots), so that every slot is written or zeroed in each generation,
+// a slot never mixes
 // the current generation with the one two before it, which a single flag
 // bit could not tell apart, nor with the one three before, whose check is
 // the current one.

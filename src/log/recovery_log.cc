@@ -77,9 +77,12 @@ Status RecoveryLogs::Provision(Log& lg, LogChunk& chunk, uint64_t slots) {
   Status s = media_.Back(chunk.offset + first_page, to - first_page);
   if (!s.ok()) return s.WithContext("growing a recovery-log chunk");
   media_.Prefault(chunk.offset + first_page, to - first_page);
-  chunk.backed.store(
-      std::min(entries_per_chunk_, (to - kLogChunkHeaderSize) / kEntrySize),
-      std::memory_order_release);
+  // Slots backed before this opening of the pool may hold any older
+  // generation: zeroed like every slot no run writes (ZeroSlots).
+  const uint64_t now_backed =
+      std::min(entries_per_chunk_, (to - kLogChunkHeaderSize) / kEntrySize);
+  ZeroSlots(chunk, backed, now_backed);
+  chunk.backed.store(now_backed, std::memory_order_release);
   return Status::OK();
 }
 
@@ -99,14 +102,20 @@ bool RecoveryLogs::Reserve(unsigned log, uint64_t n, LogChunk** chunk,
   *chunk_seen = index;
   // A run that does not fit leaves the chunk full: the caller rotates.
   if (index == kNoChunk || *slot + n > entries_per_chunk_) {
-    if (index != kNoChunk && *slot < entries_per_chunk_)
-      ZeroTail(lg.chunks[index], *slot);
+    if (index != kNoChunk && *slot < entries_per_chunk_) {
+      LogChunk& full = lg.chunks[index];
+      ZeroSlots(full, *slot,
+                std::min(full.backed.load(std::memory_order_acquire),
+                         entries_per_chunk_));
+    }
     return false;
   }
   *chunk = &lg.chunks[index];
   // So does a run past the backed slots, and the caller's Rotate() backs
   // more.
-  if (*slot + n > (*chunk)->backed.load(std::memory_order_acquire)) {
+  const uint64_t backed = (*chunk)->backed.load(std::memory_order_acquire);
+  if (*slot + n > backed) {
+    if (*slot < backed) ZeroSlots(**chunk, *slot, backed);
     uint64_t wanted = lg.wanted.load(std::memory_order_relaxed);
     while (n > wanted &&
            !lg.wanted.compare_exchange_weak(wanted, n,
@@ -127,12 +136,16 @@ bool RecoveryLogs::Reserve(unsigned log, uint64_t n, LogChunk** chunk,
   return true;
 }
 
-void RecoveryLogs::ZeroTail(LogChunk& chunk, uint64_t from) {
-  const uint64_t zero[kEntryWords] = {0, 0, 0};
-  const uint64_t end =
-      std::min(chunk.backed.load(std::memory_order_acquire), entries_per_chunk_);
-  for (uint64_t slot = from; slot < end; ++slot)
-    media_.StreamWords(chunk.entries + slot * kEntryWords, zero, kEntryWords);
+void RecoveryLogs::ZeroSlots(LogChunk& chunk, uint64_t from, uint64_t to) {
+  if (from >= to) return;
+  // Streamed word by word, as appends write: a reader sampling the chunk
+  // (MostlySuperseded) may be reading these slots.
+  static constexpr uint64_t kZeros[kEntryWords * 64] = {};
+  for (uint64_t slot = from; slot < to; slot += 64) {
+    const uint64_t n = std::min<uint64_t>(64, to - slot);
+    media_.StreamWords(chunk.entries + slot * kEntryWords, kZeros,
+                       n * kEntryWords);
+  }
   media_.Drain();
 }
 

@@ -249,12 +249,15 @@ class RecoveryLogs {
   // *chunk_seen) if it has no room for all of them.
   bool Reserve(unsigned log, uint64_t n, LogChunk** chunk, uint64_t* slot,
                uint32_t* chunk_seen);
-  // Zeroes (durably) the slots of `chunk` from `from` on, which the run
-  // that did not fit there leaves unwritten: every slot of a chunk is then
-  // written or zeroed in each of its generations, so none still holds
-  // words of the generation three before, whose check bits equal the
-  // current ones (log_format.h). Called by the owner of that run.
-  void ZeroTail(LogChunk& chunk, uint64_t from);
+  // Zeroes (durably) slots [from, to) of `chunk`, which no run writes in
+  // this generation: the rest of a chunk after a run that did not fit, the
+  // backed part of a run that found its slots unbacked, and slots as they
+  // are backed. Every slot of a chunk is then written or zeroed in each of
+  // its generations, so none still holds words of the generation three
+  // before, whose check bits equal the current ones (log_format.h).
+  // Called by the owner of those slots (the run's writer, or Provision
+  // under the rotation mutex).
+  void ZeroSlots(LogChunk& chunk, uint64_t from, uint64_t to);
   void RaiseMaxEpoch(LogChunk& c, uint64_t epoch);
   // Calls on_record(record) for each record of the chunk that recovery
   // would replay, in slot order (records on their own and the members of

@@ -1115,6 +1115,33 @@ TEST_F(ChunkProvisioningTest, AppendsPastEachStepReplayInOrder) {
   for (uint64_t k = 1; k <= n; ++k) ASSERT_EQ(keys[k - 1], k);
 }
 
+// After a reopen a chunk's storage is backed again step by step, over
+// slots that hold older generations: each step is zeroed before use, like
+// every slot no run writes (RecoveryLogs::ZeroSlots).
+TEST_F(ChunkProvisioningTest, SlotsBackedAgainAfterAReopenAreZeroed) {
+  const uint64_t entries = EntriesPerChunk(1 << 20);
+  host_.min_dram_epoch = 2;  // every record (epoch 1) is on PMem
+  LogRecord r;
+  r.epoch = 1;
+  for (r.key = 1; r.key <= entries; ++r.key) Append(r);  // chunk 0, whole
+  ASSERT_EQ(RecoveredKeys().size(), entries);  // reopened: nothing backed
+  r.key = 1u << 30;
+  Append(r);
+  // The chunk in use now is chunk 0 again (its records are on PMem, so it
+  // was freed) in its second generation: slot 0 holds the new record, the
+  // rest of what was backed for it is zero, not the first generation's.
+  const std::vector<uint64_t> durable =
+      media::SimMedia::Find(path_)->DurableImage();
+  const uint64_t state = durable[pool::kLogRegionOffset / 8];
+  ASSERT_EQ(state & 3, 2u) << "chunk 0 in its second generation";
+  const uint64_t slot0 = (pool::kLogRegionOffset + kLogChunkHeaderSize) / 8;
+  ASSERT_NE(durable[slot0], 0u);
+  for (uint64_t slot : {uint64_t{1}, uint64_t{2}, uint64_t{100}}) {
+    for (uint64_t w = 0; w < kEntryWords; ++w)
+      ASSERT_EQ(durable[slot0 + slot * kEntryWords + w], 0u) << "slot " << slot;
+  }
+}
+
 TEST_F(ChunkProvisioningTest, RacingAppendsLeaveOnlyZeroSlotsBehind) {
   std::vector<std::thread> threads;
   constexpr uint64_t kPerThread = 20000;
