@@ -57,10 +57,9 @@
 // use, and every slot that no run writes zeroed (the rest of a chunk after
 // a run that does not fit, slots as they are backed: RecoveryLogs::
 // ZeroSlots), so that every slot is written or zeroed in each generation,
-// a slot never mixes
-// the current generation with the one two before it, which a single flag
-// bit could not tell apart, nor with the one three before, whose check is
-// the current one.
+// a slot never mixes the current generation with the one two before it,
+// which a single flag bit could not tell apart, nor with the one three
+// before, whose check is the current one.
 
 #ifndef PLUSH_LOG_LOG_FORMAT_H_
 #define PLUSH_LOG_LOG_FORMAT_H_
