@@ -50,7 +50,6 @@ EntryRewriter::Outcome EntryRewriter::Rewrite(uint64_t d, bool sample) {
     expiries[kept] = slots[i].tombstone ? 0 : expiries[i];
     ++kept;
   }
-  const bool drops = kept < slots.size();
   slots.resize(kept);
   hashes.resize(kept);
   expiries.resize(kept);
@@ -59,8 +58,7 @@ EntryRewriter::Outcome EntryRewriter::Rewrite(uint64_t d, bool sample) {
     return {Result::kNotWorthIt, DueWhenWorthIt(expiries, st.size, now_ms)};
   }
   // Level 1 first: retiring the epoch may not fail once the batch is in.
-  if (drops && !table_.EnsureFirstLevel().ok())
-    return {Result::kNotWorthIt, kNever};
+  if (!table_.EnsureFirstLevel().ok()) return {Result::kNotWorthIt, kNever};
   if (kept > 0) {
     std::vector<log::LogRecord> records(kept);
     for (size_t i = 0; i < kept; ++i) {
@@ -75,7 +73,14 @@ EntryRewriter::Outcome EntryRewriter::Rewrite(uint64_t d, bool sample) {
       return {Result::kNoRoom, kNever, chunk_seen};
     }
   }
-  if (drops) table_.RetireDramEpoch(d, st.epoch);
+  // The entry's records of this epoch and earlier are no longer needed:
+  // they are logged again, or dropped (and replayed, a dropped tombstone's
+  // older versions would come back). Retired, recovery does not replay
+  // them beside the rewritten ones, which together may hold more records
+  // than the entry, and then overflow it: a migration of the rewritten
+  // records that a crash cut short leaves children of the next epoch, and
+  // no epoch in between left for recovery to migrate the older ones under.
+  table_.RetireDramEpoch(d, st.epoch);
   table_.RewriteDram(d, slots, hashes);
   rewrites_.Add(1);
   return {Result::kRewritten, DueWhenWorthIt(expiries, kept, now_ms)};
