@@ -1,53 +1,123 @@
 #!/usr/bin/env bash
-# The reliability soak: long runs of the crash explorer, the kill -9 test,
-# the damaged-pool tests, the fuzzer and plush-server's linearizability
-# check, ending in one summary whose figures go into docs/reliability.md.
-# Takes about 35 minutes on 2 cores.
+# The reliability soak (docs/reliability.md §3): long runs of every crash
+# explorer (each persist-point family, each crash state also crashed during
+# its recovery, with its wrong-oracle controls), the engine's kill -9 test,
+# plush-server killed under redis-py load and under go-redis (Porcupine's
+# linearizability check), the damaged-pool tests, the scan model and the
+# two libFuzzer targets; ending in one summary whose figures go into
+# docs/reliability.md. Two lanes run side by side, one per core: the crash
+# explorers and the pool tests; the processes that are killed and the
+# fuzzers. About 45 minutes on 2 cores, after the builds.
 #
 #   scripts/soak.sh [BUILD_DIR]        default build/release
 #
-# Environment: PLUSH_SOAK_FUZZ (fuzzer bound for scripts/fuzz.sh, default
-# 600s). Exits non-zero if anything failed.
+# Environment: PLUSH_SOAK_ROUNDS (rounds of the crash explorers, each on
+# other workloads, PLUSH_SOAK_ROUND; default 2), PLUSH_SOAK_FUZZ (the pool
+# fuzzer's bound for scripts/fuzz.sh, default 900s), PLUSH_SOAK_REQUEST_FUZZ
+# (the request parser's, default 1000000 executions). Exits non-zero if
+# anything failed, or if a control was not caught.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
 build=${1:-build/release}
-fuzz_bound=${PLUSH_SOAK_FUZZ:-600s}
-[[ -f $build/build.ninja ]] || cmake --preset release -B "$build" >/dev/null
-cmake --build "$build" -j 2 --target crash_test crash_varlen_test crash_unlogged_test \
-  scan_model_test kill_test bad_input_test fuzz_corpus_test resource_fault_test \
-  plush_server plush_cli >/dev/null
+rounds=${PLUSH_SOAK_ROUNDS:-2}
+pool_fuzz=${PLUSH_SOAK_FUZZ:-900s}
+request_fuzz=${PLUSH_SOAK_REQUEST_FUZZ:-1000000}
+crash_tests=(crash_test crash_varlen_test crash_unlogged_test crash_batch_test
+  crash_rebalance_test)
 
-log=$(mktemp -d)/soak.log
-run() {  # NAME COMMAND...: runs a test binary in soak mode, keeps its log
+# ---- Builds (not in the soak's time) -----------------------------------------
+[[ -f $build/build.ninja ]] || cmake --preset release -B "$build" >/dev/null
+cmake --build "$build" -j 2 --target "${crash_tests[@]}" scan_model_test \
+  kill_test bad_input_test fuzz_corpus_test plush_server plush_cli >/dev/null
+scripts/fuzz.sh 1 pool >/dev/null
+scripts/fuzz.sh 1 request >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source tools/server/tests/python/venv.sh
+
+log=$tmp/soak
+run() {  # NAME COMMAND...: runs a test in soak mode, keeps its log
   local name=$1 start=$SECONDS
   shift
   if ! PLUSH_SOAK=1 "$@" >"$log.$name" 2>&1; then
     tail -30 "$log.$name" >&2
     echo "soak: $name FAILED (log: $log.$name)" >&2
-    exit 1
+    return 1
   fi
   echo "soak: $name passed in $((SECONDS - start)) s" >&2
 }
-run crash "$build/tests/crash_test"
-run crash_varlen "$build/tests/crash_varlen_test"
-run crash_unlogged "$build/tests/crash_unlogged_test"
-run scan_model "$build/tests/scan_model_test"
-run kill "$build/tests/kill_test"
-run bad_input "$build/tests/bad_input_test"
-run fuzz_corpus "$build/tests/fuzz_corpus_test"
-run resource_fault "$build/tests/resource_fault_test"
-run redis_clients scripts/test_redis_clients.sh "$build"
-fuzz_line=$(scripts/fuzz.sh "$fuzz_bound" | tail -1)
+crash_lane() {
+  local round test
+  for ((round = 0; round < rounds; round++)); do
+    for test in "${crash_tests[@]}"; do
+      run "$test.$round" env PLUSH_SOAK_ROUND="$round" "$build/tests/$test" ||
+        return 1
+    done
+  done
+  run scan_model "$build/tests/scan_model_test" &&
+    run bad_input "$build/tests/bad_input_test" &&
+    run fuzz_corpus "$build/tests/fuzz_corpus_test"
+}
+kill_lane() {
+  run kill "$build/tests/kill_test" &&
+    run redis_clients scripts/test_redis_clients.sh "$build" &&
+    (cd "$tmp" && run kill9_server "$tmp/venv/bin/python" -m pytest -q -s \
+      -p no:cacheprovider "$root/tools/server/tests/python/test_kill9.py" \
+      -k acknowledged) &&
+    run fuzz_pool scripts/fuzz.sh "$pool_fuzz" pool &&
+    run fuzz_request scripts/fuzz.sh "$request_fuzz" request
+}
+start=$SECONDS
+crash_lane &
+crash_pid=$!
+kill_lane &
+kill_pid=$!
+status=0
+wait "$crash_pid" || status=1
+wait "$kill_pid" || status=1
+if ((status != 0)); then
+  trap - EXIT  # the logs stay for a look
+  exit 1
+fi
+took=$((SECONDS - start))
 
+# ---- Summary -----------------------------------------------------------------
+crash_logs=("$log".crash_*)
 echo
-echo "== Plush reliability soak, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "== Plush reliability soak, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $((took / 60)) min $((took % 60)) s after the builds"
 echo "== $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
-grep -h '^\[crash\]' "$log.crash" "$log.crash_varlen" "$log.crash_unlogged"
+grep -h '^\[crash' "${crash_logs[@]}"
+# The explorers' totals: crash states (and those crashed again during
+# recovery) with their failures, apart from the controls' (whose failures
+# must be > 0 in every control).
+awk '
+  /^\[crash/ {
+    control = ($0 ~ /wrong oracle|control/)
+    states = 0; again = 0; failures = 0
+    if (match($0, /[0-9]+ crash states/)) states = substr($0, RSTART, RLENGTH) + 0
+    if (match($0, /[0-9]+ (with a second crash|crashed again) during recovery/))
+      again = substr($0, RSTART, RLENGTH) + 0
+    if (match($0, /[0-9]+ failures/)) failures = substr($0, RSTART, RLENGTH) + 0
+    if (control) {
+      controls++; control_states += states; caught += failures
+      if (failures == 0) missed++
+    } else {
+      explored += states; recrashed += again; failed += failures
+    }
+  }
+  END {
+    printf "[crash] total: %d crash states explored (%d also crashed during recovery), %d failures; %d control runs, %d crash states, %d failures caught, %d controls that caught nothing\n",
+      explored, recrashed, failed, controls, control_states, caught, missed
+    exit (failed > 0 || missed > 0)
+  }' "${crash_logs[@]}"
 grep -h '^\[scan\] .* ops,' "$log.scan_model"
-grep -h '^\[kill\] \(small\|larger\)' "$log.kill"
+grep -h '^\[kill\]' "$log.kill"
+grep -h '^\[kill9-server\]' "$log.kill9_server"
 grep -h '^\[bad_input\]' "$log.bad_input"
 echo "[fuzz_corpus] $(grep -c '^\[       OK \]' "$log.fuzz_corpus") tests passed (20000 random edit scripts + seed corpus)"
-echo "$fuzz_line"
+tail -1 "$log.fuzz_pool"
+tail -1 "$log.fuzz_request"
 # One line per configuration of the linearizability check: its runs summed.
 awk '/^\[linearizability\]/ {
   name = substr($0, 19, index($0, ": ") - 19)

@@ -6,6 +6,8 @@
 // plush backup POOL DEST: a consistent copy of the pool in a new file.
 
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "command.h"
 #include "server_request.h"
@@ -27,10 +29,13 @@ int RunVerify(const PoolArgs& pool) {
 }
 
 // The server's reply is the report `plush verify` prints, its last line
-// "OK" or the Corruption status.
-int RunVerifyOnline(const std::string& address) {
+// "OK" or the Corruption status. With a password, an AUTH goes first.
+int RunVerifyOnline(const std::string& address, const std::string& password) {
+  std::vector<std::vector<std::string>> commands;
+  if (!password.empty()) commands.push_back({"AUTH", password});
+  commands.push_back({"PLUSH.VERIFY"});
   std::string report;
-  Status s = RequestFromServer(address, {"PLUSH.VERIFY"}, &report);
+  Status s = RequestFromServer(address, commands, &report);
   if (!s.ok()) return ExitWith(s);
   std::cout << report;
   std::string_view last(report);
@@ -69,6 +74,7 @@ void AddBackupCommand(CLI::App* app, int* exit_code) {
 void AddVerifyCommand(CLI::App* app, int* exit_code) {
   auto pool = std::make_shared<PoolArgs>();
   auto address = std::make_shared<std::string>();
+  auto password = std::make_shared<std::string>();
   CLI::App* cmd = app->add_subcommand(
       "verify",
       "Check the pool's superblock, allocator, levels and logs; print one "
@@ -81,9 +87,14 @@ void AddVerifyCommand(CLI::App* app, int* exit_code) {
       "Check instead the pool a running plush-server holds, while it serves "
       "(its PLUSH.VERIFY): the server's HOST:PORT");
   path->excludes(online);
-  cmd->callback([pool, address, path, online, exit_code] {
+  cmd->add_option("--password", *password,
+                  "With --online: the server's password (requirepass), also "
+                  "read from PLUSH_SERVER_PASSWORD, which other users' ps "
+                  "does not show")
+      ->envname("PLUSH_SERVER_PASSWORD");
+  cmd->callback([pool, address, password, path, online, exit_code] {
     if (online->count() > 0) {
-      *exit_code = RunVerifyOnline(*address);
+      *exit_code = RunVerifyOnline(*address, *password);
     } else if (path->count() > 0) {
       *exit_code = RunVerify(*pool);
     } else {

@@ -19,35 +19,13 @@ std::string FromServer(const std::string& address, const std::string& what) {
   return "plush-server at " + address + ": " + what;
 }
 
-}  // namespace
-
-Status RequestFromServer(const std::string& address,
-                         const std::vector<std::string>& args,
-                         std::string* reply) {
-  const size_t colon = address.rfind(':');
-  if (colon == std::string::npos || colon + 1 == address.size()) {
-    return Status::InvalidArgument("server address '" + address +
-                                   "' is not host:port");
-  }
-  const std::string host = colon == 0 ? "127.0.0.1" : address.substr(0, colon);
-  const std::string port = address.substr(colon + 1);
-  std::string request = "*" + std::to_string(args.size()) + "\r\n";
-  for (const std::string& arg : args) {
-    request += "$" + std::to_string(arg.size()) + "\r\n";
-    request += arg;
-    request += "\r\n";
-  }
-  asio::io_context io;
-  asio::ip::tcp::socket socket(io);
+// Reads one reply into *reply: a bulk or simple string.
+Status ReadReply(const std::string& address, asio::ip::tcp::socket& socket,
+                 asio::streambuf& in, std::string* reply) {
   asio::error_code ec;
-  asio::ip::tcp::resolver resolver(io);
-  const auto endpoints = resolver.resolve(host, port, ec);
-  if (!ec) asio::connect(socket, endpoints, ec);
-  if (!ec) asio::write(socket, asio::buffer(request), ec);
   // (Bounded: a first line without its end is not read for ever. No
   // timeout: the server's Verify takes as long as its pool is large.)
-  asio::streambuf in(kMaxReply + 64);
-  if (!ec) asio::read_until(socket, in, "\r\n", ec);
+  asio::read_until(socket, in, "\r\n", ec);
   if (ec) return Status::IOError(FromServer(address, ec.message()));
   std::istream lines(&in);
   std::string line;
@@ -77,11 +55,49 @@ Status RequestFromServer(const std::string& address,
       if (ec) return Status::IOError(FromServer(address, ec.message()));
       reply->resize(length);
       lines.read(reply->data(), static_cast<std::streamsize>(length));
+      lines.ignore(2);  // its "\r\n"
       return Status::OK();
     }
   }
   return Status::IOError(
       FromServer(address, "a reply this client does not read: " + line));
+}
+
+}  // namespace
+
+Status RequestFromServer(const std::string& address,
+                         const std::vector<std::vector<std::string>>& commands,
+                         std::string* reply) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon + 1 == address.size()) {
+    return Status::InvalidArgument("server address '" + address +
+                                   "' is not host:port");
+  }
+  const std::string host = colon == 0 ? "127.0.0.1" : address.substr(0, colon);
+  const std::string port = address.substr(colon + 1);
+  std::string request;
+  for (const std::vector<std::string>& args : commands) {
+    request += "*" + std::to_string(args.size()) + "\r\n";
+    for (const std::string& arg : args) {
+      request += "$" + std::to_string(arg.size()) + "\r\n";
+      request += arg;
+      request += "\r\n";
+    }
+  }
+  asio::io_context io;
+  asio::ip::tcp::socket socket(io);
+  asio::error_code ec;
+  asio::ip::tcp::resolver resolver(io);
+  const auto endpoints = resolver.resolve(host, port, ec);
+  if (!ec) asio::connect(socket, endpoints, ec);
+  if (!ec) asio::write(socket, asio::buffer(request), ec);
+  if (ec) return Status::IOError(FromServer(address, ec.message()));
+  asio::streambuf in(kMaxReply + 64);
+  for (size_t i = 0; i < commands.size(); ++i) {
+    Status s = ReadReply(address, socket, in, reply);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
 }
 
 }  // namespace plush::cli

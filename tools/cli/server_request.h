@@ -14,13 +14,14 @@
 
 namespace plush::cli {
 
-// Sends `args` as one command to the server at `address` ("host:port")
-// and reads its reply, a bulk or simple string, into *reply.
-// InvalidArgument for an address without a port, or an error reply (its
-// text); IOError if the server cannot be reached or its reply is cut off
-// or not one this client reads.
+// Sends `commands` (each its arguments) to the server at `address`
+// ("host:port") in one write, and reads a reply to each, a bulk or simple
+// string; the last one's goes into *reply. Stops at the first error reply:
+// InvalidArgument with its text (also for an address without a port);
+// IOError if the server cannot be reached or a reply is cut off or not one
+// this client reads.
 Status RequestFromServer(const std::string& address,
-                         const std::vector<std::string>& args,
+                         const std::vector<std::vector<std::string>>& commands,
                          std::string* reply);
 
 }  // namespace plush::cli

@@ -5,6 +5,7 @@
 # its process's memory), the errors Redis's; and redis-benchmark, which
 # reads CONFIG before it starts, finds what it asks for.
 
+import os
 import re
 import shutil
 import subprocess
@@ -108,6 +109,20 @@ def test_plush_verify_online_from_the_cli(start_server, tmp_path):
     assert done.stderr == (
         f"plush: InvalidArgument: plush-server at 127.0.0.1:{guarded.port}: "
         "NOAUTH Authentication required.\n")
+    # With its password (AUTH first), from the option or the environment.
+    online = [CLI, "verify", "--online", f"127.0.0.1:{guarded.port}"]
+    done = subprocess.run(online + ["--password", "s3cret"],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "OK\n", "")
+    done = subprocess.run(online, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PLUSH_SERVER_PASSWORD": "s3cret"})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "OK\n", "")
+    done = subprocess.run(online + ["--password", "wrong"],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"plush: InvalidArgument: plush-server at 127.0.0.1:{guarded.port}: "
+        "WRONGPASS invalid username-password pair or user is disabled.\n")
 
 
 @pytest.mark.parametrize("reply, error", [
