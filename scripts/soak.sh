@@ -115,7 +115,7 @@ grep -h '^\[scan\] .* ops,' "$log.scan_model"
 grep -h '^\[kill\]' "$log.kill"
 grep -h '^\[kill9-server\]' "$log.kill9_server"
 grep -h '^\[bad_input\]' "$log.bad_input"
-echo "[fuzz_corpus] $(grep -c '^\[       OK \]' "$log.fuzz_corpus") tests passed (20000 random edit scripts + seed corpus)"
+echo "[fuzz_corpus] $(grep -c '^\[       OK \]' "$log.fuzz_corpus") tests passed (100000 random edit scripts + the seed corpus)"
 tail -1 "$log.fuzz_pool"
 tail -1 "$log.fuzz_request"
 # One line per configuration of the linearizability check: its runs summed.

@@ -571,6 +571,14 @@ TEST_F(BadInputTest, DamagedDirectoryEntriesAreReportedByVerify) {
          p->SetWord(entry + offsetof(DirectoryEntry, state),
                     (state & ~0xFFFFull) | (capacity + 1));
        }},
+      // The size a DRAM entry shows while it is rewritten in place: lookups
+      // of a PMem entry waited for it to go away, for ever (found by the
+      // soak's random edit scripts).
+      {"exceeds capacity",
+       [&](PoolImage* p) {
+         p->SetWord(entry + offsetof(DirectoryEntry, state),
+                    (state & ~0xFFFFull) | table::EntryState::kRewriting);
+       }},
       {"bucket 0 reference",  // misaligned
        [&](PoolImage* p) {
          p->SetWord(entry + offsetof(DirectoryEntry, bucket), bucket + 8);

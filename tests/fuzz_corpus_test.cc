@@ -43,7 +43,7 @@ TEST(FuzzCorpusTest, EverySeedKeepsTheContract) {
 // operations: a blind fuzzer, weaker than libFuzzer but always run.
 TEST(FuzzCorpusTest, RandomEditScriptsKeepTheContract) {
   std::mt19937_64 rng(2026);
-  const int runs = Soak() ? 20000 : 1500;
+  const int runs = Soak() ? 100000 : 1500;
   for (int i = 0; i < runs; ++i) {
     std::string input(8 * (1 + rng() % 4), '\0');
     for (char& c : input) c = static_cast<char>(rng());

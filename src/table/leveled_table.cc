@@ -728,7 +728,9 @@ Found LeveledTable::SearchEntry(const Level& level, uint64_t index,
   for (;;) {
     const uint64_t before = LoadAcquire(e.state);
     const EntryState st = EntryState::Decode(before);
-    if (st.size == EntryState::kRewriting) {
+    // (Only a DRAM entry is ever rewritten in place; on a PMem level the
+    // value is damage, read as the size over capacity that it is.)
+    if (st.size == EntryState::kRewriting && &level == &levels_[0]) {
       std::this_thread::yield();  // a rewrite takes microseconds
       continue;
     }
