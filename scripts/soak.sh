@@ -3,7 +3,8 @@
 # explorer (each persist-point family, each crash state also crashed during
 # its recovery, with its wrong-oracle controls), the engine's kill -9 test,
 # plush-server killed under redis-py load and under go-redis (Porcupine's
-# linearizability check), the damaged-pool tests, the scan model and the
+# linearizability check), the resource and file-system fault tests, the
+# damaged-pool tests, the scan model and the
 # two libFuzzer targets; ending in one summary whose figures go into
 # docs/reliability.md. Two lanes run side by side, one per core: the crash
 # explorers and the scan model; the processes that are killed, the
@@ -29,7 +30,8 @@ crash_tests=(crash_test crash_varlen_test crash_unlogged_test crash_batch_test
 # ---- Builds (not in the soak's time) -----------------------------------------
 [[ -f $build/build.ninja ]] || cmake --preset release -B "$build" >/dev/null
 cmake --build "$build" -j 2 --target "${crash_tests[@]}" scan_model_test \
-  kill_test bad_input_test fuzz_corpus_test plush_server plush_cli >/dev/null
+  kill_test resource_fault_test file_fault_test bad_input_test \
+  fuzz_corpus_test plush_server plush_cli >/dev/null
 scripts/fuzz.sh 1 pool >/dev/null
 scripts/fuzz.sh 1 request >/dev/null
 tmp=$(mktemp -d)
@@ -59,6 +61,8 @@ crash_lane() {
 }
 kill_lane() {
   run kill "$build/tests/kill_test" &&
+    run resource_fault "$build/tests/resource_fault_test" &&
+    run file_fault "$build/tests/file_fault_test" &&
     run bad_input "$build/tests/bad_input_test" &&
     run fuzz_corpus "$build/tests/fuzz_corpus_test" &&
     run redis_clients scripts/test_redis_clients.sh "$build" &&
@@ -115,6 +119,9 @@ grep -h '^\[scan\] .* ops,' "$log.scan_model"
 grep -h '^\[kill\]' "$log.kill"
 grep -h '^\[kill9-server\]' "$log.kill9_server"
 grep -h '^\[bad_input\]' "$log.bad_input"
+for faults in resource_fault file_fault; do
+  echo "[$faults] $(grep -c '^\[       OK \]' "$log.$faults") tests passed"
+done
 echo "[fuzz_corpus] $(grep -c '^\[       OK \]' "$log.fuzz_corpus") tests passed (100000 random edit scripts + the seed corpus)"
 tail -1 "$log.fuzz_pool"
 tail -1 "$log.fuzz_request"

@@ -21,12 +21,12 @@ void Report(const char* name, const ExplorerStats& s) {
 }
 
 // The control of a test's explorer: with an oracle that counts the write
-// in flight at the crash as acknowledged, some of 100 sampled crash states
-// must fail.
+// in flight at the crash as acknowledged, some of `samples` sampled crash
+// states must fail.
 void ExpectWrongOracleCaught(CrashExplorer* explorer, const char* name,
-                             uint64_t seed) {
+                             uint64_t seed, uint64_t samples = 100) {
   explorer->set_claim_in_flight_acked(true);
-  const ExplorerStats wrong = explorer->Sampled(100, seed);
+  const ExplorerStats wrong = explorer->Sampled(samples, seed);
   Report(name, wrong);
   EXPECT_GT(wrong.failures, 0u);
 }
@@ -70,6 +70,9 @@ TEST(CrashTest, EveryPersistPointOfARangePoolWithAKeySample) {
   EXPECT_GT(stats.persist_points, 400u);
   EXPECT_EQ(stats.crash_states, stats.persist_points);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+  ExpectWrongOracleCaught(
+      &explorer, "range pool with a key sample, deliberately wrong oracle",
+      SoakSeed(22));
 }
 
 // With level 1's filters in DRAM, a crash leaves no filter on PMem to
@@ -83,6 +86,8 @@ TEST(CrashTest, SampledPersistPointsWithFiltersInDram) {
   Report("sampled, DRAM filters", stats);
   EXPECT_GT(stats.crash_states, 30u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+  ExpectWrongOracleCaught(&explorer, "DRAM filters, deliberately wrong oracle",
+                          SoakSeed(7));
 }
 
 // Background threads migrate DRAM entries and recycle log chunks while the
@@ -105,6 +110,9 @@ TEST(CrashTest, SampledPersistPointsWithBackgroundWork) {
   Report("sampled, background work", stats);
   EXPECT_GT(stats.crash_states, 40u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+  ExpectWrongOracleCaught(&explorer,
+                          "background work, deliberately wrong oracle",
+                          SoakSeed(13), /*samples=*/40);
 }
 
 // Sync writes of every DRAM entry share one log (RecoveryLogs::kSyncLog),
@@ -209,6 +217,9 @@ TEST(CrashTest, SampledPersistPointsOfRewritesThatDropExpiredRecords) {
   Report("sampled, rewrites that drop expired records", stats);
   EXPECT_GT(stats.crash_states, 250u);
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+  ExpectWrongOracleCaught(
+      &explorer, "rewrites that drop expired records, deliberately wrong "
+      "oracle", SoakSeed(47));
 }
 
 // The explorer must be able to fail: with an oracle that counts the
