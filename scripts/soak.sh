@@ -8,7 +8,7 @@
 # two libFuzzer targets; ending in one summary whose figures go into
 # docs/reliability.md. Two lanes run side by side, one per core: the crash
 # explorers and the scan model; the processes that are killed, the
-# damaged pools and the fuzzers. About 45 minutes on 2 cores, after the builds.
+# damaged pools and the fuzzers. About 35 minutes on 2 cores, after the builds.
 #
 #   scripts/soak.sh [BUILD_DIR]        default build/release
 #
