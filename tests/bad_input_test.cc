@@ -22,6 +22,7 @@
 #include "damaged_pool.h"
 #include "log/log_format.h"
 #include "placement/key_hash.h"
+#include "pool/pool.h"
 #include "pool_image.h"
 #include "table/table_format.h"
 #include "testutil.h"
@@ -66,6 +67,14 @@ std::pair<uint64_t, uint64_t> SomeBlock(const PoolImage& image,
     }
   }
   return best;
+}
+
+// Zeroes the block table of the level `d` describes: no unit has a block.
+void ZeroBlockTable(const LevelDescriptor& d, PoolImage* image) {
+  const uint64_t units = uint64_t{1}
+                         << image->superblock().dram_directory_bits;
+  for (uint64_t u = 0; u < units; ++u)
+    image->SetWord(d.block_table_offset + u * 8, 0);
 }
 
 PoolImage PopulatedPool(const std::string& path) {
@@ -377,14 +386,77 @@ TEST_F(BadInputTest, RootCountersOutOfRangeAreCorruption) {
 }
 
 // The root page's two counters carry no checksum (they change in single
-// atomic stores): lowering them within range is not detectable, and must
-// merely keep the contract. See docs/reliability.md, "Limits".
-TEST_F(BadInputTest, RootCountersLoweredInRangeKeepTheContract) {
-  const DamageReport r =
-      WithWord(pool::kRootOffset + offsetof(RootPage, level_count),
-               image_.level_count() - 1);
+// atomic stores); Open checks them against what a crash can leave. A
+// lowered level count used to drop the deepest levels without a report;
+// the pool fuzzer found it with the count lowered to 0, where recovery's
+// migrations rebuilt level 1 over the old levels' space, and the Open that
+// then failed had changed the pool.
+TEST_F(BadInputTest, ALoweredLevelCountIsCorruption) {
+  const uint64_t count_at = pool::kRootOffset + offsetof(RootPage, level_count);
+  const uint64_t levels = image_.level_count();
+  for (const uint64_t count : {levels - 1, uint64_t{0}}) {
+    const DamageReport r = WithWord(count_at, count);
+    EXPECT_EQ(r.violation, "") << count;
+    EXPECT_TRUE(r.open.IsCorruption()) << count << ": " << r.open.ToString();
+    EXPECT_NE(r.open.ToString().find(
+                  "root page: level count " + std::to_string(count) +
+                  " leaves out level " + std::to_string(count + 1) +
+                  ", whose descriptor is valid and whose units have "
+                  "directory blocks"),
+              std::string::npos)
+        << r.open.ToString();
+  }
+  // Past the first level left out, any valid descriptor is damage.
+  PoolImage damaged = image_;
+  const LevelDescriptor below = damaged.root().levels[levels - 2];
+  ZeroBlockTable(below, &damaged);
+  damaged.SetWord(count_at, levels - 2);
+  const DamageReport r = Exercise(damaged);
+  EXPECT_EQ(r.violation, "");
+  const std::string message = r.open.ToString();
+  EXPECT_NE(message.find("level count " + std::to_string(levels - 2) +
+                         " leaves out level " + std::to_string(levels) +
+                         ", whose descriptor is valid"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("directory blocks"), std::string::npos) << message;
+}
+
+// A crash between a new level's descriptor and the level count leaves the
+// descriptor past the count, naming a block table still all zero: Open
+// takes it for that, not for damage.
+TEST_F(BadInputTest, ADescriptorPastTheCountWithAnUnusedTableOpens) {
+  PoolImage damaged = image_;
+  const uint64_t levels = damaged.level_count();
+  ZeroBlockTable(damaged.root().levels[levels - 1], &damaged);
+  damaged.SetWord(pool::kRootOffset + offsetof(RootPage, level_count),
+                  levels - 1);
+  const DamageReport r = Exercise(damaged);
   EXPECT_EQ(r.violation, "");
   EXPECT_OK(r.open);
+  EXPECT_OK(r.verify);
+}
+
+// Space past the allocation mark has never been written. A mark lowered
+// into the data written last used to pass Open(); the allocator then handed
+// out live buckets again and later migrations overwrote other keys.
+TEST_F(BadInputTest, AnAllocationMarkLoweredIntoDataIsCorruption) {
+  const std::string& bytes = image_.bytes();
+  const uint64_t last_data = bytes.find_last_not_of('\0');
+  ASSERT_GT(last_data, image_.heap_offset());
+  const uint64_t mark = last_data & ~uint64_t{4095};
+  const uint64_t first_past = bytes.find_first_not_of('\0', mark);
+  const DamageReport r = WithWord(
+      pool::kRootOffset + offsetof(RootPage, alloc_high_water), mark);
+  EXPECT_EQ(r.violation, "");
+  EXPECT_TRUE(r.open.IsCorruption()) << r.open.ToString();
+  EXPECT_NE(r.open.ToString().find(
+                "root page: allocation mark " +
+                std::to_string(mark) + " is below data (a nonzero byte at " +
+                std::to_string(first_past) +
+                "): space past the mark is handed out as zero"),
+            std::string::npos)
+      << r.open.ToString();
 }
 
 // ---- Recovery logs ----------------------------------------------------------
@@ -723,33 +795,27 @@ TEST_F(BadInputTest, DamagedSpareBucketReferenceIsReportedNotACrash) {
          "4: another error, 5: no write noticed it";
 }
 
-// A lowered (damaged) allocation mark used to pass Open() and Verify(): the
-// allocator then handed out live buckets again and later migrations
-// overwrote other keys (fixed in 022903f: references must lie below the
-// mark). Verify() must report the buckets beyond it.
+// Verify() reports a bucket past the allocation mark, even where Open's
+// check of the space past the mark (kZeroPastMarkChecked bytes) cannot
+// see it: here a bucket reference is moved past that space.
 TEST_F(BadInputTest, BucketsBeyondTheAllocationMarkAreReported) {
   PoolImage damaged = image_;
-  uint64_t directories_end = damaged.heap_offset();
-  const uint64_t units = uint64_t{1} << damaged.superblock().dram_directory_bits;
-  for (unsigned l = 1; l <= damaged.level_count(); ++l) {
-    const LevelDescriptor d = damaged.root().levels[l - 1];
-    directories_end =
-        std::max(directories_end, d.block_table_offset + units * 8);
-    for (uint64_t u = 0; u < units; ++u) {
-      const uint64_t block = damaged.Word(d.block_table_offset + u * 8);
-      if (block != 0)
-        directories_end = std::max(directories_end, block + d.block_bytes);
-    }
-  }
-  ASSERT_LT(directories_end, damaged.alloc_high_water());
-  damaged.SetWord(pool::kRootOffset + offsetof(RootPage, alloc_high_water),
-                  directories_end);
+  const auto [begin, end] = SomeBlock(damaged, 1);
+  const uint64_t ref = begin + offsetof(DirectoryEntry, bucket);
+  const uint64_t bucket = damaged.Word(ref);
+  ASSERT_NE(bucket, 0u);
+  const uint64_t mark = damaged.alloc_high_water();
+  const uint64_t moved = mark + pool::Pool::kZeroPastMarkChecked;
+  std::string& bytes = damaged.bytes();
+  bytes.resize(moved + 4096, '\0');
+  bytes.replace(moved, 256, bytes.substr(bucket, 256));
+  damaged.SetWord(ref, moved);
   ASSERT_TRUE(damaged.Save(file_.path()));
   std::unique_ptr<DB> db;
   ASSERT_OK(DB::Open(DamageOptions(), file_.path(), &db));
   std::string report;
   EXPECT_TRUE(db->Verify(&report).IsCorruption())
-      << "a lowered allocation mark goes unnoticed";
+      << "a bucket past the allocation mark goes unnoticed";
   db.reset();
   EXPECT_EQ(Exercise(damaged).violation, "");
 }

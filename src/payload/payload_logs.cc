@@ -469,15 +469,19 @@ void PayloadLogs::CompactIfDeferred(unsigned index) {
 void PayloadLogs::RunCompaction(unsigned index, PayloadChunk* candidate) {
   Log& log = *logs_[index];
   compacting_here = true;
+  bool shed = false;  // the one chunk more of this rotation
   while (candidate != nullptr) {
-    const bool freed = Compact(candidate);
+    const Compaction outcome = Compact(candidate);
     MutexLock lock(&log.mu);
     candidate = nullptr;
-    if (freed && log.owed > 0) {
+    if (outcome == Compaction::kKept) {
+      log.owed = 0;  // the live data grows: so may the log
+    } else if (log.owed > 0) {
       --log.owed;
       candidate = CompactionCandidate();
-    } else if (!freed) {
-      log.owed = 0;  // the live data grows: so may the log
+    } else if (outcome == Compaction::kFreedMostlyGarbage && !shed) {
+      shed = true;
+      candidate = CompactionCandidate();
     }
     log.compacting = candidate != nullptr;
     log.caught_up.NotifyAll();
@@ -606,7 +610,7 @@ void PayloadLogs::ForEachEntry(const PayloadChunk& chunk, Fn fn) const {
   }
 }
 
-bool PayloadLogs::Compact(PayloadChunk* chunk) {
+PayloadLogs::Compaction PayloadLogs::Compact(PayloadChunk* chunk) {
   // Reservations made while the chunk was the head must be published (or
   // abandoned) before reachability means anything.
   while (chunk->pending.load(std::memory_order_seq_cst) != 0)
@@ -645,8 +649,8 @@ bool PayloadLogs::Compact(PayloadChunk* chunk) {
         break;
     }
   }
-  bool freed =
-      !blocked && live_bytes * 2 <= chunk_size_ - kPayloadChunkHeaderSize;
+  const uint64_t capacity = chunk_size_ - kPayloadChunkHeaderSize;
+  bool freed = !blocked && live_bytes * 2 <= capacity;
   uint64_t moved = 0;
   for (size_t i = 0; freed && i < live.size(); ++i) {
     const PayloadHost::Candidate& entry = *live[i];
@@ -717,7 +721,9 @@ bool PayloadLogs::Compact(PayloadChunk* chunk) {
     Seal(chunk);
     gc_skipped_.fetch_add(1, std::memory_order_relaxed);
   }
-  return freed;
+  if (!freed) return Compaction::kKept;
+  return live_bytes * 4 <= capacity ? Compaction::kFreedMostlyGarbage
+                                    : Compaction::kFreed;
 }
 
 void PayloadLogs::PauseRotations() {

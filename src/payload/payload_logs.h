@@ -278,10 +278,17 @@ class PayloadLogs final : public table::PayloadResolver {
   PayloadChunk* CompactionCandidate() EXCLUDES(gc_mu_);
   // The chunk, a head until now, may be compacted.
   void Seal(PayloadChunk* chunk) EXCLUDES(gc_mu_);
-  // Examines a candidate and frees it if that pays off; true if freed.
-  bool Compact(PayloadChunk* chunk);
+  // What Compact did with a candidate: kept it (too live, or blocked), or
+  // freed it, moving at most a quarter of it (mostly garbage) or more.
+  enum class Compaction { kKept, kFreed, kFreedMostlyGarbage };
+  // Examines a candidate and frees it if that pays off.
+  Compaction Compact(PayloadChunk* chunk);
   // Compacts `candidate` (if any; Log::compacting is set for it), then
-  // the chunks the log owes meanwhile. REQUIRES: no ticket held.
+  // the chunks the log owes meanwhile, and one more if the candidate was
+  // mostly garbage: rotations that freed nothing (blocked by unlogged
+  // writes until a checkpoint, or waiting after a chunk too live) left
+  // the logs a chunk longer each, which they shed again once their
+  // oldest chunks turn to garbage. REQUIRES: no ticket held.
   void RunCompaction(unsigned log_index, PayloadChunk* candidate);
   // The compaction a rotation in a batch deferred (compaction_deferred).
   void CompactIfDeferred(unsigned log_index);

@@ -561,6 +561,31 @@ TEST_F(PayloadLogsTest, BlockedEntryKeepsItsChunk) {
   EXPECT_TRUE(logs_->IsLive(refs[3])) << "key3's oldest version was dropped";
 }
 
+// Rotations whose compaction was blocked (unlogged writes until the next
+// checkpoint) each left the logs a chunk longer, for good: a workload
+// that blocked now and then grew the logs without bound (the unlogged GC
+// stress test: 14 MB in 10 s for 200 KB of live data). Once the oldest
+// chunks are garbage again, a rotation frees one more than it takes.
+TEST_F(PayloadLogsTest, LogsShedTheChunksTheyGrewWhileBlocked) {
+  int i = 0;
+  auto rotations = [&](int n) {
+    for (const int end = i + 32 * n; i < end; ++i)
+      Put("key" + std::to_string(i % 8), Big(i));
+  };
+  rotations(4);
+  for (int round = 0; round < 5; ++round) {
+    host_.blocked["key3"] = true;
+    rotations(8);
+    host_.blocked.clear();
+    rotations(16);
+  }
+  // 4 sealed chunks, a head, and the 8 a blocked round adds; without
+  // shedding, every round added 8 more (44 chunks).
+  EXPECT_LE(logs_->chunks(), 16u);
+  EXPECT_GE(logs_->gc_skipped(), 5u);
+  for (const auto& [key, ref] : host_.newest) EXPECT_TRUE(logs_->IsLive(ref));
+}
+
 TEST_F(PayloadLogsTest, RefusedRelocationKeepsTheChunk) {
   Put("pinned", Big(1));
   host_.refuse_relocation["pinned"] = true;

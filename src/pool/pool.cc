@@ -369,6 +369,8 @@ Status Pool::Load() {
   std::string report;
   if (Verify(&report) != 0)
     return Status::Corruption(report.substr(0, report.find('\n')));
+  s = CheckRootCounters();
+  if (!s.ok()) return s;
   allocator_ =
       std::make_unique<Allocator>(media_.get(), root(), heap_offset_,
                                   max_pool_size_);
@@ -406,6 +408,43 @@ Status Pool::AddLevel(LevelDescriptor d) {
   std::atomic_ref<uint64_t>(r->level_count)
       .store(n + 1, std::memory_order_release);
   media_->Persist(&r->level_count, sizeof(uint64_t));
+  return Status::OK();
+}
+
+Status Pool::CheckRootCounters() const {
+  const RootPage* r = root();
+  const uint64_t count = r->level_count;  // Verify: at most kMaxPmemLevels
+  const uint64_t mark = r->alloc_high_water;  // Verify: inside the file
+  const uint64_t table_bytes =
+      (uint64_t{1} << params_.dram_directory_bits) * sizeof(uint64_t);
+  for (uint64_t i = count; i < kMaxPmemLevels; ++i) {
+    const LevelDescriptor& d = r->levels[i];
+    if (d.checksum != DescriptorChecksum(d)) continue;  // unwritten or torn
+    // A crash between a new level's descriptor and the count leaves one
+    // descriptor past the count, whose block table no unit has used yet.
+    const bool never_used =
+        i == count && d.block_table_offset >= heap_offset_ &&
+        d.block_table_offset <= mark - std::min(mark, table_bytes) &&
+        IsAllZero(media_->At<uint8_t>(d.block_table_offset), table_bytes);
+    if (!never_used) {
+      return Status::Corruption(
+          "root page: level count " + std::to_string(count) +
+          " leaves out level " + std::to_string(i + 1) +
+          ", whose descriptor is valid" +
+          (i == count ? " and whose units have directory blocks" : ""));
+    }
+  }
+  const uint64_t end = std::min(media_->size(), mark + kZeroPastMarkChecked);
+  const auto* past = media_->At<unsigned char>(0);
+  const auto* data = std::find_if(past + mark, past + end,
+                                  [](unsigned char b) { return b != 0; });
+  if (data != past + end) {
+    return Status::Corruption(
+        "root page: allocation mark " + std::to_string(mark) +
+        " is below data (a nonzero byte at " +
+        std::to_string(data - past) + "): space past the mark is handed "
+        "out as zero");
+  }
   return Status::OK();
 }
 

@@ -115,11 +115,22 @@ class Pool {
   // *report (one per line). Returns the number of problems found.
   uint64_t Verify(std::string* report) const;
 
+  // How much of the space past the allocation mark Open checks is zero.
+  static constexpr uint64_t kZeroPastMarkChecked = 1 << 20;
+
  private:
   Pool(std::shared_ptr<media::Media> media, const Options& options,
        KeyHashFunction key_hash);
   Status Create(const FormatFn& format_new);
   Status Load();
+  // Load's checks of the two root words that carry no checksum, against
+  // what a crash can leave: at most one valid level descriptor past the
+  // level count, whose block table is still zero; and zeros past the
+  // allocation mark (its first kZeroPastMarkChecked bytes, more than a
+  // crash leaks: a mark lowered into the data written last). A lowered
+  // count or mark would otherwise drop levels, or hand out live space
+  // again.
+  Status CheckRootCounters() const;
   // The store of a range pool's map, on the root page's words; it
   // allocates its regions from the heap.
   std::unique_ptr<RangeMapStore> NewRangeMapStore();

@@ -82,6 +82,14 @@ SEEDS = {
     'found_failed_open_after_recovery_migrations': bytes.fromhex(
         '010303c503030303030303030303030000b3b3b3b3b3b3b3b8c3b30001000eb3'
         'b3b3b3b3b3b3b3b3f3b3b3b3b3b3b3b3b3b3b3b3b3000200'),
+    # Found by libFuzzer (2026-11-29): the level count lowered to 0 and the
+    # allocation mark by 6,144 bytes; recovery rebuilt level 1 over the old
+    # levels' space and failed Open, having changed the pool. Open now
+    # checks the two root counters against what a crash can leave.
+    'found_lowered_level_count_and_mark': bytes.fromhex(
+        '03080000000000e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8'
+        'e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8e8f001080000'
+        '10010800ffff0000000000ffff'),
 }
 
 
