@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <memory>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <vector>
 
@@ -151,20 +153,77 @@ void StatsSection(const ServerContext& server, const Stats& stats,
   stats.ForEachField(&fields);
 }
 
+// INFO keyspace's "expires" and "avg_ttl". Redis counts the keys with an
+// expiry exactly and estimates their mean time to live from the keys its
+// expiry cycle samples; the engine counts neither, so both come from keys
+// read here: every key of a pool of at most kExpirySample record versions
+// (exact), else kExpirySample keys read in kExpiryRuns runs from random
+// partitions (an estimate, scaled to the versions).
+constexpr uint64_t kExpirySample = 1024;
+constexpr uint64_t kExpiryRuns = 16;
+
+struct ExpiryFigures {
+  uint64_t expires = 0;
+  uint64_t avg_ttl_ms = 0;
+};
+
+Status SampleExpiry(ServerContext& server, uint64_t versions,
+                    ExpiryFigures* figures) {
+  std::unique_ptr<Iterator> it = server.db->NewIterator(ReadOptions());
+  const uint64_t now = server.clock->NowMs();
+  uint64_t read = 0;
+  uint64_t expiring = 0;
+  uint64_t ttl_ms = 0;
+  auto take = [&] {
+    const uint64_t expires_at = it->expires_at_ms();
+    ++read;
+    if (expires_at != 0) {
+      ++expiring;
+      ttl_ms += expires_at > now ? expires_at - now : 0;
+    }
+    it->Next();
+  };
+  const bool every_key = versions <= kExpirySample;
+  if (every_key) {
+    for (it->SeekToFirst(); it->Valid();) take();
+  } else {
+    thread_local std::mt19937_64 random{std::random_device{}()};
+    std::uniform_int_distribution<uint64_t> partition(0,
+                                                      server.partitions - 1);
+    for (uint64_t run = 0; run < kExpiryRuns && it->status().ok(); ++run) {
+      it->SeekToPartition(partition(random));
+      for (uint64_t i = 0; i < kExpirySample / kExpiryRuns && it->Valid(); ++i)
+        take();
+    }
+  }
+  if (!it->status().ok()) return it->status();
+  figures->expires =
+      every_key || read == 0
+          ? expiring
+          : static_cast<uint64_t>(static_cast<double>(versions) *
+                                      static_cast<double>(expiring) /
+                                      static_cast<double>(read) +
+                                  0.5);
+  figures->avg_ttl_ms = expiring == 0 ? 0 : ttl_ms / expiring;
+  return Status::OK();
+}
+
 // Redis's one line per database. Plush keeps no key count: "keys" is the
 // number of stored record versions (Stats::records_per_level), which
 // counts overwritten and deleted keys until migrations merge them away,
-// so an upper bound; DBSIZE counts exactly. "expires" would need the
-// like of keys with an expiry, which the engine's Stats do not count (a
-// walk of the pool reading every key's expiry would make INFO O(keys)):
-// it stays 0, as avg_ttl, which Redis estimates by sampling.
-void KeyspaceSection(const Stats& stats, std::ostream& out) {
-  const uint64_t versions =
-      std::accumulate(stats.records_per_level.begin(),
-                      stats.records_per_level.end(), uint64_t{0});
+// so an upper bound; DBSIZE counts exactly.
+void KeyspaceSection(uint64_t versions, const ExpiryFigures& expiry,
+                     std::ostream& out) {
   out << "# Keyspace\r\n";
-  if (versions > 0)
-    out << "db0:keys=" << versions << ",expires=0,avg_ttl=0\r\n";
+  if (versions > 0) {
+    out << "db0:keys=" << versions << ",expires=" << expiry.expires
+        << ",avg_ttl=" << expiry.avg_ttl_ms << "\r\n";
+  }
+}
+
+uint64_t RecordVersions(const Stats& stats) {
+  return std::accumulate(stats.records_per_level.begin(),
+                         stats.records_per_level.end(), uint64_t{0});
 }
 
 }  // namespace
@@ -173,12 +232,14 @@ Status InfoReport(ServerContext& server,
                   std::span<const std::string_view> sections,
                   std::string* text) {
   Stats stats;
-  Status s;
+  ExpiryFigures expiry;
   {
     SharedGateLock gate(&server.gate);  // the pool stays (FLUSHDB)
-    s = server.db->GetStats(&stats);
+    Status s = server.db->GetStats(&stats);
+    if (s.ok() && Wants(sections, "keyspace"))
+      s = SampleExpiry(server, RecordVersions(stats), &expiry);
+    if (!s.ok()) return s;
   }
-  if (!s.ok()) return s;
   std::ostringstream out;
   // Sections are separated by an empty line.
   auto section = [&](std::string_view name) {
@@ -189,12 +250,13 @@ Status InfoReport(ServerContext& server,
   if (section("server")) ServerSection(server, out);
   if (section("clients")) ClientsSection(server, out);
   if (section("memory")) {
-    s = MemorySection(out);
+    const Status s = MemorySection(out);
     if (!s.ok()) return s;
   }
   if (section("persistence")) PersistenceSection(server, stats, out);
   if (section("stats")) StatsSection(server, stats, out);
-  if (section("keyspace")) KeyspaceSection(stats, out);
+  if (section("keyspace"))
+    KeyspaceSection(RecordVersions(stats), expiry, out);
   *text = out.str();
   return Status::OK();
 }

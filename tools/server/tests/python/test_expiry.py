@@ -515,10 +515,36 @@ def test_concurrent_swaps_form_one_chain(start_server, in_multi):
     assert r.ttl("k") == -1
 
 
-def test_info_keyspace_counts_no_expiries(server):
-    # Redis counts the keys with an expiry; the engine's Stats do not, so
-    # expires= stays 0 here (docs/api.md, INFO keyspace).
+def test_info_keyspace_counts_the_expiries_of_a_small_pool(server):
+    # Up to 1,024 record versions, INFO reads every key: exact figures.
     r = server.client()
-    r.set("k", "v", ex=100)
-    assert r.info("keyspace") == {
-        "db0": {"keys": 1, "expires": 0, "avg_ttl": 0}}
+    r.set("k1", "v", ex=100)
+    r.set("k2", "v", px=50_000)
+    r.set("k3", "v")
+    r.set("k4", "v", px=1)
+    time.sleep(0.01)  # k4 expires
+    keyspace = r.info("keyspace")["db0"]
+    assert keyspace["expires"] == 2
+    assert 70_000 <= keyspace["avg_ttl"] <= 75_000
+    r.persist("k1")
+    r.persist("k2")
+    assert r.info("keyspace")["db0"]["expires"] == 0
+    assert r.info("keyspace")["db0"]["avg_ttl"] == 0
+
+
+def test_info_keyspace_estimates_the_expiries_of_a_larger_pool(server):
+    # Past 1,024 versions, from 1,024 keys read in runs from random
+    # partitions, scaled to the versions (docs/api.md, INFO keyspace).
+    r = server.client()
+    pipe = r.pipeline(transaction=False)
+    for i in range(6000):
+        if i % 3 == 0:
+            pipe.set(f"key{i}", "v", ex=1000)
+        else:
+            pipe.set(f"key{i}", "v")
+    pipe.execute()
+    for _ in range(3):
+        keyspace = r.info("keyspace")["db0"]
+        assert keyspace["keys"] == 6000
+        assert 1500 <= keyspace["expires"] <= 2500, keyspace
+        assert 900_000 <= keyspace["avg_ttl"] <= 1_000_000, keyspace
