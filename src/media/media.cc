@@ -110,7 +110,9 @@ std::string Media::Guarantee() const {
                "survives power failure (a file system in memory)";
       }
       return "acknowledged writes survive process crashes; power failure only "
-             "up to the last successful Sync()";
+             "up to the last successful Sync(), and only if no migration or "
+             "log recycling ran after it (their pages reach the disk "
+             "unordered)";
     case MediaKind::kSim:
       return "simulated persistence domain (tests): acknowledged writes "
              "survive "

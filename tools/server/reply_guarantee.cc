@@ -7,11 +7,15 @@ namespace plush::server {
 ReplyGuarantee GuaranteeOfReplies(const Stats& stats, bool sync_writes) {
   // The engine's statement speaks of DB::Sync(), which a client of this
   // server cannot call: what syncs here is SAVE, SHUTDOWN or --sync-writes.
+  // A sync is no promise for later: the pool is also changed in place by
+  // background work, whose pages reach the disk in no set order.
   if (stats.backend == "file") {
     if (sync_writes) {
-      return {true,
-              "answered writes survive power failure: each is synced (msync) "
-              "before its reply (--sync-writes)"};
+      return {false,
+              "answered writes are synced (msync) before their reply "
+              "(--sync-writes); a power failure keeps them unless it strikes "
+              "while migrations or log recycling done since are written "
+              "back (unordered)"};
     }
     return {false,
             "answered writes survive a crash of the server process; power "
