@@ -469,18 +469,18 @@ void PayloadLogs::CompactIfDeferred(unsigned index) {
 void PayloadLogs::RunCompaction(unsigned index, PayloadChunk* candidate) {
   Log& log = *logs_[index];
   compacting_here = true;
-  bool shed = false;  // the one chunk more of this rotation
+  bool repaid = false;  // the one chunk more of this rotation
   while (candidate != nullptr) {
-    const Compaction outcome = Compact(candidate);
+    const bool freed = Compact(candidate);
     MutexLock lock(&log.mu);
     candidate = nullptr;
-    if (outcome == Compaction::kKept) {
+    if (!freed) {
       log.owed = 0;  // the live data grows: so may the log
     } else if (log.owed > 0) {
       --log.owed;
       candidate = CompactionCandidate();
-    } else if (outcome == Compaction::kFreedMostlyGarbage && !shed) {
-      shed = true;
+    } else if (!repaid && TakeBlockedRotation()) {
+      repaid = true;
       candidate = CompactionCandidate();
     }
     log.compacting = candidate != nullptr;
@@ -610,7 +610,14 @@ void PayloadLogs::ForEachEntry(const PayloadChunk& chunk, Fn fn) const {
   }
 }
 
-PayloadLogs::Compaction PayloadLogs::Compact(PayloadChunk* chunk) {
+bool PayloadLogs::TakeBlockedRotation() {
+  MutexLock lock(&gc_mu_);
+  if (blocked_rotations_ == 0) return false;
+  --blocked_rotations_;
+  return true;
+}
+
+bool PayloadLogs::Compact(PayloadChunk* chunk) {
   // Reservations made while the chunk was the head must be published (or
   // abandoned) before reachability means anything.
   while (chunk->pending.load(std::memory_order_seq_cst) != 0)
@@ -649,8 +656,8 @@ PayloadLogs::Compaction PayloadLogs::Compact(PayloadChunk* chunk) {
         break;
     }
   }
-  const uint64_t capacity = chunk_size_ - kPayloadChunkHeaderSize;
-  bool freed = !blocked && live_bytes * 2 <= capacity;
+  bool freed =
+      !blocked && live_bytes * 2 <= chunk_size_ - kPayloadChunkHeaderSize;
   uint64_t moved = 0;
   for (size_t i = 0; freed && i < live.size(); ++i) {
     const PayloadHost::Candidate& entry = *live[i];
@@ -707,6 +714,7 @@ PayloadLogs::Compaction PayloadLogs::Compact(PayloadChunk* chunk) {
                            (blocked ? 0 : sealed_.size());
     rotations_to_wait_ =
         blocked ? 1 : std::clamp<size_t>(sealed_.size() / 8, 1, 16);
+    if (blocked) blocked_rotations_ += 2;  // this rotation and the wait
   }
   if (freed) {
     Log& log = *logs_[chunk->log];
@@ -721,9 +729,7 @@ PayloadLogs::Compaction PayloadLogs::Compact(PayloadChunk* chunk) {
     Seal(chunk);
     gc_skipped_.fetch_add(1, std::memory_order_relaxed);
   }
-  if (!freed) return Compaction::kKept;
-  return live_bytes * 4 <= capacity ? Compaction::kFreedMostlyGarbage
-                                    : Compaction::kFreed;
+  return freed;
 }
 
 void PayloadLogs::PauseRotations() {

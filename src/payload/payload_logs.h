@@ -278,17 +278,12 @@ class PayloadLogs final : public table::PayloadResolver {
   PayloadChunk* CompactionCandidate() EXCLUDES(gc_mu_);
   // The chunk, a head until now, may be compacted.
   void Seal(PayloadChunk* chunk) EXCLUDES(gc_mu_);
-  // What Compact did with a candidate: kept it (too live, or blocked), or
-  // freed it, moving at most a quarter of it (mostly garbage) or more.
-  enum class Compaction { kKept, kFreed, kFreedMostlyGarbage };
-  // Examines a candidate and frees it if that pays off.
-  Compaction Compact(PayloadChunk* chunk);
+  // Examines a candidate and frees it if that pays off; true if freed.
+  bool Compact(PayloadChunk* chunk);
   // Compacts `candidate` (if any; Log::compacting is set for it), then
-  // the chunks the log owes meanwhile, and one more if the candidate was
-  // mostly garbage: rotations that freed nothing (blocked by unlogged
-  // writes until a checkpoint, or waiting after a chunk too live) left
-  // the logs a chunk longer each, which they shed again once their
-  // oldest chunks turn to garbage. REQUIRES: no ticket held.
+  // the chunks the log owes meanwhile, and one more while rotations that a
+  // blocked chunk kept from freeing one are unpaid (blocked_rotations_).
+  // REQUIRES: no ticket held.
   void RunCompaction(unsigned log_index, PayloadChunk* candidate);
   // The compaction a rotation in a batch deferred (compaction_deferred).
   void CompactIfDeferred(unsigned log_index);
@@ -319,6 +314,13 @@ class PayloadLogs final : public table::PayloadResolver {
   // The chunks that are no log's head, nor being examined, in seq order.
   std::vector<PayloadChunk*> sealed_ GUARDED_BY(gc_mu_);
   uint64_t rotations_to_wait_ GUARDED_BY(gc_mu_) = 0;
+  // Rotations that freed no chunk because unlogged versions blocked the
+  // one examined (until the next checkpoint), and the rotation that then
+  // waited: each left the logs a chunk longer for good, unless a later
+  // rotation frees one more than it takes.
+  uint64_t blocked_rotations_ GUARDED_BY(gc_mu_) = 0;
+  // Takes one unpaid blocked rotation, if any.
+  bool TakeBlockedRotation() EXCLUDES(gc_mu_);
 
   // Read by every lookup that meets a dangling reference, written once per
   // freed chunk: a line of its own.

@@ -564,8 +564,8 @@ TEST_F(PayloadLogsTest, BlockedEntryKeepsItsChunk) {
 // Rotations whose compaction was blocked (unlogged writes until the next
 // checkpoint) each left the logs a chunk longer, for good: a workload
 // that blocked now and then grew the logs without bound (the unlogged GC
-// stress test: 14 MB in 10 s for 200 KB of live data). Once the oldest
-// chunks are garbage again, a rotation frees one more than it takes.
+// stress test: 14 MB in 10 s for 200 KB of live data). Now as many later
+// rotations free one chunk more than they take.
 TEST_F(PayloadLogsTest, LogsShedTheChunksTheyGrewWhileBlocked) {
   int i = 0;
   auto rotations = [&](int n) {
