@@ -207,7 +207,7 @@ uint64_t CrashExplorer::CountPersistPoints(Stats* stats,
                                           std::vector<uint64_t>* per_op) {
   media::SimMedia::Remove(device_);
   std::unique_ptr<DB> db;
-  if (!OpenSim(options_, device_, &db).ok()) return 0;
+  if (!OpenDB(options_, internal_, device_, &db).ok()) return 0;
   auto device = media::SimMedia::Find(device_);
   const uint64_t start = device->persist_points();
   if (per_op != nullptr) per_op->clear();
@@ -397,7 +397,7 @@ std::string CrashExplorer::CheckScan(
 bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
   media::SimMedia::Remove(device_);
   std::unique_ptr<DB> db;
-  if (!OpenSim(options_, device_, &db).ok()) {
+  if (!OpenDB(options_, internal_, device_, &db).ok()) {
     ++stats->failures;
     stats->first_failure = "cannot create the pool";
     return false;
@@ -432,7 +432,7 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
   device->CrashImage(seed, &image_);
   device->Restore(image_);
   ++stats->crash_states;
-  Status s = OpenSim(options_, device_, &db);
+  Status s = OpenDB(options_, internal_, device_, &db);
   if (!s.ok()) {
     fail("recovery failed: " + s.ToString());
     return true;
@@ -445,7 +445,7 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
   // Recovery is idempotent: a second recovery from the same image, after
   // a clean close, sees the same contents.
   db.reset();
-  s = OpenSim(options_, device_, &db);
+  s = OpenDB(options_, internal_, device_, &db);
   if (!s.ok() || !Check(db.get(), acked, in_flight).empty()) {
     fail("second recovery differs: " + s.ToString());
     return true;
@@ -455,7 +455,7 @@ bool CrashExplorer::CrashAt(uint64_t k, uint64_t seed, ExplorerStats* stats) {
   // Crash again in the middle of recovering from the same image.
   if (recovery_points > 0) {
     s = CrashDuringRecovery(options_, device_, image_, recovery_points, seed,
-                            &db);
+                            &db, internal_);
     if (!s.ok()) {
       fail("recovery after a crash during recovery failed: " + s.ToString());
       return true;

@@ -195,6 +195,12 @@ class CrashExplorer {
   // how the explorer proves it can detect a lost write.
   void set_claim_in_flight_acked(bool on) { claim_in_flight_acked_ = on; }
 
+  // The device models a plain file on a disk (InternalOptions::
+  // simulate_file): only syncs, and with Options::power_fail_safe the
+  // engine's other barriers, make bytes durable. Then only sync writes are
+  // acknowledged durable: workloads of sync writes alone.
+  void set_simulate_file(bool on) { internal_.simulate_file = on; }
+
   // Sleeps this long after every operation, so that background threads
   // (Options::background_threads) get to their work between operations
   // and crashes hit them there too. Their timing then varies from run to
@@ -222,6 +228,7 @@ class CrashExplorer {
   // workload, and the 8-byte keys 0..n-1 below the largest 8-byte key id.
   std::vector<std::string> keys_to_check_;
   bool claim_in_flight_acked_ = false;
+  InternalOptions internal_ = Simulated();
   std::chrono::microseconds pause_{0};
   // The crash image of the state being explored (one buffer for all).
   std::vector<uint64_t> image_;

@@ -139,6 +139,64 @@ TEST(CrashTest, EveryPersistPointOfSyncWritesSharingALog) {
   EXPECT_GT(wrong.failures, 0u);
 }
 
+// The file back end's power-fail guarantee (Options::power_fail_safe), on
+// the simulator's model of a plain file on a disk: only an msync makes
+// bytes durable, and it writes back every page dirtied before it. Every
+// write is a sync write, so each acknowledged one must survive a power
+// failure anywhere in the migrations (recursive ones too) and log
+// recycling that follow it. The control is the same pool opened without
+// power_fail_safe, whose barriers are left to the kernel's write-back:
+// the explorer must find acknowledged writes it loses.
+TEST(CrashTest, EveryPersistPointOfSyncWritesOnAPowerFailSafeFile) {
+  std::vector<Op> workload =
+      RandomWorkload(Soak() ? 1500 : 400, 60, SoakSeed(41));
+  for (Op& op : workload) op.sync = true;
+  Options o = TinyCrashPool();
+  o.power_fail_safe = true;
+  CrashExplorer explorer(o, workload);
+  explorer.set_simulate_file(true);
+  Stats run;
+  explorer.CountPersistPoints(&run);
+  EXPECT_GT(run.migrations, 0u);
+  EXPECT_GT(run.log_compactions, 0u);
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("exhaustive, sync writes on a power-fail-safe file", stats);
+  EXPECT_GT(stats.persist_points, 400u);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+  ExpectWrongOracleCaught(&explorer,
+                          "sync writes on a file, deliberately wrong oracle",
+                          SoakSeed(42));
+
+  o.power_fail_safe = false;
+  CrashExplorer unordered(o, workload);
+  unordered.set_simulate_file(true);
+  const ExplorerStats lost = unordered.Exhaustive();
+  Report("sync writes on a file without power_fail_safe (control)", lost);
+  std::printf("[crash] its first failure: %s\n", lost.first_failure.c_str());
+  EXPECT_GT(lost.failures, 0u);
+}
+
+// The same with records of every size: payload appends, payload chunks
+// compacted and freed, checkpoints.
+TEST(CrashTest, SyncWritesOfEverySizeOnAPowerFailSafeFile) {
+  Options o = TinyVarlenCrashPool();
+  o.power_fail_safe = true;
+  // Values up to 3x the usual, so that chunks fill and compact.
+  std::vector<Op> workload = RandomVarlenWorkload(
+      Soak() ? 1200 : 300, 24, SoakSeed(43), 3 * MaxVarlenValue(o));
+  for (Op& op : workload) op.sync = true;
+  CrashExplorer explorer(o, workload);
+  explorer.set_simulate_file(true);
+  Stats run;
+  explorer.CountPersistPoints(&run);
+  EXPECT_GT(run.payload_gc_runs, 0u);
+  const ExplorerStats stats = explorer.Sampled(Soak() ? 3000 : 300,
+                                               SoakSeed(44));
+  Report("sampled, sync writes of every size on a power-fail-safe file",
+         stats);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+}
+
 // Read-modify-writes (UpdateWithExpiry deciding a put, a delete or
 // nothing on the current value and expiry) among puts and deletes, a
 // third of them with an expiry: at every persist point, recovery holds

@@ -102,6 +102,12 @@ std::vector<SyncedWrite> SyncedWrites() {
   };
 }
 
+uint64_t Migrations(DB* db) {
+  Stats stats;
+  EXPECT_OK(db->GetStats(&stats));
+  return stats.migrations;
+}
+
 class SyncWriteTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -110,9 +116,21 @@ class SyncWriteTest : public ::testing::Test {
     path_ = dir + "/plush_sync_write_test_" + std::to_string(getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name();
     unlink(path_.c_str());
-    Options o = Options::SmallProfile();
+    ASSERT_OK(OpenDB(PoolOptions(true), {.file_ops = faults_}, path_, &db_));
+    // The sync log's first append backs its chunk's first pages, with a
+    // barrier (an msync) that the tests would count: it is made first.
+    ASSERT_OK(db_->Put(Synced(), Word(uint64_t{1} << 40), "w"));
+  }
+
+  // A pool of the default sizes, whose DRAM level and logs hold every
+  // test's writes: no migration or log rotation adds barriers (msyncs in a
+  // power-fail-safe pool) to the syncs the tests count; or (`small`) one
+  // that migrates after a few writes.
+  static Options PoolOptions(bool power_fail_safe, bool small = false) {
+    Options o = small ? Options::SmallProfile() : Options();
     o.backend = Backend::kFile;
-    ASSERT_OK(OpenDB(o, {.file_ops = faults_}, path_, &db_));
+    o.power_fail_safe = power_fail_safe;
+    return o;
   }
   void TearDown() override {
     faults_->HoldSyncs(false);  // closing syncs
@@ -152,6 +170,8 @@ TEST_F(SyncWriteTest, EveryWriteWaitsForASyncThatBeganAfterIt) {
 }
 
 TEST_F(SyncWriteTest, WritesWithoutSyncDoNotSync) {
+  db_.reset();
+  ASSERT_OK(OpenDB(PoolOptions(false), {.file_ops = faults_}, path_, &db_));
   const uint64_t syncs_before = MediaOf(db_.get()).syncs();
   ASSERT_OK(db_->Put({}, Word(1), "v"));
   ASSERT_OK(db_->Delete({}, Word(1)));
@@ -284,6 +304,47 @@ TEST_F(SyncWriteTest, SyncNeedsALoggedWrite) {
             expected);
   std::string value;
   EXPECT_TRUE(db_->Get({}, Word(1), &value).IsNotFound()) << "nothing written";
+}
+
+// Without ordered barriers the kernel writes a migration's pages back in
+// any order, which a power failure can catch half done after the sync:
+// sync is refused, before anything is written.
+TEST_F(SyncWriteTest, IsRefusedWithoutPowerFailSafe) {
+  db_.reset();
+  ASSERT_OK(OpenDB(PoolOptions(false), {.file_ops = faults_}, path_, &db_));
+  EXPECT_FALSE(MediaOf(db_.get()).ordered_barriers());
+  const std::string expected =
+      "NotSupported: WriteOptions::sync on the file back end needs the pool "
+      "opened with Options::power_fail_safe: without it the pages of later "
+      "migrations and log recycling reach the disk unordered, and a power "
+      "failure while they do can lose the write";
+  for (const SyncedWrite& w : SyncedWrites())
+    EXPECT_EQ(w.write(db_.get(), 1).ToString(), expected) << w.name;
+  std::string value;
+  EXPECT_TRUE(db_->Get({}, Word(1), &value).IsNotFound());
+  ASSERT_OK(db_->Put({}, Word(1), "v")) << "writes without sync go on";
+}
+
+// With power_fail_safe, every barrier is an msync (shared with concurrent
+// ones): a write's log append, a migration's steps; without it, none.
+TEST_F(SyncWriteTest, MigrationsSyncOnlyInAPowerFailSafePool) {
+  for (const bool safe : {true, false}) {
+    db_.reset();
+    unlink(path_.c_str());
+    ASSERT_OK(OpenDB(PoolOptions(safe, /*small=*/true), {.file_ops = faults_},
+                     path_, &db_));
+    media::Media& m = MediaOf(db_.get());
+    EXPECT_EQ(m.ordered_barriers(), safe);
+    const uint64_t syncs_before = m.syncs();
+    const uint64_t migrations_before = Migrations(db_.get());
+    for (uint64_t i = 0; Migrations(db_.get()) == migrations_before; ++i)
+      ASSERT_OK(db_->Put({}, Word(i), Word(i)));
+    if (safe) {
+      EXPECT_GT(m.syncs(), syncs_before);
+    } else {
+      EXPECT_EQ(m.syncs(), syncs_before);
+    }
+  }
 }
 
 // Nothing makes a pool in memory survive power loss: sync is refused

@@ -73,6 +73,20 @@ struct PLUSH_EXPORT Options {
   Backend backend = Backend::kAuto;
   // Open() fails with NotSupported if the media cannot give this guarantee.
   Granularity required_granularity = Granularity::kPage;
+  // The file back end on a disk: make every persistence barrier of the
+  // engine an msync of the pool (shared by concurrent writers, as sync
+  // writes share theirs), so that pages reach the disk in the order the
+  // barriers set, as on PMem. Then every acknowledged write survives power
+  // failure, and so does everything a sync covered, whatever background
+  // work comes after it (Stats::power_fail_durable). It costs each write
+  // an msync, shared with the writers waiting for the same one
+  // (docs/benchmarks.md, "Power-fail-safe file pools"). false: the kernel
+  // writes pages back in its own order, and a power failure while it does
+  // can lose what a sync (WriteOptions::sync too) covered. Applies to this
+  // opening: an opening without it can lose, at a power
+  // failure, what earlier ones synced. Nothing changes on pmem (ordered by
+  // its flushes) or on a file system in memory (nothing survives there).
+  bool power_fail_safe = false;
   // What expiry is judged by; null = the wall clock (CLOCK_REALTIME). A
   // record is gone once NowMs() > its expires_at_ms. A clock set back
   // brings back records that expired but were not yet reclaimed
@@ -209,7 +223,9 @@ struct WriteOptions {
   // true: the write also survives power failure when the call returns, on
   // every back end. On `file` the pool is synced (msync) after the write;
   // concurrent sync writers share syncs, so that a sync costs each of N
-  // writers about 1/N of one (group commit). On `pmem` the logged write is
+  // writers about 1/N of one (group commit); a power failure while later
+  // background work is written back can still lose it unless the pool was
+  // opened with Options::power_fail_safe. On `pmem` the logged write is
   // already durable, and sync adds nothing. Needs log = true (an unlogged
   // write is durable only from the next Checkpoint()): Put, Delete, Write,
   // Update and Increment return InvalidArgument otherwise; and NotSupported

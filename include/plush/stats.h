@@ -61,9 +61,10 @@ class PLUSH_EXPORT StatsTextVisitor : public StatsVisitor {
 struct PLUSH_EXPORT Stats {
   // Back end in use: "pmem", "file" or "sim".
   std::string backend;
-  // True only when an acknowledged write survives a power failure on this
-  // back end (pmem). The file back end survives process crashes at once and
-  // power failures only up to the last successful Sync().
+  // True only when an acknowledged write survives a power failure: on pmem,
+  // and on a file on a disk opened with Options::power_fail_safe. Other
+  // files survive process crashes at once and power failures only up to
+  // the last successful Sync() (docs/reliability.md §4).
   bool power_fail_durable = false;
   // One-line description of the guarantee, for humans.
   std::string guarantee;

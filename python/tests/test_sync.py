@@ -1,10 +1,12 @@
 """sync=True: writes that return only once they survive power failure.
 
-A sync write is refused on a file system in memory, so the writes that
-succeed are tested on a pool on a disk (pytest's directory, else one in
-/var/tmp) and the refusal on /dev/shm.
+A sync write is refused on a file system in memory, and on a pool file
+not opened power_fail_safe, so the writes that succeed are tested on such
+a pool on a disk (pytest's directory, else one in /var/tmp), and the
+refusals on /dev/shm and on a disk pool opened without it.
 """
 
+import contextlib
 import os
 import pathlib
 import re
@@ -22,6 +24,10 @@ UNLOGGED = ("WriteOptions::sync needs WriteOptions::log: an unlogged write "
 IN_MEMORY = ("WriteOptions::sync: the pool is on a file system in memory "
              "(tmpfs or ramfs), whose contents do not survive power loss; "
              "put the pool on a disk")
+UNORDERED = ("WriteOptions::sync on the file back end needs the pool opened "
+             "with Options::power_fail_safe: without it the pages of later "
+             "migrations and log recycling reach the disk unordered, and a "
+             "power failure while they do can lose the write")
 
 # (name, call, before) for every method that takes sync: each changes the
 # value of key(1) when it holds `before` (None: missing).
@@ -51,20 +57,33 @@ def in_memory(directory):
     return kind.strip() in ("tmpfs", "ramfs")
 
 
-@pytest.fixture
-def disk_db(tmp_path):
+@contextlib.contextmanager
+def pool_on_disk(tmp_path, power_fail_safe):
     """A small pool in a directory on a disk; skips if there is none."""
     if not in_memory(tmp_path):
-        with plush.open(tmp_path / "disk.pool", small=True) as handle:
+        with plush.open(tmp_path / "disk.pool", small=True,
+                        power_fail_safe=power_fail_safe) as handle:
             yield handle
         return
     if not os.access("/var/tmp", os.W_OK) or in_memory("/var/tmp"):
         pytest.skip(f"neither {tmp_path} nor /var/tmp is on a disk")
     with tempfile.TemporaryDirectory(dir="/var/tmp",
                                      prefix="plush-test-sync.") as directory:
-        with plush.open(pathlib.Path(directory) / "disk.pool",
-                        small=True) as handle:
+        with plush.open(pathlib.Path(directory) / "disk.pool", small=True,
+                        power_fail_safe=power_fail_safe) as handle:
             yield handle
+
+
+@pytest.fixture
+def disk_db(tmp_path):
+    with pool_on_disk(tmp_path, power_fail_safe=True) as handle:
+        yield handle
+
+
+@pytest.fixture
+def unordered_disk_db(tmp_path):
+    with pool_on_disk(tmp_path, power_fail_safe=False) as handle:
+        yield handle
 
 
 @pytest.fixture
@@ -99,12 +118,13 @@ def test_every_sync_write_syncs_the_pool(disk_db, name, write, before):
 
 
 @pytest.mark.parametrize("name, write, before", SYNC_WRITES)
-def test_writes_without_sync_do_not_sync_the_pool(disk_db, name, write,
-                                                  before):
-    synced = syncs(disk_db)
-    write(disk_db)
-    write(disk_db, sync=False)
-    assert syncs(disk_db) == synced, name
+def test_writes_without_sync_do_not_sync_the_pool(unordered_disk_db, name,
+                                                  write, before):
+    db = unordered_disk_db  # a power-fail-safe pool syncs every write
+    synced = syncs(db)
+    write(db)
+    write(db, sync=False)
+    assert syncs(db) == synced, name
 
 
 def test_sync_writes_are_read_back(disk_db):
@@ -161,13 +181,27 @@ def test_sync_needs_log(db, name, write, before):
 @pytest.mark.parametrize("name, write, before", SYNC_WRITES)
 def test_sync_is_refused_in_memory(shm_db, name, write, before):
     prepare(shm_db, before)
+    synced = syncs(shm_db)
     with pytest.raises(plush.NotSupportedError,
                        match=f"^{re.escape(IN_MEMORY)}$"):
         write(shm_db, sync=True)
     assert shm_db.get(key(1)) == before, name  # nothing was written
-    assert syncs(shm_db) == 0
+    assert syncs(shm_db) == synced
     write(shm_db)  # without sync, the write is made
     assert shm_db.get(key(1)) != before, name
+
+
+@pytest.mark.parametrize("name, write, before", SYNC_WRITES)
+def test_sync_is_refused_without_power_fail_safe(unordered_disk_db, name,
+                                                 write, before):
+    db = unordered_disk_db
+    prepare(db, before)
+    with pytest.raises(plush.NotSupportedError,
+                       match=f"^{re.escape(UNORDERED)}$"):
+        write(db, sync=True)
+    assert db.get(key(1)) == before, name  # nothing was written
+    write(db)  # without sync, the write is made
+    assert db.get(key(1)) != before, name
 
 
 def test_refused_batch_keeps_its_operations(shm_db):
@@ -191,3 +225,20 @@ def test_sync_of_wrong_type(db, name, write, before):
                        match=f"^{name}\\(\\): sync must be a bool, not int$"):
         write(db, sync=1)
     assert db.get(key(1)) == before, name
+
+
+
+
+def test_power_fail_safe_pool_syncs_every_write(tmp_path):
+    """power_fail_safe=True: every barrier is an msync, so a write without
+    sync is synced too, and the stats say writes survive power failure."""
+    with pool_on_disk(tmp_path, power_fail_safe=True) as db:
+        stats = db.stats()
+        assert stats["power_fail_durable"] is True
+        assert stats["guarantee"] == (
+            "acknowledged writes survive power failure (power_fail_safe: "
+            "every persistence barrier is an msync)")
+        synced = syncs(db)
+        db.put(key(1), value(1))
+        assert syncs(db) > synced
+        assert db.get(key(1)) == value(1)

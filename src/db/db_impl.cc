@@ -211,6 +211,14 @@ Status DBImpl::CheckSyncWrite(const WriteOptions& options) const {
         "or ramfs), whose contents do not survive power loss; put the pool "
         "on a disk");
   }
+  if (pool_->media().kind() == media::MediaKind::kFile &&
+      !pool_->media().ordered_barriers()) {
+    return Status::NotSupported(
+        "WriteOptions::sync on the file back end needs the pool opened with "
+        "Options::power_fail_safe: without it the pages of later migrations "
+        "and log recycling reach the disk unordered, and a power failure "
+        "while they do can lose the write");
+  }
   return CheckWritable();
 }
 

@@ -234,7 +234,8 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
                                   st.epoch,       slot.tombstone,
                                   slot.indirect,  static_cast<uint8_t>(st.size)};
       uint32_t chunk_seen = 0;
-      if (!logs_.TryAppend(log, record, log != own_log, &chunk_seen)) {
+      if (!logs_.TryAppend(log, record, log != own_log, &chunk_seen,
+                           options.sync)) {
         // Rotating may migrate DRAM entries: never while holding a lock.
         lock.unlock();
         s = logs_.Rotate(log, chunk_seen);

@@ -157,38 +157,45 @@ void RecoveryLogs::RaiseMaxEpoch(LogChunk& c, uint64_t epoch) {
 }
 
 bool RecoveryLogs::TryAppend(unsigned log, const LogRecord& record,
-                             bool foreign, uint32_t* chunk_seen) {
-  if (!foreign) return AppendOne(log, record, record.epoch, chunk_seen);
+                             bool foreign, uint32_t* chunk_seen,
+                             bool writer_syncs) {
+  if (!foreign) {
+    return AppendOne(log, record, record.epoch, chunk_seen, writer_syncs);
+  }
   // The record's epoch is its own entry's, not comparable with those of
   // the log's entries (RecycleOldest).
   MutexLock lock(&logs_[log]->foreign_append_mu);
-  return AppendOne(log, record, kForeign, chunk_seen);
+  return AppendOne(log, record, kForeign, chunk_seen, writer_syncs);
 }
 
 bool RecoveryLogs::AppendOne(unsigned log, const LogRecord& record,
-                             uint64_t chunk_epoch, uint32_t* chunk_seen) {
+                             uint64_t chunk_epoch, uint32_t* chunk_seen,
+                             bool writer_syncs) {
   LogChunk* c = nullptr;
   uint64_t slot = 0;
   if (!Reserve(log, 1, &c, &slot, chunk_seen)) return false;
   uint64_t words[kEntryWords];
   EncodeEntry(record, c->header.check, words);
   media_.StreamWords(c->entries + slot * kEntryWords, words, kEntryWords);
-  media_.Drain();
+  DrainAppend(writer_syncs);
   RaiseMaxEpoch(*c, chunk_epoch);
   return true;
 }
 
 bool RecoveryLogs::TryAppendBatch(unsigned log, const LogRecord* records,
                                   size_t n, const BatchSpill::Lease& spill,
-                                  bool foreign, uint32_t* chunk_seen) {
-  if (!foreign) return AppendBatch(log, records, n, spill, chunk_seen);
+                                  bool foreign, uint32_t* chunk_seen,
+                                  bool writer_syncs) {
+  if (!foreign) {
+    return AppendBatch(log, records, n, spill, chunk_seen, writer_syncs);
+  }
   MutexLock lock(&logs_[log]->foreign_append_mu);
-  return AppendBatch(log, records, n, spill, chunk_seen);
+  return AppendBatch(log, records, n, spill, chunk_seen, writer_syncs);
 }
 
 bool RecoveryLogs::AppendBatch(unsigned log, const LogRecord* records,
                                size_t n, const BatchSpill::Lease& spill,
-                               uint32_t* chunk_seen) {
+                               uint32_t* chunk_seen, bool writer_syncs) {
   const bool spilled = !FitsOneChunk(n);
   LogChunk* c = nullptr;
   uint64_t slot = 0;
@@ -211,7 +218,7 @@ bool RecoveryLogs::AppendBatch(unsigned log, const LogRecord* records,
   }
   EncodeEntry(commit, c->header.check, words);
   media_.StreamWords(at, words, kEntryWords);
-  media_.Drain();
+  DrainAppend(writer_syncs);
   if (spilled) spill_.Hold(spill, n, commit.value);
   RaiseMaxEpoch(*c, kForeign);
   return true;

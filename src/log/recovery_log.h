@@ -99,8 +99,11 @@ class RecoveryLogs {
   // DRAM entry is not one of `log`'s (LogOf); the caller holds that
   // entry's lock, which the log's recycling does not wait for, so the
   // append takes the log's foreign-append lock, which it does.
+  // `writer_syncs`: the writer syncs the pool before it acknowledges the
+  // write, and the barrier may be left to that sync
+  // (Media::DrainBeforeSync).
   bool TryAppend(unsigned log, const LogRecord& record, bool foreign,
-                 uint32_t* chunk_seen);
+                 uint32_t* chunk_seen, bool writer_syncs = false);
   // Appends a write batch: `n` records (typed kMember here) and their
   // commit entry, with one persistence barrier; a crash leaves all of them
   // replayable or none (log_format.h). A batch that fits one chunk
@@ -111,7 +114,7 @@ class RecoveryLogs {
   // on it), or `foreign` (as for TryAppend).
   bool TryAppendBatch(unsigned log, const LogRecord* records, size_t n,
                       const BatchSpill::Lease& spill, bool foreign,
-                      uint32_t* chunk_seen);
+                      uint32_t* chunk_seen, bool writer_syncs = false);
   // Whether a batch of `n` records and its commit fit one chunk.
   bool FitsOneChunk(uint64_t n) const { return n < entries_per_chunk_; }
   // Where batches that do not fit one chunk keep their members.
@@ -238,9 +241,18 @@ class RecoveryLogs {
   // TryAppend and TryAppendBatch once the caller's locks allow the append;
   // `chunk_epoch`: what the record raises its chunk's max_epoch to.
   bool AppendOne(unsigned log, const LogRecord& record, uint64_t chunk_epoch,
-                 uint32_t* chunk_seen);
+                 uint32_t* chunk_seen, bool writer_syncs);
   bool AppendBatch(unsigned log, const LogRecord* records, size_t n,
-                   const BatchSpill::Lease& spill, uint32_t* chunk_seen);
+                   const BatchSpill::Lease& spill, uint32_t* chunk_seen,
+                   bool writer_syncs);
+  // The barrier of an append (TryAppend's `writer_syncs`).
+  void DrainAppend(bool writer_syncs) {
+    if (writer_syncs) {
+      media_.DrainBeforeSync();
+    } else {
+      media_.Drain();
+    }
+  }
   // Backs the chunk's storage up to slot `slots` (at most the chunk), in
   // steps that double; pre-faults what it backs (paper §4.3).
   Status Provision(Log& lg, LogChunk& chunk, uint64_t slots)

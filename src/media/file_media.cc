@@ -133,6 +133,10 @@ Granularity FromPmem2(pmem2_granularity g) {
 
 void NoFlush(void*, uintptr_t, uint64_t) noexcept {}
 void NoDrain(void*) noexcept {}
+// A plain file with ordered barriers: each barrier writes the pool's dirty
+// pages back (shared with concurrent syncs and barriers). A failure is the
+// media's sticky error, which refuses every later write.
+void SyncDrain(void* media) noexcept { (void)static_cast<Media*>(media)->Sync(); }
 
 // The pmem back end: the flush and drain functions libpmem2 chose for the
 // mapping (the context is the function pointers).
@@ -283,15 +287,20 @@ class MappedFileMedia final : public Media {
   }
   bool InMemory() const override { return in_memory_; }
 
-  // Chooses the persistence primitives: libpmem2's for PMem, none for a
-  // plain file or where the platform flushes caches on power loss (byte
-  // granularity: eADR).
-  void ChoosePersistOps(Pmem2Functions pmem2) {
+  // Chooses the persistence primitives: libpmem2's for PMem; an msync at
+  // each barrier for a plain file with ordered barriers;
+  // none for other plain files or where the platform flushes caches on
+  // power loss (byte granularity: eADR).
+  void ChoosePersistOps(Pmem2Functions pmem2, bool ordered_barriers) {
     pmem2_ = pmem2;
     if (kind() == MediaKind::kPmem && granularity() != Granularity::kByte) {
-      set_persist_ops({&pmem2_, Pmem2Flush, Pmem2Drain, StreamNonTemporal});
+      set_persist_ops({&pmem2_, Pmem2Flush, Pmem2Drain, StreamNonTemporal,
+                       Pmem2Drain});
+    } else if (kind() == MediaKind::kFile && ordered_barriers) {
+      set_persist_ops({this, NoFlush, SyncDrain, StoreWords, NoDrain});
+      set_ordered_barriers(true);
     } else {
-      set_persist_ops({nullptr, NoFlush, NoDrain, StoreWords});
+      set_persist_ops({nullptr, NoFlush, NoDrain, StoreWords, NoDrain});
     }
   }
 
@@ -469,7 +478,9 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
   auto mapped = std::make_unique<MappedFileMedia>(
       is_pmem ? MediaKind::kPmem : MediaKind::kFile, granularity,
       test_override, ops, fd, file_id);
-  mapped->ChoosePersistOps(pmem2);
+  // In memory nothing survives power loss: there is nothing to order.
+  mapped->ChoosePersistOps(pmem2,
+                           options.ordered_barriers && !mapped->InMemory());
   Status s = mapped->Init(file_size, options.max_size);
   if (!s.ok()) {
     mapped.reset();  // closes the file and forgets it

@@ -109,10 +109,14 @@ std::string Media::Guarantee() const {
         return "acknowledged writes survive process crashes; nothing "
                "survives power failure (a file system in memory)";
       }
+      if (ordered_barriers_) {
+        return "acknowledged writes survive power failure (power_fail_safe: "
+               "every persistence barrier is an msync)";
+      }
       return "acknowledged writes survive process crashes; power failure only "
              "up to the last successful Sync(), and only if no migration or "
              "log recycling ran after it (their pages reach the disk "
-             "unordered)";
+             "unordered; Options::power_fail_safe orders them)";
     case MediaKind::kSim:
       return "simulated persistence domain (tests): acknowledged writes "
              "survive "

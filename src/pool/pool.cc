@@ -192,6 +192,7 @@ Status Pool::Open(const Options& options, media::MediaFactory& media_factory,
   media::FileMediaOptions fo;
   fo.backend = options.backend;
   fo.required_granularity = options.required_granularity;
+  fo.ordered_barriers = options.power_fail_safe;
   fo.create = !exists;
   fo.create_size = create_size;
   // The recovery logs back their chunks as they fill them
@@ -276,6 +277,11 @@ Status Pool::Create(const FormatFn& format_new) {
   fresh.checksum = SuperblockChecksum(fresh);
   std::memcpy(sb, &fresh, sizeof(fresh));
   media_->Persist(sb, sizeof(Superblock));
+  // On `file` without ordered barriers nothing above is durable yet: a
+  // pool that a power failure left without its format would be there, and
+  // refused as no pool.
+  Status synced = media_->Sync();
+  if (!synced.ok()) return synced.WithContext("syncing the new pool");
 
   allocator_ = std::make_unique<Allocator>(media_.get(), r, heap_offset_,
                                          max_pool_size_);

@@ -25,6 +25,7 @@ class InternalMediaFactory final : public MediaFactory {
  public:
   explicit InternalMediaFactory(const InternalOptions& internal)
       : internal_(internal),
+        sim_(internal.simulate_file),
         files_(internal.file_ops != nullptr
                    ? NewFileMediaFactory(internal.file_ops)
                    : DefaultMediaFactory()),

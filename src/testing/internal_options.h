@@ -21,6 +21,10 @@ struct InternalOptions {
   // The sim back end (testing/sim_media.h): the pool is a simulated device
   // in this process's memory, named by the path; crashes are simulated.
   bool simulated = false;
+  // With `simulated`: the device models a plain file on a disk instead of
+  // PMem (SimMedia's file models), so that crash tests can prove the file
+  // back end's power-fail guarantee (Options::power_fail_safe).
+  bool simulate_file = false;
   // File back end: issue the cache-line flushes and fences that the pmem
   // back end would, so that benchmarks compare fairly with PMem data
   // structures run on DRAM (testing/pmem_cost_emulation.h). Costs speed;

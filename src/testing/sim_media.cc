@@ -95,7 +95,7 @@ std::unordered_map<std::string, std::shared_ptr<SimMedia>>& Registry() {
 
 SimMedia::SimMedia(uint64_t size, uint64_t max_size)
     : Media(MediaKind::kSim, Granularity::kCacheLine), max_size_(max_size) {
-  set_persist_ops({this, FlushLines, Fence, Stream});
+  set_persist_ops({this, FlushLines, Fence, Stream, FenceBeforeSync});
   if (!TakeSpare(max_size, &base_, &durable_)) {
     base_ = MapZeroed(max_size);
     durable_ = MapZeroed(max_size);
@@ -143,22 +143,67 @@ void SimMedia::Stream(void* sim, uint64_t* dst, const uint64_t* src,
       first, (end - first + kCacheLine - 1) / kCacheLine);
 }
 
+void SimMedia::set_model(Model model) {
+  model_ = model;
+  if (model == Model::kOrderedFile) set_ordered_barriers(true);
+  if (model != Model::kOrderedFile) set_ordered_barriers(false);
+}
+
 void SimMedia::Fence(void* sim) noexcept {
   auto* self = static_cast<SimMedia*>(sim);
-  self->PersistLines();
+  switch (self->model_) {
+    case Model::kPmem:
+      self->PersistLines(Persists::kThisThread);
+      break;
+    case Model::kOrderedFile:
+      self->PersistLines(Persists::kEveryThread);
+      break;
+    case Model::kUnorderedFile:
+      self->PersistLines(Persists::kNothing);
+      break;
+  }
   if (self->observer_) self->observer_();
 }
 
-void SimMedia::PersistLines() {
+void SimMedia::FenceBeforeSync(void* sim) noexcept {
+  auto* self = static_cast<SimMedia*>(sim);
+  self->PersistLines(self->model_ == Model::kPmem ? Persists::kThisThread
+                                                  : Persists::kNothing);
+  if (self->observer_) self->observer_();
+}
+
+Status SimMedia::SyncMedia() {
+  if (model_ != Model::kPmem) PersistLines(Persists::kEveryThread);
+  return Status::OK();
+}
+
+void SimMedia::PersistLines(Persists which) {
   MutexLock lock(&mu_);
-  std::vector<uintptr_t> lines;
-  lines.swap(pending_[std::this_thread::get_id()]);
   const uint64_t point = persist_points_.fetch_add(1) + 1;
   if (crashed_.load(std::memory_order_relaxed)) return;
   if (point == crash_at_.load()) {
     SnapshotCrashLocked();
     return;
   }
+  switch (which) {
+    case Persists::kThisThread: {
+      std::vector<uintptr_t> lines;
+      lines.swap(pending_[std::this_thread::get_id()]);
+      CopyToDurableLocked(lines);
+      break;
+    }
+    case Persists::kEveryThread:
+      for (auto& [thread, lines] : pending_) {
+        CopyToDurableLocked(lines);
+        lines.clear();
+      }
+      break;
+    case Persists::kNothing:
+      break;
+  }
+}
+
+void SimMedia::CopyToDurableLocked(const std::vector<uintptr_t>& lines) {
   for (uintptr_t line : lines) {
     const uint64_t offset = line - reinterpret_cast<uintptr_t>(base_);
     for (uint64_t w = 0; w < kCacheLine; w += 8) {

@@ -14,6 +14,16 @@
 // calling thread; Drain() copies this thread's remembered lines from live to
 // durable. This is a persist point. Everything else stays volatile.
 //
+// A device may instead model a plain file on a disk (`file` model, for the
+// file back end's power-fail guarantee), where only an msync makes bytes
+// durable, and one writes back every dirty page of the pool, whoever
+// dirtied it: Sync() copies every thread's remembered lines; with ordered
+// barriers (Media::ordered_barriers(), FileMediaOptions) so does every
+// Drain() (not DrainBeforeSync(), which leaves that to the Sync() that
+// follows); without them no Drain() copies anything (the kernel's
+// write-back order is arbitrary). Each Drain(), DrainBeforeSync() and
+// Sync() is a persist point either way: a moment a crash may strike.
+//
 // A crash is simulated at a persist point: ArmCrash(k) makes the k-th
 // Drain() (counting from 1 after arming) snapshot the live image *instead
 // of* taking effect, and every later Drain() is ignored. CrashImage(seed)
@@ -54,6 +64,9 @@ namespace plush::media {
 
 class SimMedia final : public Media {
  public:
+  // What persists a device's bytes (see above).
+  enum class Model { kPmem, kOrderedFile, kUnorderedFile };
+
   // A device of `size` bytes (zeroed) that may grow to `max_size`.
   SimMedia(uint64_t size, uint64_t max_size);
   ~SimMedia() override;
@@ -104,6 +117,10 @@ class SimMedia final : public Media {
   // does not exist. The device stays registered after ReleaseLock().
   static Status Open(const std::string& path, bool create, uint64_t size,
                      uint64_t max_size, std::shared_ptr<SimMedia>* device);
+  // The model of the device from now on (kPmem when created). REQUIRES: no
+  // thread is using the device.
+  void set_model(Model model);
+  Model model() const { return model_; }
   // Marks the device closed so that it can be opened again.
   void ReleaseLock() override { open_.store(false); }
   // Writes the live image to a pool file (which the file back end opens).
@@ -114,25 +131,32 @@ class SimMedia final : public Media {
   static void Remove(const std::string& path);
 
  protected:
-  Status SyncMedia() override { return Status::OK(); }
+  // The file models' msync; nothing on kPmem (drains persisted it all).
+  Status SyncMedia() override;
 
  private:
+  // Whose remembered lines a persist point copies to the durable image.
+  enum class Persists { kThisThread, kEveryThread, kNothing };
   // The PersistOps of the simulator (the context is the SimMedia).
   static void FlushLines(void* sim, uintptr_t first_line,
                          uint64_t count) noexcept;
   static void Fence(void* sim) noexcept;
+  static void FenceBeforeSync(void* sim) noexcept;
   static void Stream(void* sim, uint64_t* dst, const uint64_t* src,
                      size_t n) noexcept;
 
   void Remember(uintptr_t first_line, uint64_t count) EXCLUDES(mu_);
   // The effect of a persist point (or the crash it was armed for).
-  void PersistLines() EXCLUDES(mu_);
+  void PersistLines(Persists which) EXCLUDES(mu_);
+  void CopyToDurableLocked(const std::vector<uintptr_t>& lines)
+      REQUIRES(mu_);
   // Records what a crash now would leave to chance, and marks the crash.
   void SnapshotCrashLocked() REQUIRES(mu_);
   // Drops every remembered line, the crash and the persist-point count.
   void ResetLocked() REQUIRES(mu_);
 
   const uint64_t max_size_;
+  Model model_ = Model::kPmem;
   char* durable_ = nullptr;
   std::atomic<bool> open_{false};
 

@@ -19,8 +19,13 @@ Status SimMediaFactory::Open(const std::string& path,
   Status s = SimMedia::Open(path, options.create, options.create_size,
                             std::min(options.max_size, kMaxDeviceSize),
                             &device);
-  if (s.ok()) *media = std::move(device);
-  return s;
+  if (!s.ok()) return s;
+  device->set_model(!file_model_ ? SimMedia::Model::kPmem
+                    : options.ordered_barriers
+                        ? SimMedia::Model::kOrderedFile
+                        : SimMedia::Model::kUnorderedFile);
+  *media = std::move(device);
+  return Status::OK();
 }
 
 }  // namespace plush::media

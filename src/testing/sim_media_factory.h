@@ -15,6 +15,11 @@ namespace plush::media {
 
 class SimMediaFactory final : public MediaFactory {
  public:
+  // `file_model`: devices model a plain file on a disk (SimMedia's file
+  // models: ordered or not as FileMediaOptions::ordered_barriers asks), not
+  // PMem.
+  explicit SimMediaFactory(bool file_model = false) : file_model_(file_model) {}
+
   // The largest device the factory creates: a device maps its size twice
   // (live and durable images), whatever max_pool_size says.
   static constexpr uint64_t kMaxDeviceSize = 16ull << 30;
@@ -25,6 +30,9 @@ class SimMediaFactory final : public MediaFactory {
   // The device stays registered: tests own their devices' lifetime
   // (SimMedia::Remove).
   void RemoveFailedCreation(const std::string&) override {}
+
+ private:
+  const bool file_model_;
 };
 
 }  // namespace plush::media

@@ -260,7 +260,8 @@ std::optional<int> ParseCommandLine(int argc, const char* const* argv,
                   "Writes skip the recovery log (WriteOptions::log = false)");
   plush->add_flag("--sync", c.engine.plush_sync,
                   "Writes return once synced: they survive power failure "
-                  "(WriteOptions::sync; needs a pool on a disk)");
+                  "(WriteOptions::sync, the pool opened with "
+                  "Options::power_fail_safe; needs a pool on a disk)");
   tools::AddChoice(plush, "--backend", "Where the pool lives",
                    tools::BackendChoices(), &plush_options.backend);
   tools::AddChoice<Partitioning>(

@@ -102,6 +102,7 @@ Status OpenPlushEngine(const EngineConfig& config, const std::string& path,
                        bool create, std::unique_ptr<Engine>* engine) {
   Options options = config.plush_options;
   options.create_if_missing = create;
+  options.power_fail_safe = config.plush_sync;
   // A benchmark must start from an empty pool, never from leftovers.
   options.error_if_exists = create;
   std::unique_ptr<DB> db;

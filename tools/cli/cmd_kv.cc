@@ -58,12 +58,14 @@ CLI::App* AddKvCommand(CLI::App* app, const char* name,
   }
   AddEncodingFlags(cmd, &args->encoding);
   if (writes) {
-    // Close() syncs the pool anyway, so that a write that exited 0 is
-    // durable without --sync too; what --sync adds is the engine's refusal
-    // of a pool that no sync makes durable (tmpfs, ramfs).
+    // Close() syncs the pool anyway; what --sync adds is a pool opened
+    // power-fail safe, whose background work cannot lose the write at a
+    // power failure, and the engine's refusal of a pool that no sync makes
+    // durable (tmpfs, ramfs).
     cmd->add_flag("--sync", args->write.sync,
                   "Return only once the write survives power failure (file "
-                  "back end: msync); refused for a pool on tmpfs or ramfs");
+                  "back end: msync, the pool opened power-fail safe); "
+                  "refused for a pool on tmpfs or ramfs");
   }
   if (expiry != ExpiryOptions::kNone) {
     AddExpiryOptions(cmd, expiry == ExpiryOptions::kRequired, &args->expiry);
@@ -76,8 +78,9 @@ CLI::App* AddKvCommand(CLI::App* app, const char* name,
       s = Decode(args->encoding, args->value, &value).WithContext("value");
     }
     if (s.ok()) {
-      s = WithPool(
-          ExistingPoolOptions(args->pool), args->pool.path, [&](DB* db) {
+      Options options = ExistingPoolOptions(args->pool);
+      options.power_fail_safe = args->write.sync;
+      s = WithPool(options, args->pool.path, [&](DB* db) {
             // A --ttl counts from the write, not from the start of a
             // recovery that opening the pool may have taken.
             WriteOptions write = args->write;

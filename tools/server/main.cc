@@ -150,6 +150,8 @@ int main(int argc, char** argv) {
 
   plush::Options options = plush::tools::ExistingPoolOptions(pool);
   options.create_if_missing = create;
+  // Replies to sync writes promise power-fail durability for good.
+  options.power_fail_safe = config.sync_writes;
   std::unique_ptr<plush::DB> opened;
   plush::Status s = plush::DB::Open(options, pool.path, &opened);
   if (!s.ok()) return Fail(s);

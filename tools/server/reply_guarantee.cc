@@ -7,15 +7,18 @@ namespace plush::server {
 ReplyGuarantee GuaranteeOfReplies(const Stats& stats, bool sync_writes) {
   // The engine's statement speaks of DB::Sync(), which a client of this
   // server cannot call: what syncs here is SAVE, SHUTDOWN or --sync-writes.
-  // A sync is no promise for later: the pool is also changed in place by
-  // background work, whose pages reach the disk in no set order.
+  // Without --sync-writes a sync is no promise for later: the pool is also
+  // changed in place by background work, whose pages reach the disk in no
+  // set order. --sync-writes opens the pool power-fail safe, which orders
+  // them (Options::power_fail_safe).
   if (stats.backend == "file") {
     if (sync_writes) {
-      return {false,
-              "answered writes are synced (msync) before their reply "
-              "(--sync-writes); a power failure keeps them unless it strikes "
-              "while migrations or log recycling done since are written "
-              "back (unordered)"};
+      return {stats.power_fail_durable,
+              stats.power_fail_durable
+                  ? "answered writes are synced (msync) before their reply "
+                    "(--sync-writes), and the pool orders its background "
+                    "work with msyncs: a power failure keeps them"
+                  : stats.guarantee};
     }
     return {false,
             "answered writes survive a crash of the server process; power "

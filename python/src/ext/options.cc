@@ -73,6 +73,7 @@ const std::map<std::string, Setter>& Setters() {
       {"recovery_threads", SetField<&Options::recovery_threads>},
       {"background_threads", SetField<&Options::background_threads>},
       {"range_rebalance", SetField<&Options::range_rebalance>},
+      {"power_fail_safe", SetField<&Options::power_fail_safe>},
       {"initial_pool_size", SetField<&Options::initial_pool_size>},
       {"max_pool_size", SetField<&Options::max_pool_size>},
       {"partitioning",

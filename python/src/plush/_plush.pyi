@@ -204,6 +204,7 @@ def open(
     recovery_threads: int = 0,
     background_threads: int = 1,
     range_rebalance: bool = True,
+    power_fail_safe: bool = False,
     initial_pool_size: int = ...,
     max_pool_size: int = ...,
     partitioning: Literal["hash", "range"] = "hash",
@@ -232,6 +233,8 @@ def open(
     the first record on). Like small=True, it is not checked against an
     existing pool, which keeps its own. range_rebalance: range pools
     re-balance as partitions become heavy (keys that share a prefix or
-    keep growing); False leaves that to rebalance().
+    keep growing); False leaves that to rebalance(). power_fail_safe: a
+    pool file on a disk orders its background work with msyncs, so that a
+    power failure loses no acknowledged write and nothing a sync covered.
     Raises BusyError if the pool is open elsewhere.
     """

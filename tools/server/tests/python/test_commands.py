@@ -247,12 +247,11 @@ def test_sync_writes_on_a_disk(start_server, tmp_path):
     assert r.setnx("c", "3")
     info = r.info()  # every section, merged: no other one contradicts
     assert info["plush_sync_writes"] == 1
-    assert info["plush_power_fail_durable"] == 0
+    assert info["plush_power_fail_durable"] == 1
     assert info["plush_guarantee"] == (
         "answered writes are synced (msync) before their reply "
-        "(--sync-writes); a power failure keeps them unless it strikes while "
-        "migrations or log recycling done since are written back "
-        "(unordered)")
+        "(--sync-writes), and the pool orders its background work with "
+        "msyncs: a power failure keeps them")
     server.stop()
     verify_pool(pool)
     r = start_server(pool=str(pool), create=False).client()
