@@ -16,7 +16,7 @@ ReplyGuarantee GuaranteeOfReplies(const Stats& stats, bool sync_writes) {
       return {stats.power_fail_durable,
               stats.power_fail_durable
                   ? "answered writes are synced (msync) before their reply "
-                    "(--sync-writes), and the pool orders its background "
+                    "(--sync-writes); the pool orders its background "
                     "work with msyncs: a power failure keeps them"
                   : stats.guarantee};
     }

@@ -639,7 +639,7 @@ TEST_F(CommandTest, SyncedWritesReportTheirSyncsFailure) {
   EXPECT_NE(info.find("\nplush_power_fail_durable:1\r\n"), std::string::npos)
       << info;
   EXPECT_NE(info.find("\nplush_guarantee:answered writes are synced (msync) "
-                      "before their reply (--sync-writes), and the pool "
+                      "before their reply (--sync-writes); the pool "
                       "orders its background work with msyncs: a power "
                       "failure keeps them\r\n"),
             std::string::npos)

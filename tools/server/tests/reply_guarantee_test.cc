@@ -37,7 +37,7 @@ TEST(ReplyGuaranteeTest, FileBackEndIsPowerFailDurableOnlyWithSyncWrites) {
   EXPECT_TRUE(synced.power_fail_durable);
   EXPECT_EQ(synced.text,
             "answered writes are synced (msync) before their reply "
-            "(--sync-writes), and the pool orders its background work with "
+            "(--sync-writes); the pool orders its background work with "
             "msyncs: a power failure keeps them");
   const ReplyGuarantee unordered = GuaranteeOfReplies(file, true);
   EXPECT_FALSE(unordered.power_fail_durable);

@@ -250,7 +250,7 @@ def test_sync_writes_on_a_disk(start_server, tmp_path):
     assert info["plush_power_fail_durable"] == 1
     assert info["plush_guarantee"] == (
         "answered writes are synced (msync) before their reply "
-        "(--sync-writes), and the pool orders its background work with "
+        "(--sync-writes); the pool orders its background work with "
         "msyncs: a power failure keeps them")
     server.stop()
     verify_pool(pool)
