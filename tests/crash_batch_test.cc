@@ -298,6 +298,21 @@ TEST(CrashBatchTest, EveryPersistPointOfBatchesOnManyLogs) {
               "8/8, 4 logs");
 }
 
+// A power-fail-safe pool file (the simulator's model of one): every batch
+// is synced, and an acknowledged one survives whole.
+TEST(CrashBatchTest, BatchesOnAPowerFailSafeFile) {
+  Options o = ManyLogsVarlen();
+  o.power_fail_safe = true;
+  InternalOptions file = Simulated();
+  file.simulate_file = true;
+  const auto steps = Steps(
+      RandomVarlenWorkload(Soak() ? 3000 : 450, 80, SoakSeed(24),
+          MaxVarlenValue(o) / 4),
+      10, 4);
+  ExpectClean(BatchCrashExplorer(o, steps, file).Explore(1),
+              "varlen, power-fail-safe file");
+}
+
 TEST(CrashBatchTest, VariableLengthBatches) {
   const Options o = ManyLogsVarlen();
   const auto steps = Steps(

@@ -175,8 +175,12 @@ void ExpectRebalances(CrashExplorer* explorer, const std::vector<Op>& workload,
 // (each crashed again during recovery): every state recovers as the
 // oracle says. *stats: the exploration's.
 void ExpectEveryPersistPointRecovered(const std::vector<Op>& workload,
-                                      const char* what, ExplorerStats* stats) {
-  CrashExplorer explorer(RebalancingCrashPool(), workload);
+                                      const char* what, ExplorerStats* stats,
+                                      bool power_fail_safe_file = false) {
+  Options o = RebalancingCrashPool();
+  o.power_fail_safe = power_fail_safe_file;
+  CrashExplorer explorer(o, workload);
+  explorer.set_simulate_file(power_fail_safe_file);
   Stats run;
   uint64_t rebalance_points = 0;
   ASSERT_NO_FATAL_FAILURE(
@@ -196,6 +200,17 @@ TEST(CrashRebalanceTest, EveryPersistPointOfSplitsAtTheMedian) {
       WithRebalances(RandomWorkload(Soak() ? 1200 : 120, 30, SoakSeed(31)), 20),
       "re-balances at the median, exhaustive", &stats));
   EXPECT_GT(stats.recovery_crash_states, 0u);
+}
+
+// The same on a power-fail-safe pool file (the simulator's model of one):
+// a re-balance's copies and its range map change reach the file in the
+// order their barriers (msyncs) set.
+TEST(CrashRebalanceTest, EveryPersistPointOfSplitsOnAPowerFailSafeFile) {
+  ExplorerStats stats;
+  ASSERT_NO_FATAL_FAILURE(ExpectEveryPersistPointRecovered(
+      WithRebalances(RandomWorkload(Soak() ? 1200 : 120, 30, SoakSeed(38)), 20),
+      "re-balances on a power-fail-safe file, exhaustive", &stats,
+      /*power_fail_safe_file=*/true));
 }
 
 // Keys that keep growing: splits that give the keys above a unit's to a

@@ -176,6 +176,24 @@ TEST(CrashTest, EveryPersistPointOfSyncWritesOnAPowerFailSafeFile) {
   EXPECT_GT(lost.failures, 0u);
 }
 
+// In a power-fail-safe pool every logged write is acknowledged synced, as
+// sync writes are: a workload of puts, deletes and read-modify-writes
+// that ask for no sync loses none of them at any persist point.
+TEST(CrashTest, EveryPersistPointOfWritesOnAPowerFailSafeFile) {
+  Options o = TinyCrashPool();
+  o.power_fail_safe = true;
+  CrashExplorer explorer(
+      o, WithUpdates(RandomWorkload(Soak() ? 1500 : 400, 60, SoakSeed(45))));
+  explorer.set_simulate_file(true);
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("exhaustive, writes on a power-fail-safe file", stats);
+  EXPECT_GT(stats.persist_points, 400u);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+  ExpectWrongOracleCaught(&explorer,
+                          "writes on a file, deliberately wrong oracle",
+                          SoakSeed(46));
+}
+
 // The same with records of every size: payload appends, payload chunks
 // compacted and freed, checkpoints.
 TEST(CrashTest, SyncWritesOfEverySizeOnAPowerFailSafeFile) {

@@ -18,6 +18,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "db/db_impl.h"
@@ -160,6 +161,36 @@ TEST_F(SyncWriteTest, EveryWriteWaitsForASyncThatBeganAfterIt) {
     EXPECT_TRUE(Eventually([&] {
       return faults_->HeldSyncs() == 1 || returned;
     })) << "neither a sync began nor the write returned";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(returned) << "acknowledged before a sync ended";
+    faults_->HoldSyncs(false);
+    writer.join();
+    EXPECT_OK(status);
+    EXPECT_EQ(MediaOf(db_.get()).syncs(), syncs_before + 1);
+  }
+}
+
+// A power-fail-safe pool makes every logged write as a sync write: it
+// returns once a sync that began after it ended, one sync each.
+TEST_F(SyncWriteTest, PowerFailSafePoolSyncsWritesThatDoNotAskForIt) {
+  WriteBatch batch;
+  batch.Put(Word(7), "b");
+  const std::vector<std::pair<const char*, std::function<Status()>>> writes = {
+      {"Put", [&] { return db_->Put({}, Word(5), "v"); }},
+      {"Delete", [&] { return db_->Delete({}, Word(5)); }},
+      {"Write", [&] { return db_->Write({}, &batch); }},
+  };
+  for (const auto& [name, write] : writes) {
+    SCOPED_TRACE(name);
+    const uint64_t syncs_before = MediaOf(db_.get()).syncs();
+    faults_->HoldSyncs(true);
+    std::atomic<bool> returned{false};
+    Status status;
+    std::thread writer([&, w = write] {
+      status = w();
+      returned = true;
+    });
+    EXPECT_TRUE(Eventually([&] { return faults_->HeldSyncs() == 1; }));
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_FALSE(returned) << "acknowledged before a sync ended";
     faults_->HoldSyncs(false);
