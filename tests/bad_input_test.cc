@@ -391,6 +391,18 @@ TEST_F(BadInputTest, RootCountersOutOfRangeAreCorruption) {
 // the pool fuzzer found it with the count lowered to 0, where recovery's
 // migrations rebuilt level 1 over the old levels' space, and the Open that
 // then failed had changed the pool.
+// The root page's power_fail_safe word is 0 or 1 (format.md §3).
+TEST_F(BadInputTest, APowerFailSafeWordNeitherZeroNorOneIsCorruption) {
+  const uint64_t at = pool::kRootOffset + offsetof(RootPage, power_fail_safe);
+  const DamageReport r = WithWord(at, 2);
+  EXPECT_EQ(r.violation, "");
+  EXPECT_TRUE(r.open.IsCorruption()) << r.open.ToString();
+  EXPECT_NE(r.open.ToString().find(
+                "root page: power_fail_safe word 2 is neither 0 nor 1"),
+            std::string::npos)
+      << r.open.ToString();
+}
+
 TEST_F(BadInputTest, ALoweredLevelCountIsCorruption) {
   const uint64_t count_at = pool::kRootOffset + offsetof(RootPage, level_count);
   const uint64_t levels = image_.level_count();

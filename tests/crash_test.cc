@@ -176,9 +176,9 @@ TEST(CrashTest, EveryPersistPointOfSyncWritesOnAPowerFailSafeFile) {
   EXPECT_GT(lost.failures, 0u);
 }
 
-// In a power-fail-safe pool every logged write is acknowledged synced, as
-// sync writes are: a workload of puts, deletes and read-modify-writes
-// that ask for no sync loses none of them at any persist point.
+// In a power-fail-safe pool every barrier is a sync, a write's log
+// append's too: a workload of puts, deletes and read-modify-writes that
+// ask for no sync loses none of them at any persist point.
 TEST(CrashTest, EveryPersistPointOfWritesOnAPowerFailSafeFile) {
   Options o = TinyCrashPool();
   o.power_fail_safe = true;

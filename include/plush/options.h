@@ -78,15 +78,16 @@ struct PLUSH_EXPORT Options {
   // writes share theirs), so that pages reach the disk in the order the
   // barriers set, as on PMem. Then every acknowledged write survives power
   // failure, and so does everything a sync covered, whatever background
-  // work comes after it (Stats::power_fail_durable). Every logged write is
-  // made as a WriteOptions::sync write: it costs an msync, shared with the
-  // writers waiting for the same one (docs/benchmarks.md, "Power-fail-safe
-  // file pools"). false: the kernel writes pages back in its own order,
-  // and a power failure while it does can lose what a sync covered;
-  // WriteOptions::sync is refused. Applies to this opening: an opening
-  // without it can lose, at a power failure, what earlier ones synced.
-  // Nothing changes on pmem (ordered by its flushes) or on a file system
-  // in memory (nothing survives there).
+  // work comes after it (Stats::power_fail_durable). Each write costs an
+  // msync, shared with the writers waiting for the same one, best with
+  // WriteOptions::sync (docs/benchmarks.md, "Power-fail-safe file
+  // pools"). The pool remembers it: every later opening is
+  // power-fail safe too (plush dump | plush load makes a pool that is
+  // not). false, for a pool never opened so: the kernel writes pages back
+  // in its own order, and a power failure while it does can lose what a
+  // sync covered; WriteOptions::sync is refused. Nothing changes on pmem
+  // (ordered by its flushes) or on a file system in memory (nothing
+  // survives there).
   bool power_fail_safe = false;
   // What expiry is judged by; null = the wall clock (CLOCK_REALTIME). A
   // record is gone once NowMs() > its expires_at_ms. A clock set back

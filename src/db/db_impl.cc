@@ -223,20 +223,16 @@ Status DBImpl::CheckSyncWrite(const WriteOptions& options) const {
 }
 
 template <typename Apply>
-Status DBImpl::Acknowledged(const WriteOptions& requested, Apply apply) {
-  media::Media& media = pool_->media();
-  // Every barrier of a power-fail-safe pool is a sync, a logged write's
-  // too: it is made as a sync write, which shares one with the others.
-  WriteOptions options = requested;
-  if (media.ordered_barriers() && options.log) options.sync = true;
+Status DBImpl::Acknowledged(const WriteOptions& options, Apply apply) {
   if (!options.sync) {
     Status s = CheckWritable();
-    return s.ok() ? apply(options) : s;
+    return s.ok() ? apply() : s;
   }
   Status s = CheckSyncWrite(options);
   if (!s.ok()) return s;
+  media::Media& media = pool_->media();
   media.AnnounceSync();
-  s = apply(options);
+  s = apply();
   if (!s.ok()) {
     media.WithdrawSync();
     return s;
@@ -348,36 +344,35 @@ void DBImpl::NoteExpiry(uint64_t hash, uint64_t expires_at_ms) {
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key,
                    std::string_view value) {
-  return Acknowledged(options, [&](const WriteOptions& w) {
+  return Acknowledged(options, [&] {
     if (key.size() > kMaxKeySize) return KeyTooLarge(key);
     if (value.size() > kMaxValueSize) return ValueTooLarge(value);
     // A record with an expiry keeps it in its payload entry.
-    Status s = key.size() == 8 && value.size() == 8 && w.expires_at_ms == 0
-                   ? WriteInline(w, Word(key),
+    Status s = key.size() == 8 && value.size() == 8 &&
+                       options.expires_at_ms == 0
+                   ? WriteInline(options, Word(key),
                                  {Word(key), Word(value), false, false})
-                   : WritePayload(w, key, value, /*tombstone=*/false);
+                   : WritePayload(options, key, value, /*tombstone=*/false);
     if (s.ok()) user_bytes_.Add(key.size() + value.size());
     return s;
   });
 }
 
 Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
-  return Acknowledged(options, [&](const WriteOptions& w) {
+  return Acknowledged(options, [&] {
     if (key.size() > kMaxKeySize) return KeyTooLarge(key);
     // An 8-byte key's tombstone is inline; it hides the key's older
     // versions whether they are inline or in the payload logs.
     Status s = key.size() == 8
-                   ? WriteInline(w, Word(key), {Word(key), 0, true, false})
-                   : WritePayload(w, key, {}, /*tombstone=*/true);
+                   ? WriteInline(options, Word(key), {Word(key), 0, true, false})
+                   : WritePayload(options, key, {}, /*tombstone=*/true);
     if (s.ok()) user_bytes_.Add(key.size());
     return s;
   });
 }
 
 Status DBImpl::Write(const WriteOptions& options, WriteBatch* batch) {
-  return Acknowledged(options, [&](const WriteOptions& w) {
-    return WriteBatchNow(w, batch);
-  });
+  return Acknowledged(options, [&] { return WriteBatchNow(options, batch); });
 }
 
 Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
@@ -588,8 +583,8 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
 
 Status DBImpl::Update(const WriteOptions& options, std::string_view key,
                       const UpdateFunction& fn) {
-  return Acknowledged(options, [&](const WriteOptions& w) {
-    return ReadModifyWrite(w, key,
+  return Acknowledged(options, [&] {
+    return ReadModifyWrite(options, key,
                            [&](const std::string* current, std::string* next,
                                uint64_t*, UpdateAction* action) {
                              *action = fn(current, next);
@@ -603,8 +598,8 @@ Status DBImpl::UpdateWithExpiry(const WriteOptions& options,
                                 const UpdateWithExpiryFunction& fn) {
   WriteOptions write = options;
   write.expires_at_ms = 0;  // the decision starts from the key's expiry
-  return Acknowledged(write, [&](const WriteOptions& w) {
-    return ReadModifyWrite(w, key,
+  return Acknowledged(write, [&] {
+    return ReadModifyWrite(write, key,
                            [&](const std::string* current, std::string* next,
                                uint64_t* expiry, UpdateAction* action) {
                              *action = fn(current, expiry, next);
@@ -635,9 +630,8 @@ Status DBImpl::Increment(const WriteOptions& options, std::string_view key,
         *action = UpdateAction::kPut;
         return Status::OK();
   };
-  Status s = Acknowledged(options, [&](const WriteOptions& w) {
-    return ReadModifyWrite(w, key, add);
-  });
+  Status s = Acknowledged(
+      options, [&] { return ReadModifyWrite(options, key, add); });
   if (s.ok() && result != nullptr) *result = sum;
   return s;
 }
@@ -646,9 +640,9 @@ Status DBImpl::Expire(const WriteOptions& options, std::string_view key,
                       uint64_t expires_at_ms) {
   WriteOptions write = options;
   write.expires_at_ms = 0;  // the decision below sets it
-  return Acknowledged(write, [&](const WriteOptions& w) {
+  return Acknowledged(write, [&] {
     return ReadModifyWrite(
-        w, key,
+        write, key,
         [&](const std::string* current, std::string* next,
             uint64_t* expiry, UpdateAction* action) -> Status {
           if (current == nullptr) return Status::NotFound();

@@ -143,12 +143,11 @@ class DBImpl final : public DB {
   // made as `options` say.
   Status CheckSyncWrite(const WriteOptions& options) const;
   // Every write (Put, Delete, Write, Update, Increment): checks it may be
-  // made, makes it (`apply`, given the options it is made with), and
-  // returns; with WriteOptions::sync, which every logged write of a
-  // power-fail-safe pool takes, once a sync that began after the write
-  // covered it (shared with the other sync writers: Media::SyncAnnounced).
+  // made, makes it (`apply`), and returns; with WriteOptions::sync, once
+  // a sync that began after the write covered it (shared with the other
+  // sync writers: Media::SyncAnnounced).
   template <typename Apply>
-  Status Acknowledged(const WriteOptions& requested, Apply apply);
+  Status Acknowledged(const WriteOptions& options, Apply apply);
   // Write()'s batch, checked and applied.
   Status WriteBatchNow(const WriteOptions& options, WriteBatch* batch);
 

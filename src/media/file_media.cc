@@ -133,10 +133,6 @@ Granularity FromPmem2(pmem2_granularity g) {
 
 void NoFlush(void*, uintptr_t, uint64_t) noexcept {}
 void NoDrain(void*) noexcept {}
-// A plain file with ordered barriers: each barrier writes the pool's dirty
-// pages back (shared with concurrent syncs and barriers). A failure is the
-// media's sticky error, which refuses every later write.
-void SyncDrain(void* media) noexcept { (void)static_cast<Media*>(media)->Sync(); }
 
 // The pmem back end: the flush and drain functions libpmem2 chose for the
 // mapping (the context is the function pointers).
@@ -286,21 +282,19 @@ class MappedFileMedia final : public Media {
                                 : 0;
   }
   bool InMemory() const override { return in_memory_; }
+  bool SyncsOrderBarriers() const override {
+    return kind() == MediaKind::kFile && !in_memory_;
+  }
 
-  // Chooses the persistence primitives: libpmem2's for PMem; an msync at
-  // each barrier for a plain file with ordered barriers;
-  // none for other plain files or where the platform flushes caches on
-  // power loss (byte granularity: eADR).
-  void ChoosePersistOps(Pmem2Functions pmem2, bool ordered_barriers) {
+  // Chooses the persistence primitives: libpmem2's for PMem, none for a
+  // plain file or where the platform flushes caches on power loss (byte
+  // granularity: eADR).
+  void ChoosePersistOps(Pmem2Functions pmem2) {
     pmem2_ = pmem2;
     if (kind() == MediaKind::kPmem && granularity() != Granularity::kByte) {
-      set_persist_ops({&pmem2_, Pmem2Flush, Pmem2Drain, StreamNonTemporal,
-                       Pmem2Drain});
-    } else if (kind() == MediaKind::kFile && ordered_barriers) {
-      set_persist_ops({this, NoFlush, SyncDrain, StoreWords, NoDrain});
-      set_ordered_barriers(true);
+      set_persist_ops({&pmem2_, Pmem2Flush, Pmem2Drain, StreamNonTemporal});
     } else {
-      set_persist_ops({nullptr, NoFlush, NoDrain, StoreWords, NoDrain});
+      set_persist_ops({nullptr, NoFlush, NoDrain, StoreWords});
     }
   }
 
@@ -478,9 +472,7 @@ Status OpenFileMedia(const std::string& path, const FileMediaOptions& options,
   auto mapped = std::make_unique<MappedFileMedia>(
       is_pmem ? MediaKind::kPmem : MediaKind::kFile, granularity,
       test_override, ops, fd, file_id);
-  // In memory nothing survives power loss: there is nothing to order.
-  mapped->ChoosePersistOps(pmem2,
-                           options.ordered_barriers && !mapped->InMemory());
+  mapped->ChoosePersistOps(pmem2);
   Status s = mapped->Init(file_size, options.max_size);
   if (!s.ok()) {
     mapped.reset();  // closes the file and forgets it

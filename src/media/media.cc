@@ -109,7 +109,7 @@ std::string Media::Guarantee() const {
         return "acknowledged writes survive process crashes; nothing "
                "survives power failure (a file system in memory)";
       }
-      if (ordered_barriers_) {
+      if (ordered_barriers()) {
         return "acknowledged writes survive power failure (power_fail_safe: "
                "every persistence barrier is an msync)";
       }

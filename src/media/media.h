@@ -70,8 +70,6 @@ struct PersistOps {
   // Store `n` words (each atomically); durable after the next drain.
   void (*stream)(void* context, uint64_t* dst, const uint64_t* src,
                  size_t n) noexcept;
-  // The drain of Media::DrainBeforeSync().
-  void (*drain_before_sync)(void* context) noexcept;
 };
 
 class Media {
@@ -102,17 +100,19 @@ class Media {
   void Drain() noexcept {
     persist_calls_.Add(1);
     ops_.drain(ops_.context);
+    // A failed sync is the media's sticky error, which refuses writes.
+    if (ordered_barriers_.load(std::memory_order_relaxed)) (void)Sync();
   }
 
   // The barrier of an append whose writer calls Sync() before it
   // acknowledges the write (a sync write's log append, with its payload
-  // entry). On `file` with ordered barriers that sync makes it durable,
-  // and nothing supersedes the append before (recovery drops it torn, as
-  // a write in flight): the barrier is left to the sync, so that the
-  // writers of a group share one msync. Elsewhere a Drain().
+  // entry). With ordered barriers that sync makes it durable, and nothing
+  // supersedes the append before (recovery drops it torn, as a write in
+  // flight): its Drain() leaves out the sync, so that the writers of a
+  // group share one. Elsewhere a Drain().
   void DrainBeforeSync() noexcept {
     persist_calls_.Add(1);
-    ops_.drain_before_sync(ops_.context);
+    ops_.drain(ops_.context);
   }
 
   void Persist(const void* addr, size_t len) noexcept {
@@ -218,18 +218,26 @@ class Media {
   // libpmem2 test override made an ordinary file pass for PMem).
   bool power_fail_durable() const {
     return (kind_ == MediaKind::kPmem && !test_override_) ||
-           (kind_ == MediaKind::kFile && ordered_barriers_);
+           (kind_ == MediaKind::kFile && ordered_barriers());
   }
   // True when the pmem back end runs on a file that only a libpmem2 test
   // override (PMEM2_FORCE_GRANULARITY, PMEM_IS_PMEM_FORCE) made look like
   // PMem: the flush path of PMem, none of its durability.
   bool test_override() const { return test_override_; }
-  // The file back end on a disk, with every persistence barrier an msync
-  // of the pool (Sync(), shared by concurrent callers), so that pages reach
-  // the disk in the order the barriers set, as on PMem, and every
-  // acknowledged write survives power failure. Without it, they reach it
-  // in the kernel's order.
-  bool ordered_barriers() const { return ordered_barriers_; }
+  // Whether every Drain() is followed by a Sync() (an msync of the pool,
+  // shared by concurrent callers), so that pages reach the media in the
+  // order the barriers set, as cache lines do on PMem: for a plain file on
+  // a disk, whose pages the kernel otherwise writes back in its own order
+  // (Options::power_fail_safe).
+  bool ordered_barriers() const {
+    return ordered_barriers_.load(std::memory_order_relaxed);
+  }
+  // Orders the barriers from now on where syncs are what orders them
+  // (SyncsOrderBarriers()); nothing elsewhere. REQUIRES: no concurrent use
+  // of the media.
+  void OrderBarriers() {
+    if (SyncsOrderBarriers()) ordered_barriers_.store(true);
+  }
   // A one-line statement of what an acknowledged write survives.
   std::string Guarantee() const;
   const char* KindName() const;
@@ -248,7 +256,12 @@ class Media {
 
   // The back end's own sync (Sync() adds the sticky error).
   virtual Status SyncMedia() = 0;
-  void set_ordered_barriers(bool on) { ordered_barriers_ = on; }
+  // Only a sync makes bytes durable, and only one orders them: a plain
+  // file on a disk (not pmem, whose flushes order them; not a file system
+  // in memory, where nothing survives power loss).
+  virtual bool SyncsOrderBarriers() const { return false; }
+  // A device that outlives its openings (the sim) starts each unordered.
+  void UnorderBarriers() { ordered_barriers_.store(false); }
 
  private:
   Status SyncCall(bool announced) EXCLUDES(sync_mu_);
@@ -263,7 +276,7 @@ class Media {
   const MediaKind kind_;
   const Granularity granularity_;
   const bool test_override_;
-  bool ordered_barriers_ = false;
+  std::atomic<bool> ordered_barriers_{false};
   PersistOps ops_;
   ShardedCounter persist_calls_;
   ShardedCounter flushed_lines_;
@@ -294,9 +307,6 @@ struct FileMediaOptions {
   uint64_t unbacked_offset = 0;
   uint64_t unbacked_size = 0;
   uint64_t max_size = 1ull << 40;
-  // The file back end on a disk: every barrier but an append's is an msync
-  // of the pool (Media::ordered_barriers()).
-  bool ordered_barriers = false;
 };
 
 // Opens (or creates) the pool file at `path`, takes an exclusive lock on it

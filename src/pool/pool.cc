@@ -192,7 +192,6 @@ Status Pool::Open(const Options& options, media::MediaFactory& media_factory,
   media::FileMediaOptions fo;
   fo.backend = options.backend;
   fo.required_granularity = options.required_granularity;
-  fo.ordered_barriers = options.power_fail_safe;
   fo.create = !exists;
   fo.create_size = create_size;
   // The recovery logs back their chunks as they fill them
@@ -204,6 +203,7 @@ Status Pool::Open(const Options& options, media::MediaFactory& media_factory,
   std::shared_ptr<media::Media> media;
   Status s = media_factory.Open(path, fo, &media);
   if (!s.ok()) return s;
+  if (options.power_fail_safe) media->OrderBarriers();
   std::unique_ptr<Pool> p(new Pool(std::move(media), options, key_hash));
   if (!exists) {
     p->params_ = params;
@@ -216,6 +216,7 @@ Status Pool::Open(const Options& options, media::MediaFactory& media_factory,
   } else {
     s = p->Load();
   }
+  if (s.ok()) p->KeepBarrierOrder();
   if (!s.ok()) return s.WithContext("pool '" + path + "'");
   *created = !exists;
   *pool = std::move(p);
@@ -383,6 +384,16 @@ Status Pool::Load() {
   return Status::OK();
 }
 
+void Pool::KeepBarrierOrder() {
+  uint64_t& word = root()->power_fail_safe;
+  if (word != 0) {
+    media_->OrderBarriers();
+  } else if (media_->ordered_barriers()) {
+    std::atomic_ref<uint64_t>(word).store(1, std::memory_order_relaxed);
+    media_->Persist(&word, sizeof(word));
+  }
+}
+
 KeyHasher Pool::key_hasher() const {
   return range_map_store_ ? KeyHasher(range_map_store_->map(), key_hash_)
                           : KeyHasher(key_hash_);
@@ -472,6 +483,10 @@ uint64_t Pool::Verify(std::string* report) const {
             std::to_string(mark) + " outside heap [" +
             std::to_string(heap_offset_) + ", " +
             std::to_string(media_->size()) + "]");
+  }
+  if (r->power_fail_safe > 1) {
+    problem("root page: power_fail_safe word " +
+            std::to_string(r->power_fail_safe) + " is neither 0 nor 1");
   }
   if (levels > kMaxPmemLevels) {
     problem("root page: level count " + std::to_string(levels) + " exceeds " +

@@ -131,6 +131,9 @@ class Pool {
   // count or mark would otherwise drop levels, or hand out live space
   // again.
   Status CheckRootCounters() const;
+  // Orders the media's barriers if an earlier opening made the pool
+  // power-fail safe; records that this one did (RootPage::power_fail_safe).
+  void KeepBarrierOrder();
   // The store of a range pool's map, on the root page's words; it
   // allocates its regions from the heap.
   std::unique_ptr<RangeMapStore> NewRangeMapStore();

@@ -147,8 +147,12 @@ struct RootPage {
   // one atomic store when the area grows.
   uint64_t batch_spill;
   LevelDescriptor levels[kMaxPmemLevels];
+  // 1 once an opening with Options::power_fail_safe ordered the pool's
+  // barriers (media::Media::OrderBarriers): every later opening orders
+  // them too, so that what a sync covered stays covered. 0 otherwise.
+  uint64_t power_fail_safe;
 };
-static_assert(sizeof(RootPage) == 64 + 64 * kMaxPmemLevels);
+static_assert(sizeof(RootPage) == 64 + 64 * kMaxPmemLevels + 8);
 static_assert(sizeof(RootPage) <= kPageSize);
 
 }  // namespace plush::pool

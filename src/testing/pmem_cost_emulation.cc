@@ -18,11 +18,9 @@ void EmulatedDrain(void*) noexcept { pmem_drain(); }
 }  // namespace
 
 void EmulatePmemCosts(Media* media) {
-  // Ordered barriers are msyncs that a pool's power-fail guarantee rests
-  // on: never replaced.
-  if (media->kind() != MediaKind::kFile || media->ordered_barriers()) return;
-  media->set_persist_ops({nullptr, EmulatedFlush, EmulatedDrain,
-                          StreamNonTemporal, EmulatedDrain});
+  if (media->kind() != MediaKind::kFile) return;
+  media->set_persist_ops(
+      {nullptr, EmulatedFlush, EmulatedDrain, StreamNonTemporal});
 }
 
 }  // namespace plush::media

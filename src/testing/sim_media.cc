@@ -95,7 +95,7 @@ std::unordered_map<std::string, std::shared_ptr<SimMedia>>& Registry() {
 
 SimMedia::SimMedia(uint64_t size, uint64_t max_size)
     : Media(MediaKind::kSim, Granularity::kCacheLine), max_size_(max_size) {
-  set_persist_ops({this, FlushLines, Fence, Stream, FenceBeforeSync});
+  set_persist_ops({this, FlushLines, Fence, Stream});
   if (!TakeSpare(max_size, &base_, &durable_)) {
     base_ = MapZeroed(max_size);
     durable_ = MapZeroed(max_size);
@@ -145,27 +145,10 @@ void SimMedia::Stream(void* sim, uint64_t* dst, const uint64_t* src,
 
 void SimMedia::set_model(Model model) {
   model_ = model;
-  if (model == Model::kOrderedFile) set_ordered_barriers(true);
-  if (model != Model::kOrderedFile) set_ordered_barriers(false);
+  UnorderBarriers();
 }
 
 void SimMedia::Fence(void* sim) noexcept {
-  auto* self = static_cast<SimMedia*>(sim);
-  switch (self->model_) {
-    case Model::kPmem:
-      self->PersistLines(Persists::kThisThread);
-      break;
-    case Model::kOrderedFile:
-      self->PersistLines(Persists::kEveryThread);
-      break;
-    case Model::kUnorderedFile:
-      self->PersistLines(Persists::kNothing);
-      break;
-  }
-  if (self->observer_) self->observer_();
-}
-
-void SimMedia::FenceBeforeSync(void* sim) noexcept {
   auto* self = static_cast<SimMedia*>(sim);
   self->PersistLines(self->model_ == Model::kPmem ? Persists::kThisThread
                                                   : Persists::kNothing);
@@ -173,7 +156,7 @@ void SimMedia::FenceBeforeSync(void* sim) noexcept {
 }
 
 Status SimMedia::SyncMedia() {
-  if (model_ != Model::kPmem) PersistLines(Persists::kEveryThread);
+  if (model_ == Model::kFile) PersistLines(Persists::kEveryThread);
   return Status::OK();
 }
 

@@ -17,12 +17,11 @@
 // A device may instead model a plain file on a disk (`file` model, for the
 // file back end's power-fail guarantee), where only an msync makes bytes
 // durable, and one writes back every dirty page of the pool, whoever
-// dirtied it: Sync() copies every thread's remembered lines; with ordered
-// barriers (Media::ordered_barriers(), FileMediaOptions) so does every
-// Drain() (not DrainBeforeSync(), which leaves that to the Sync() that
-// follows); without them no Drain() copies anything (the kernel's
-// write-back order is arbitrary). Each Drain(), DrainBeforeSync() and
-// Sync() is a persist point either way: a moment a crash may strike.
+// dirtied it: no Drain() copies anything (the kernel's write-back order is
+// arbitrary), Sync() copies every thread's remembered lines, and with
+// ordered barriers (Media::OrderBarriers) every Drain() is followed by a
+// Sync(). Each Drain() and Sync() is a persist point: a moment a crash may
+// strike.
 //
 // A crash is simulated at a persist point: ArmCrash(k) makes the k-th
 // Drain() (counting from 1 after arming) snapshot the live image *instead
@@ -65,7 +64,7 @@ namespace plush::media {
 class SimMedia final : public Media {
  public:
   // What persists a device's bytes (see above).
-  enum class Model { kPmem, kOrderedFile, kUnorderedFile };
+  enum class Model { kPmem, kFile };
 
   // A device of `size` bytes (zeroed) that may grow to `max_size`.
   SimMedia(uint64_t size, uint64_t max_size);
@@ -117,8 +116,8 @@ class SimMedia final : public Media {
   // does not exist. The device stays registered after ReleaseLock().
   static Status Open(const std::string& path, bool create, uint64_t size,
                      uint64_t max_size, std::shared_ptr<SimMedia>* device);
-  // The model of the device from now on (kPmem when created). REQUIRES: no
-  // thread is using the device.
+  // The model of the device from now on (kPmem when created), its barriers
+  // unordered. REQUIRES: no thread is using the device.
   void set_model(Model model);
   Model model() const { return model_; }
   // Marks the device closed so that it can be opened again.
@@ -131,8 +130,9 @@ class SimMedia final : public Media {
   static void Remove(const std::string& path);
 
  protected:
-  // The file models' msync; nothing on kPmem (drains persisted it all).
+  // The file model's msync; nothing on kPmem (drains persisted it all).
   Status SyncMedia() override;
+  bool SyncsOrderBarriers() const override { return model_ == Model::kFile; }
 
  private:
   // Whose remembered lines a persist point copies to the durable image.
@@ -141,7 +141,6 @@ class SimMedia final : public Media {
   static void FlushLines(void* sim, uintptr_t first_line,
                          uint64_t count) noexcept;
   static void Fence(void* sim) noexcept;
-  static void FenceBeforeSync(void* sim) noexcept;
   static void Stream(void* sim, uint64_t* dst, const uint64_t* src,
                      size_t n) noexcept;
 

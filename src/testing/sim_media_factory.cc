@@ -20,10 +20,8 @@ Status SimMediaFactory::Open(const std::string& path,
                             std::min(options.max_size, kMaxDeviceSize),
                             &device);
   if (!s.ok()) return s;
-  device->set_model(!file_model_ ? SimMedia::Model::kPmem
-                    : options.ordered_barriers
-                        ? SimMedia::Model::kOrderedFile
-                        : SimMedia::Model::kUnorderedFile);
+  device->set_model(file_model_ ? SimMedia::Model::kFile
+                                : SimMedia::Model::kPmem);
   *media = std::move(device);
   return Status::OK();
 }

@@ -16,8 +16,7 @@ namespace plush::media {
 class SimMediaFactory final : public MediaFactory {
  public:
   // `file_model`: devices model a plain file on a disk (SimMedia's file
-  // models: ordered or not as FileMediaOptions::ordered_barriers asks), not
-  // PMem.
+  // model), not PMem.
   explicit SimMediaFactory(bool file_model = false) : file_model_(file_model) {}
 
   // The largest device the factory creates: a device maps its size twice

@@ -7,7 +7,7 @@ namespace plush::media {
 WriteAmpProbe::WriteAmpProbe(Media* media)
     : base_(reinterpret_cast<uintptr_t>(media->base())),
       inner_(media->persist_ops()) {
-  media->set_persist_ops({this, Flush, Drain, Stream, DrainBeforeSync});
+  media->set_persist_ops({this, Flush, Drain, Stream});
 }
 
 void WriteAmpProbe::Record(uintptr_t first_line, uint64_t lines) noexcept {
@@ -24,11 +24,6 @@ void WriteAmpProbe::Flush(void* probe, uintptr_t first_line,
 void WriteAmpProbe::Drain(void* probe) noexcept {
   auto* self = static_cast<WriteAmpProbe*>(probe);
   self->inner_.drain(self->inner_.context);
-}
-
-void WriteAmpProbe::DrainBeforeSync(void* probe) noexcept {
-  auto* self = static_cast<WriteAmpProbe*>(probe);
-  self->inner_.drain_before_sync(self->inner_.context);
 }
 
 void WriteAmpProbe::Stream(void* probe, uint64_t* dst, const uint64_t* src,

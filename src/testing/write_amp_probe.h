@@ -34,7 +34,6 @@ class WriteAmpProbe {
  private:
   static void Flush(void* probe, uintptr_t first_line, uint64_t lines) noexcept;
   static void Drain(void* probe) noexcept;
-  static void DrainBeforeSync(void* probe) noexcept;
   static void Stream(void* probe, uint64_t* dst, const uint64_t* src,
                      size_t n) noexcept;
   void Record(uintptr_t first_line, uint64_t lines) noexcept;

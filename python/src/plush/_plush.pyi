@@ -235,6 +235,7 @@ def open(
     re-balance as partitions become heavy (keys that share a prefix or
     keep growing); False leaves that to rebalance(). power_fail_safe: a
     pool file on a disk orders its background work with msyncs, so that a
-    power failure loses no acknowledged write and nothing a sync covered.
+    power failure loses no acknowledged write and nothing a sync covered;
+    the pool remembers it, and every later opening is power-fail safe too.
     Raises BusyError if the pool is open elsewhere.
     """

@@ -146,8 +146,7 @@ TEST_F(GroupCommitTest, AFailingCommandDoesNotFailItsGroup) {
 }
 
 TEST_F(GroupCommitTest, TheBatchLimitIsAPayloadChunk) {
-  EXPECT_EQ(WriteBatchLimit(db_.get()),
-            Options::SmallProfile().payload_chunk_size);
+  EXPECT_EQ(WriteBatchLimit(db_.get()), SyncedPool().payload_chunk_size);
 }
 
 TEST_F(GroupCommitTest, GroupsStopAtTheByteLimit) {
