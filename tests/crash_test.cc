@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "crash_explorer.h"
 #include "testutil.h"
 
@@ -29,6 +31,22 @@ void ExpectWrongOracleCaught(CrashExplorer* explorer, const char* name,
   const ExplorerStats wrong = explorer->Sampled(samples, seed);
   Report(name, wrong);
   EXPECT_GT(wrong.failures, 0u);
+}
+
+// Crashes `explorer` (a workload of 400 operations or more on a
+// power-fail-safe pool file) at every persist point: none fails, and its
+// deliberately wrong oracle is caught.
+void ExpectEveryPersistPointOfAFileClean(CrashExplorer* explorer,
+                                         const std::string& writes,
+                                         uint64_t seed) {
+  const ExplorerStats stats = explorer->Exhaustive();
+  Report(("exhaustive, " + writes + " on a power-fail-safe file").c_str(),
+         stats);
+  EXPECT_GT(stats.persist_points, 400u);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+  ExpectWrongOracleCaught(
+      explorer, (writes + " on a file, deliberately wrong oracle").c_str(),
+      seed);
 }
 
 TEST(CrashTest, EveryPersistPointOfASmallWorkload) {
@@ -159,13 +177,7 @@ TEST(CrashTest, EveryPersistPointOfSyncWritesOnAPowerFailSafeFile) {
   explorer.CountPersistPoints(&run);
   EXPECT_GT(run.migrations, 0u);
   EXPECT_GT(run.log_compactions, 0u);
-  const ExplorerStats stats = explorer.Exhaustive();
-  Report("exhaustive, sync writes on a power-fail-safe file", stats);
-  EXPECT_GT(stats.persist_points, 400u);
-  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
-  ExpectWrongOracleCaught(&explorer,
-                          "sync writes on a file, deliberately wrong oracle",
-                          SoakSeed(42));
+  ExpectEveryPersistPointOfAFileClean(&explorer, "sync writes", SoakSeed(42));
 
   o.power_fail_safe = false;
   CrashExplorer unordered(o, workload);
@@ -185,13 +197,7 @@ TEST(CrashTest, EveryPersistPointOfWritesOnAPowerFailSafeFile) {
   CrashExplorer explorer(
       o, WithUpdates(RandomWorkload(Soak() ? 1500 : 400, 60, SoakSeed(45))));
   explorer.set_simulate_file(true);
-  const ExplorerStats stats = explorer.Exhaustive();
-  Report("exhaustive, writes on a power-fail-safe file", stats);
-  EXPECT_GT(stats.persist_points, 400u);
-  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
-  ExpectWrongOracleCaught(&explorer,
-                          "writes on a file, deliberately wrong oracle",
-                          SoakSeed(46));
+  ExpectEveryPersistPointOfAFileClean(&explorer, "writes", SoakSeed(46));
 }
 
 // The same with records of every size: payload appends, payload chunks

@@ -103,6 +103,16 @@ std::vector<SyncedWrite> SyncedWrites() {
   };
 }
 
+// Every kind of sync write fails with `expected` and writes nothing;
+// writes without sync go on.
+void ExpectEverySyncWriteRefused(DB* db, const std::string& expected) {
+  for (const SyncedWrite& w : SyncedWrites())
+    EXPECT_EQ(w.write(db, 1).ToString(), expected) << w.name;
+  std::string value;
+  EXPECT_TRUE(db->Get({}, Word(1), &value).IsNotFound());
+  ASSERT_OK(db->Put({}, Word(1), "v")) << "writes without sync go on";
+}
+
 uint64_t Migrations(DB* db) {
   Stats stats;
   EXPECT_OK(db->GetStats(&stats));
@@ -149,6 +159,27 @@ class SyncWriteTest : public ::testing::Test {
     if (!path_.empty()) unlink(path_.c_str());
   }
 
+  // Runs `write` while the pool's syncs are held: a sync begins, and the
+  // write does not return until it is let go; then it succeeds.
+  void ExpectReturnsOnlyOnceAHeldSyncEnds(
+      const std::function<Status()>& write) {
+    faults_->HoldSyncs(true);
+    std::atomic<bool> returned{false};
+    Status status;
+    std::thread writer([&] {
+      status = write();
+      returned = true;
+    });
+    EXPECT_TRUE(Eventually([&] {
+      return faults_->HeldSyncs() == 1 || returned;
+    })) << "neither a sync began nor the write returned";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(returned) << "acknowledged before a sync ended";
+    faults_->HoldSyncs(false);
+    writer.join();
+    EXPECT_OK(status);
+  }
+
   const std::shared_ptr<media::FaultInjectingFileOps> faults_ =
       std::make_shared<media::FaultInjectingFileOps>();
   std::string path_;
@@ -160,21 +191,8 @@ TEST_F(SyncWriteTest, EveryWriteWaitsForASyncThatBeganAfterIt) {
   for (const SyncedWrite& w : SyncedWrites()) {
     SCOPED_TRACE(w.name);
     const uint64_t syncs_before = MediaOf(db_.get()).syncs();
-    faults_->HoldSyncs(true);
-    std::atomic<bool> returned{false};
-    Status status;
-    std::thread writer([&] {
-      status = w.write(db_.get(), ++key);
-      returned = true;
-    });
-    EXPECT_TRUE(Eventually([&] {
-      return faults_->HeldSyncs() == 1 || returned;
-    })) << "neither a sync began nor the write returned";
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    EXPECT_FALSE(returned) << "acknowledged before a sync ended";
-    faults_->HoldSyncs(false);
-    writer.join();
-    EXPECT_OK(status);
+    ExpectReturnsOnlyOnceAHeldSyncEnds(
+        [&] { return w.write(db_.get(), ++key); });
     EXPECT_EQ(MediaOf(db_.get()).syncs(), syncs_before + 1);
   }
 }
@@ -193,19 +211,7 @@ TEST_F(SyncWriteTest, PowerFailSafePoolSyncsWritesThatDoNotAskForIt) {
   for (const auto& [name, write] : writes) {
     SCOPED_TRACE(name);
     const uint64_t syncs_before = MediaOf(db_.get()).syncs();
-    faults_->HoldSyncs(true);
-    std::atomic<bool> returned{false};
-    Status status;
-    std::thread writer([&, w = write] {
-      status = w();
-      returned = true;
-    });
-    EXPECT_TRUE(Eventually([&] { return faults_->HeldSyncs() == 1; }));
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    EXPECT_FALSE(returned) << "acknowledged before a sync ended";
-    faults_->HoldSyncs(false);
-    writer.join();
-    EXPECT_OK(status);
+    ExpectReturnsOnlyOnceAHeldSyncEnds(write);
     EXPECT_GT(MediaOf(db_.get()).syncs(), syncs_before);
   }
 }
@@ -371,11 +377,7 @@ TEST_F(SyncWriteTest, IsRefusedWithoutPowerFailSafe) {
       "opened with Options::power_fail_safe: without it the pages of later "
       "migrations and log recycling reach the disk unordered, and a power "
       "failure while they do can lose the write";
-  for (const SyncedWrite& w : SyncedWrites())
-    EXPECT_EQ(w.write(db_.get(), 1).ToString(), expected) << w.name;
-  std::string value;
-  EXPECT_TRUE(db_->Get({}, Word(1), &value).IsNotFound());
-  ASSERT_OK(db_->Put({}, Word(1), "v")) << "writes without sync go on";
+  ExpectEverySyncWriteRefused(db_.get(), expected);
 }
 
 // A pool once opened power-fail safe stays so: a later opening that does
@@ -434,11 +436,7 @@ TEST(SyncWriteInMemoryTest, IsNotSupported) {
       "NotSupported: WriteOptions::sync: the pool is on a file system in "
       "memory (tmpfs or ramfs), whose contents do not survive power loss; put "
       "the pool on a disk";
-  for (const SyncedWrite& w : SyncedWrites())
-    EXPECT_EQ(w.write(db.get(), 1).ToString(), expected) << w.name;
-  std::string value;
-  EXPECT_TRUE(db->Get({}, Word(1), &value).IsNotFound());
-  ASSERT_OK(db->Put({}, Word(1), "v")) << "writes without sync go on";
+  ExpectEverySyncWriteRefused(db.get(), expected);
   Stats stats;
   ASSERT_OK(db->GetStats(&stats));
   EXPECT_EQ(stats.guarantee,
