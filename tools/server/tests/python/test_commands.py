@@ -256,7 +256,10 @@ def test_sync_writes_on_a_disk(start_server, tmp_path):
     verify_pool(pool)
     r = start_server(pool=str(pool), create=False).client()
     assert r.mget("k", "a", "b", "c") == [b"2", None, b"2", b"3"]
-    assert r.info("persistence")["plush_sync_writes"] == 0
+    persistence = r.info("persistence")
+    assert persistence["plush_sync_writes"] == 0
+    # --sync-writes made the pool power-fail safe, which it stays.
+    assert persistence["plush_power_fail_durable"] == 1
 
 
 def test_resp3_after_hello(server):
