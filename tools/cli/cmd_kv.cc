@@ -60,12 +60,14 @@ CLI::App* AddKvCommand(CLI::App* app, const char* name,
   if (writes) {
     // Close() syncs the pool anyway; what --sync adds is a pool opened
     // power-fail safe, whose background work cannot lose the write at a
-    // power failure, and the engine's refusal of a pool that no sync makes
-    // durable (tmpfs, ramfs).
+    // power failure (in this opening or a later one: the pool stays so),
+    // and the engine's refusal of a pool that no sync makes durable
+    // (tmpfs, ramfs).
     cmd->add_flag("--sync", args->write.sync,
                   "Return only once the write survives power failure (file "
-                  "back end: msync, the pool opened power-fail safe); "
-                  "refused for a pool on tmpfs or ramfs");
+                  "back end: msync; the pool becomes power-fail safe, for "
+                  "good: every later write is synced); refused for a pool "
+                  "on tmpfs or ramfs");
   }
   if (expiry != ExpiryOptions::kNone) {
     AddExpiryOptions(cmd, expiry == ExpiryOptions::kRequired, &args->expiry);
