@@ -693,6 +693,11 @@ bool PayloadLogs::Compact(PayloadChunk* chunk) {
     // chunk can be reused.
     const uint32_t epoch = chunk->epoch + 1 == 0 ? 1 : chunk->epoch + 1;
     PayloadChunkHeader* h = HeaderOf(chunk->offset);
+    // What left an entry unreachable (a newer version, a relocation's
+    // copy) must reach the media before the free can: a sync write's log
+    // append waits for its writer's sync (Media::DrainBeforeSync), and on
+    // a power-fail-safe file this barrier is a sync of the pool.
+    media_.Drain();
     // Counted before the epoch changes: a lookup that sees the new epoch
     // then also sees the count move (table::PayloadResolver).
     frees_started_.fetch_add(1, std::memory_order_seq_cst);
