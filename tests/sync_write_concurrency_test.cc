@@ -230,6 +230,24 @@ TEST_F(SyncWriteTest, UpdateThatChangesNothingSyncsOnlyIfAsked) {
   EXPECT_EQ(MediaOf(db_.get()).syncs(), syncs_before + 1);
 }
 
+// WriteOptions::caller_syncs: in a power-fail-safe pool the write leaves
+// its log append's barrier to the caller's sync; without it the append
+// syncs.
+TEST_F(SyncWriteTest, CallerSyncsLeavesTheBarrierToTheCallersSync) {
+  WriteOptions later;
+  later.caller_syncs = true;
+  ASSERT_OK(db_->Put(later, Word(3), "a"));  // may start the key's log
+  media::Media& m = MediaOf(db_.get());
+  const uint64_t syncs_before = m.syncs();
+  ASSERT_OK(db_->Put(later, Word(3), "b"));
+  ASSERT_OK(db_->Delete(later, Word(3)));
+  EXPECT_EQ(m.syncs(), syncs_before);
+  ASSERT_OK(db_->Sync());
+  EXPECT_EQ(m.syncs(), syncs_before + 1);
+  ASSERT_OK(db_->Put({}, Word(3), "c"));
+  EXPECT_EQ(m.syncs(), syncs_before + 2);
+}
+
 TEST_F(SyncWriteTest, WritesWithoutSyncDoNotSync) {
   Recreate(/*power_fail_safe=*/false);
   const uint64_t syncs_before = MediaOf(db_.get()).syncs();

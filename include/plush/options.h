@@ -234,6 +234,14 @@ struct WriteOptions {
   // for a pool on a file system in memory (tmpfs, ramfs), which nothing
   // makes survive power loss.
   bool sync = false;
+  // true: the caller makes the write durable itself, with a Sync() (or a
+  // sync write) before it counts the write as durable, as a server that
+  // answers many writes after one shared sync does. In a pool opened with
+  // Options::power_fail_safe the write's log append then leaves its
+  // persistence barrier to that sync instead of an msync of its own, and
+  // until the sync a power failure may lose the write (and only it).
+  // Changes nothing elsewhere.
+  bool caller_syncs = false;
   // The moment the records written expire, in Unix milliseconds on the
   // DB's Clock (Options::clock); 0 = never. From the first millisecond
   // after it, the record is absent to every read (Get, MultiGet,

@@ -165,7 +165,8 @@ Status WritePath::WriteRecords(const WriteOptions& options,
     if (options.log) {
       uint32_t chunk_seen = 0;
       if (!logs_.TryAppendBatch(log, logged.data(), logged.size(), spill,
-                                log != own_log, &chunk_seen, options.sync)) {
+                                log != own_log, &chunk_seen,
+                                options.sync || options.caller_syncs)) {
         // Rotating may migrate DRAM entries and free the spill area: never
         // while holding a lock or the area.
         unlock_all();

@@ -235,7 +235,7 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
                                   slot.indirect,  static_cast<uint8_t>(st.size)};
       uint32_t chunk_seen = 0;
       if (!logs_.TryAppend(log, record, log != own_log, &chunk_seen,
-                           options.sync)) {
+                           options.sync || options.caller_syncs)) {
         // Rotating may migrate DRAM entries: never while holding a lock.
         lock.unlock();
         s = logs_.Rotate(log, chunk_seen);

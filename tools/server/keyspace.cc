@@ -30,7 +30,9 @@ Status PoolKeyspace::GetExpiry(std::string_view key, uint64_t* expires_at_ms) {
 
 Status PoolKeyspace::UpdateWithExpiry(
     std::string_view key, const DB::UpdateWithExpiryFunction& fn) {
-  return db_->UpdateWithExpiry(WriteOptions(), key, fn);
+  WriteOptions options;
+  options.caller_syncs = synced_;
+  return db_->UpdateWithExpiry(options, key, fn);
 }
 
 void PoolKeyspace::KeyWritten(std::string_view key) {

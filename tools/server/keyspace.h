@@ -68,8 +68,15 @@ Status EmptyPool(FlushablePool* pool, WriteBatch* first);
 class PoolKeyspace final : public Keyspace {
  public:
   // `flushable`: `db` as a FlushablePool, or null (Flush fails).
-  PoolKeyspace(DB* db, FlushablePool* flushable, WatchedKeys* watched_keys)
-      : db_(db), flushable_(flushable), watched_keys_(watched_keys) {}
+  // `synced`: every write is synced before its reply (--sync-writes:
+  // Connection::AwaitSync), so it leaves its barrier to that sync
+  // (WriteOptions::caller_syncs) and the event loop never waits for one.
+  PoolKeyspace(DB* db, FlushablePool* flushable, WatchedKeys* watched_keys,
+               bool synced)
+      : db_(db),
+        flushable_(flushable),
+        watched_keys_(watched_keys),
+        synced_(synced) {}
 
   Status Get(std::string_view key, std::string* value) override;
   std::vector<Status> MultiGet(const std::vector<std::string_view>& keys,
@@ -85,6 +92,7 @@ class PoolKeyspace final : public Keyspace {
   DB* const db_;
   FlushablePool* const flushable_;
   WatchedKeys* const watched_keys_;
+  const bool synced_;
 };
 
 }  // namespace plush::server

@@ -80,7 +80,7 @@ struct ServerContext {
   KeyspaceGate gate;
   WatchedKeys watched_keys;
   // The commands' way to the pool.
-  PoolKeyspace keyspace{db, flushable, &watched_keys};
+  PoolKeyspace keyspace{db, flushable, &watched_keys, config.sync_writes};
   GroupCommit group_commit;  // writes through gate, tells watched_keys
   ClientRegistry clients;    // the open connections (CLIENT, shutdown)
   const std::chrono::steady_clock::time_point started =
