@@ -106,10 +106,10 @@ class Media {
 
   // The barrier of an append whose writer calls Sync() before it
   // acknowledges the write (a sync write's log append, with its payload
-  // entry; WriteOptions::caller_syncs). With ordered barriers that sync makes it durable, and nothing
-  // supersedes the append before (recovery drops it torn, as a write in
-  // flight): its Drain() leaves out the sync, so that the writers of a
-  // group share one. Elsewhere a Drain().
+  // entry; WriteOptions::caller_syncs). With ordered barriers that sync
+  // makes it durable, and nothing supersedes the append before (recovery
+  // drops it torn, as a write in flight): its Drain() leaves out the
+  // sync, so that the writers of a group share one. Elsewhere a Drain().
   void DrainBeforeSync() noexcept {
     persist_calls_.Add(1);
     ops_.drain(ops_.context);

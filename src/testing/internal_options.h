@@ -22,7 +22,7 @@ struct InternalOptions {
   // in this process's memory, named by the path; crashes are simulated.
   bool simulated = false;
   // With `simulated`: the device models a plain file on a disk instead of
-  // PMem (SimMedia's file models), so that crash tests can prove the file
+  // PMem (SimMedia's file model), so that crash tests can prove the file
   // back end's power-fail guarantee (Options::power_fail_safe).
   bool simulate_file = false;
   // File back end: issue the cache-line flushes and fences that the pmem

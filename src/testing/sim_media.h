@@ -119,7 +119,6 @@ class SimMedia final : public Media {
   // The model of the device from now on (kPmem when created), its barriers
   // unordered. REQUIRES: no thread is using the device.
   void set_model(Model model);
-  Model model() const { return model_; }
   // Marks the device closed so that it can be opened again.
   void ReleaseLock() override { open_.store(false); }
   // Writes the live image to a pool file (which the file back end opens).
