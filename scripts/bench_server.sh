@@ -188,4 +188,4 @@ for size in 8 200; do
 done
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-redis-cli -p "${port[plush]}" info stats | grep -E '^plush_group_comm' | tr -d '\r'
+redis-cli -p "${port[plush]}" info stats | grep -E '^plush_reply_syncs' | tr -d '\r'

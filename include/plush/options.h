@@ -225,10 +225,11 @@ struct WriteOptions {
   // true: the write also survives power failure when the call returns, on
   // every back end. On `file` the pool is synced (msync) after the write;
   // concurrent sync writers share syncs, so that a sync costs each of N
-  // writers about 1/N of one (group commit); a power failure while later
-  // background work is written back can still lose it unless the pool was
-  // opened with Options::power_fail_safe. On `pmem` the logged write is
-  // already durable, and sync adds nothing. Needs log = true (an unlogged
+  // writers about 1/N of one (group commit). The pool must have been
+  // opened with Options::power_fail_safe (NotSupported otherwise: a power
+  // failure while later background work is written back could lose the
+  // write). On `pmem` the logged write is already durable, and sync adds
+  // nothing. Needs log = true (an unlogged
   // write is durable only from the next Checkpoint()): Put, Delete, Write,
   // Update and Increment return InvalidArgument otherwise; and NotSupported
   // for a pool on a file system in memory (tmpfs, ramfs), which nothing
@@ -239,8 +240,9 @@ struct WriteOptions {
   // answers many writes after one shared sync does. In a pool opened with
   // Options::power_fail_safe the write's log append then leaves its
   // persistence barrier to that sync instead of an msync of its own, and
-  // until the sync a power failure may lose the write (and only it).
-  // Changes nothing elsewhere.
+  // goes to the log that sync writes share (one page for the writes a
+  // sync covers); until the sync a power failure may lose the write (and
+  // only it). Changes nothing elsewhere.
   bool caller_syncs = false;
   // The moment the records written expire, in Unix milliseconds on the
   // DB's Clock (Options::clock); 0 = never. From the first millisecond

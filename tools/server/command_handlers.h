@@ -41,9 +41,6 @@ inline constexpr size_t kMaxTransactionBytes = 64 << 20;
 inline constexpr size_t kHeldArgumentBytes = 32;
 size_t TransactionBytes(std::span<const std::string_view> args);
 
-// An engine error as an error reply: "ERR NoSpace: <message>".
-void ReplyError(ReplyWriter& reply, const Status& status);
-
 // What the command reads and writes keys through: the pool, or the
 // overlay of the transaction it runs in (keyspace.h).
 inline Keyspace& Keys(CommandCall& call) {
@@ -54,6 +51,10 @@ inline Keyspace& Keys(CommandCall& call) {
 // touched (in a transaction, once it is committed). REQUIRES: the keyspace
 // gate held.
 void KeyWritten(CommandCall& call, std::string_view key);
+
+// Puts `pairs` through the keyspace (all or none) and answers +OK or the
+// error.
+void PutAndReply(CommandCall& call, std::span<const KeyValue> pairs);
 
 // True iff `arg` is `keyword` (lower case) in any case.
 bool IsKeyword(std::string_view arg, std::string_view keyword);
@@ -83,9 +84,6 @@ void RunSet(CommandCall& call);
 void RunSetNx(CommandCall& call);
 void RunGetSet(CommandCall& call);
 void RunSetEx(CommandCall& call);  // SETEX and PSETEX
-// Whether `args` (any request) is a SET, SETEX or PSETEX that only puts,
-// and so leaves its put in call.puts (IsPlainPut).
-bool IsPlainSet(std::span<const std::string_view> args);
 
 // commands_expiry.cc
 void RunExpire(CommandCall& call);

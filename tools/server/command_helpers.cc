@@ -19,6 +19,16 @@ void KeyWritten(CommandCall& call, std::string_view key) {
   Keys(call).KeyWritten(key);
 }
 
+void PutAndReply(CommandCall& call, std::span<const KeyValue> pairs) {
+  const Status s = Keys(call).Put(pairs);
+  call.wrote = s.ok();
+  if (s.ok()) {
+    call.reply.Ok();
+  } else {
+    ReplyError(call.reply, s);
+  }
+}
+
 void ReplyError(ReplyWriter& reply, const Status& status) {
   reply.Error("ERR " + status.ToString());
 }

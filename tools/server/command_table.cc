@@ -141,21 +141,6 @@ bool ArityMatches(const CommandSpec& spec, size_t arguments) {
 
 std::span<const CommandSpec> AllCommands() { return kCommands; }
 
-bool IsPlainPut(const Session& session,
-                std::span<const std::string_view> args) {
-  if (!session.authenticated || session.transaction) return false;
-  if (IsKeyword(args[0], "mset")) return args.size() >= 3 && args.size() % 2;
-  return IsPlainSet(args);
-}
-
-void ReplyToPuts(ReplyWriter& reply, const Status& status) {
-  if (status.ok()) {
-    reply.Ok();
-  } else {
-    ReplyError(reply, status);
-  }
-}
-
 namespace {
 
 // Between MULTI and EXEC, a command refused before it is queued (unknown,

@@ -15,7 +15,6 @@
 #include <string_view>
 #include <vector>
 
-#include "group_commit.h"
 #include "keyspace.h"
 #include "reply_writer.h"
 #include "server_context.h"
@@ -27,14 +26,8 @@ struct CommandCall {
   Session& session;
   std::span<const std::string_view> args;
   ReplyWriter& reply;
-  // Puts of a command (SET, MSET) that go through the group commit: the
-  // command leaves them here and writes no reply; the caller submits them
-  // to server.group_commit and answers +OK, or the error, when they are
-  // committed. They point into args.
-  std::vector<KeyValue>& puts;
-  // Set by a command that wrote other than through `puts` (INCR, DEL, SET
-  // with options): with --sync-writes its reply may go out only after a
-  // sync that began after it (GroupCommit::AwaitSync).
+  // Set by a command that wrote: with --sync-writes its reply may go out
+  // only after a sync that began after it (reply_sync.h).
   bool wrote = false;
   // What the command reads and writes keys through (Keys()): null for the
   // pool itself (server.keyspace); a transaction's overlay in EXEC.
@@ -44,14 +37,6 @@ struct CommandCall {
 // Runs call.args: authentication, lookup, arity, then the command —
 // or, between MULTI and EXEC, queues it.
 void Execute(CommandCall& call);
-
-// True iff `args` is a command that only puts — SET key value with no
-// option but an expiry, SETEX, PSETEX, or MSET with whole pairs — from a
-// session that may run it now (authenticated, not queueing a
-// transaction): Execute() then adds its puts to call.puts and writes no
-// reply. A connection may run several
-// in a row and commit their puts together (a pipeline of SETs).
-bool IsPlainPut(const Session& session, std::span<const std::string_view> args);
 
 // What COMMAND reports of each command.
 struct CommandSpec {
@@ -95,8 +80,8 @@ std::span<const CommandSpec> AllCommands();
 // The command called `name` (any case), or null.
 const CommandSpec* FindCommand(std::string_view name);
 
-// The reply to a command whose puts were committed with `status`.
-void ReplyToPuts(ReplyWriter& reply, const Status& status);
+// An engine error as an error reply: "ERR NoSpace: <message>".
+void ReplyError(ReplyWriter& reply, const Status& status);
 
 }  // namespace plush::server
 

@@ -27,7 +27,7 @@ std::vector<Parameter> Parameters(const ServerContext& server) {
   const ServerConfig& config = server.config;
   return {
       // No append-only file: answered writes are durable in the pool's
-      // own logs (docs/api.md, "Durability and group commit").
+      // own logs (docs/api.md, "Durability of answered writes").
       {"appendonly", "no"},
       {"bind", config.bind},
       {"databases", "1"},

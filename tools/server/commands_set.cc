@@ -4,12 +4,12 @@
 // PSETEX, and what they do to its expiry: as in Redis, a SET drops it
 // unless KEEPTTL keeps it or EX, PX, EXAT or PXAT sets another.
 //
-// Plain puts — SET without NX, XX, GET or KEEPTTL, SETEX, PSETEX — go
-// through the group commit, each put with its expiry (IsPlainSet). The
-// other writes depend on the current value: an UpdateWithExpiry of the
-// keyspace (keyspace.h), on its own a DB::UpdateWithExpiry, atomic under
-// the key's lock with its own persistence barrier (a WriteBatch cannot
-// hold a condition); in a transaction a write of its overlay. It decides
+// Plain puts — SET without NX, XX, GET or KEEPTTL, SETEX, PSETEX — are a
+// Put of the keyspace, each with its expiry. The other writes depend on
+// the current value: an UpdateWithExpiry of the keyspace (keyspace.h), on
+// its own a DB::UpdateWithExpiry, atomic under the key's lock (a
+// WriteBatch cannot hold a condition); in a transaction a write of its
+// overlay. It decides
 // the new version's expiry with its value — dropped, kept (KEEPTTL) or
 // set — so that SET XX and GETSET drop a TTL in the same atomic step.
 
@@ -33,7 +33,7 @@ struct SetRequest {
 };
 
 // `args` as a SET, SETEX or PSETEX; nullopt for another command, a wrong
-// number of arguments or a syntax error (IsPlainSet sees every request).
+// number of arguments or a syntax error.
 std::optional<SetRequest> ParseSet(std::span<const std::string_view> args) {
   if (IsKeyword(args[0], "set") && args.size() >= 3) {
     SetRequest request{.key = args[1], .value = args[2], .command = "set"};
@@ -54,14 +54,8 @@ std::optional<SetRequest> ParseSet(std::span<const std::string_view> args) {
   return std::nullopt;
 }
 
-// Whether the request only puts (group-committed). Its expiry must be
-// valid whatever the time, so that this is known before the command runs
-// (a put answers nothing until committed: an error would overtake the
-// replies of the puts before it).
+// Whether the request only puts: it depends on nothing the key holds.
 bool IsPlain(const StringOptions& o) {
-  if (o.expiry_form && !SurelyValidPositiveExpiry(o.expiry, *o.expiry_form)) {
-    return false;
-  }
   return !o.only_if_absent && !o.only_if_present && !o.reply_old_value &&
          !o.keep_expiry;
 }
@@ -109,8 +103,9 @@ void RunSetRequest(CommandCall& call, const SetRequest& request) {
     expires_at_ms = static_cast<uint64_t>(time.at_ms);
   }
   if (IsPlain(o)) {
-    // +OK once group-committed; 0 drops the key's expiry.
-    call.puts.push_back({request.key, request.value, expires_at_ms});
+    // 0 drops the key's expiry.
+    const KeyValue put{request.key, request.value, expires_at_ms};
+    PutAndReply(call, {&put, 1});
     return;
   }
   bool stored = false;
@@ -128,11 +123,6 @@ void RunSetRequest(CommandCall& call, const SetRequest& request) {
 }
 
 }  // namespace
-
-bool IsPlainSet(std::span<const std::string_view> args) {
-  const std::optional<SetRequest> request = ParseSet(args);
-  return request && IsPlain(request->options);
-}
 
 // SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL]
 void RunSet(CommandCall& call) {

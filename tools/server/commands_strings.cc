@@ -3,7 +3,7 @@
 // The string commands: GET, MGET, MSET, STRLEN and the INCR family
 // (INCRBYFLOAT included); SET and its kin are in commands_set.cc.
 //
-// MSET's puts go through the group commit, and drop the keys' expiries as
+// MSET's puts are one Put of the keyspace, and drop the keys' expiries as
 // Redis's MSET does. The INCR family's writes depend on the current value:
 // an Update of the keyspace (keyspace.h), on its own a DB::Update, atomic
 // under the key's lock with its own persistence barrier; in a transaction
@@ -145,9 +145,12 @@ void RunMSet(CommandCall& call) {
     call.reply.Error("ERR wrong number of arguments for 'mset' command");
     return;
   }
+  std::vector<KeyValue> puts;
+  puts.reserve(call.args.size() / 2);
   for (size_t i = 1; i < call.args.size(); i += 2) {
-    call.puts.push_back({call.args[i], call.args[i + 1]});
+    puts.push_back({call.args[i], call.args[i + 1]});
   }
+  PutAndReply(call, puts);
 }
 
 void RunStrLen(CommandCall& call) {

@@ -41,16 +41,12 @@ bool WatchedKeyExpired(const CommandCall& call) {
   return expiry != 0 && call.server.clock->NowMs() > expiry;
 }
 
-// Runs one command against `keyspace`. A plain put (SET key value, MSET)
-// leaves its puts rather than a reply (command_table.h): they join the
-// overlay here, and their reply is the outcome.
+// Runs one command against `keyspace`.
 void RunAgainst(CommandCall& call, TransactionKeyspace& keyspace,
                 std::span<const std::string_view> args) {
-  std::vector<KeyValue> puts;
-  CommandCall command{call.server, call.session, args, call.reply, puts};
+  CommandCall command{call.server, call.session, args, call.reply};
   command.keyspace = &keyspace;
   FindCommand(args[0])->run(command);
-  if (!puts.empty()) ReplyToPuts(call.reply, keyspace.Put(puts));
 }
 
 }  // namespace
@@ -72,7 +68,7 @@ void RunInOneBatch(CommandCall& call,
     }
   }
   // With --sync-writes this write is synced itself: the reply need not
-  // wait for the group commit's next sync (call.wrote stays false).
+  // wait for the event loop's next sync (call.wrote stays false).
   const Status s = keyspace.Commit(call.server.config.sync_writes);
   if (s.ok() || first_write == commands.size()) return;
   call.reply.Truncate(first_write_reply);

@@ -12,9 +12,6 @@ namespace {
 // Replies are sent once this many bytes are waiting (or when the buffered
 // requests are done).
 constexpr size_t kFlushBytes = 256 << 10;
-// A pipeline's puts are committed at the latest once this many are
-// waiting (or ServerContext::max_write_bytes of them).
-constexpr size_t kMaxPipelinedPuts = 1024;
 // An output buffer that grew beyond this is given back after a write.
 constexpr size_t kIdleOutputBytes = 1 << 20;
 
@@ -45,8 +42,12 @@ std::string Address(const asio::ip::tcp::endpoint& endpoint) {
 
 }  // namespace
 
-Connection::Connection(asio::ip::tcp::socket socket, ServerContext& server)
-    : socket_(std::move(socket)), server_(server), reply_(&output_) {
+Connection::Connection(asio::ip::tcp::socket socket, ServerContext& server,
+                       ReplySync& reply_sync)
+    : socket_(std::move(socket)),
+      server_(server),
+      reply_sync_(reply_sync),
+      reply_(&output_) {
   session_.id = server_.next_client_id.fetch_add(1);
   session_.authenticated = !server_.config.password.has_value();
   parser_.set_limits(session_.authenticated ? AuthenticatedLimits(server_)
@@ -87,15 +88,14 @@ void Connection::CloseIfIdle(Clock::duration timeout) {
 }
 
 void Connection::Process() {
-  for (;;) {
-    RunBuffered();
-    if (closed_) return;
-    if (puts_.empty()) break;
-    if (!CommitPuts()) return;  // Committed() resumes
-  }
+  RunBuffered();
+  if (closed_) return;
   Touch();
   if (unsynced_from_ != kNone) {
-    AwaitSync();  // Committed() flushes
+    // (The waiter shares the connection's ownership.)
+    reply_sync_.Await(std::shared_ptr<ReplySync::Waiter>(
+        shared_from_this(), static_cast<ReplySync::Waiter*>(this)));
+    // Synced() flushes
   } else if (output_.empty() && !session_.close_after_reply) {
     Read();
   } else {
@@ -107,16 +107,8 @@ void Connection::RunBuffered() {
   using Outcome = RequestParser::Outcome;
   while (!closed_ && !session_.close_after_reply &&
          output_.size() < kFlushBytes) {
-    const Outcome outcome =
-        held_ ? *std::exchange(held_, std::nullopt) : parser_.Next();
+    const Outcome outcome = parser_.Next();
     if (outcome == Outcome::kNeedMore) return;
-    const bool plain_put = outcome == Outcome::kRequest &&
-                           IsPlainPut(session_, parser_.args()) &&
-                           FitsPendingPuts(parser_.args());
-    if (!plain_put && !puts_.empty()) {
-      held_ = outcome;  // its reply follows theirs
-      return;
-    }
     if (outcome == Outcome::kRejected) {
       reply_.Error(parser_.error());
     } else if (outcome == Outcome::kProtocolError) {
@@ -130,97 +122,29 @@ void Connection::RunBuffered() {
 
 void Connection::Run(std::span<const std::string_view> args) {
   const bool was_authenticated = session_.authenticated;
-  const size_t puts_before = puts_.size();
   const size_t reply_from = output_.size();
-  CommandCall call{server_, session_, args, reply_, puts_};
+  CommandCall call{server_, session_, args, reply_};
   Execute(call);
   if (call.wrote && server_.config.sync_writes && unsynced_from_ == kNone)
     unsynced_from_ = reply_from;
-  if (puts_.size() > puts_before) {
-    command_ends_.push_back(puts_.size());
-    for (size_t i = puts_before; i < puts_.size(); ++i) {
-      pending_bytes_ += puts_[i].key.size() + puts_[i].value.size();
-    }
-  }
   if (session_.authenticated != was_authenticated) {  // AUTH, RESET
     parser_.set_limits(session_.authenticated ? AuthenticatedLimits(server_)
                                               : UnauthenticatedLimits());
   }
 }
 
-bool Connection::FitsPendingPuts(std::span<const std::string_view> args) const {
-  if (puts_.empty()) return true;
-  size_t bytes = 0;
-  for (std::string_view arg : args.subspan(1)) bytes += arg.size();
-  return puts_.size() + args.size() / 2 <= kMaxPipelinedPuts &&
-         pending_bytes_ + bytes <= server_.max_write_bytes;
-}
-
-bool Connection::CommitPuts() {
-  committing_ = shared_from_this();
-  commit_state_.store(CommitState::kSubmitting);
-  server_.group_commit.Submit(puts_, command_ends_, this);
-  CommitState expected = CommitState::kSubmitting;
-  if (commit_state_.compare_exchange_strong(expected, CommitState::kWaiting)) {
-    awaiting_commit_ = asio::prefer(socket_.get_executor(),
-                                    asio::execution::outstanding_work.tracked);
-    return false;
-  }
-  // This thread led the group that held the puts: answer them right away
-  // instead of through the event loop.
-  committing_.reset();
-  AnswerPuts();
-  return true;
-}
-
-void Connection::Committed(std::vector<Status> statuses) {
-  statuses_ = std::move(statuses);
-  CommitState expected = CommitState::kSubmitting;
-  if (commit_state_.compare_exchange_strong(expected, CommitState::kDone)) {
-    return;  // still in Submit(): CommitPuts() goes on
-  }
-  asio::post(socket_.get_executor(), [self = std::move(committing_)] {
-    self->awaiting_commit_ = {};
-    if (std::exchange(self->awaiting_sync_, false)) {
-      self->AnswerSync();
-      self->Flush();
-      return;
-    }
-    self->AnswerPuts();
-    self->Process();
-  });
-}
-
-void Connection::AwaitSync() {
-  committing_ = shared_from_this();
-  awaiting_sync_ = true;
-  awaiting_commit_ = asio::prefer(socket_.get_executor(),
-                                  asio::execution::outstanding_work.tracked);
-  commit_state_.store(CommitState::kWaiting);  // Committed() posts
-  server_.group_commit.AwaitSync(this);
-}
-
 // A failed sync is the answer to the first write it was to cover: the
 // replies from there on are dropped (the writes were made, but not
 // durably), and the connection ends after the error, since the replies it
 // owes for the requests after that write are gone.
-void Connection::AnswerSync() {
-  const Status status = statuses_.at(0);
-  statuses_.clear();
+void Connection::Synced(const Status& status) {
   if (!status.ok()) {
     output_.resize(unsynced_from_);
-    ReplyToPuts(reply_, status);
+    ReplyError(reply_, status);
     session_.close_after_reply = true;
   }
   unsynced_from_ = kNone;
-}
-
-void Connection::AnswerPuts() {
-  for (const Status& status : statuses_) ReplyToPuts(reply_, status);
-  statuses_.clear();
-  puts_.clear();
-  command_ends_.clear();
-  pending_bytes_ = 0;
+  Flush();
 }
 
 void Connection::Read() {

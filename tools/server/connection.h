@@ -8,10 +8,8 @@
 // wait to be sent). The replies of one round are capped at kFlushBytes
 // before they are sent, so large replies do not pile up.
 //
-// Plain puts (SET key value, MSET) are answered only when durable, through
-// the group commit: the connection runs the puts it finds in a row in its
-// buffer, submits them together, and waits; the next request (which may
-// read what they wrote) runs once they are committed and answered.
+// With --sync-writes, the replies from the first write of a round on wait
+// for the event loop's next sync (reply_sync.h), and go out with it.
 //
 // Every handler of a connection runs on the thread of its event loop
 // (server.h); Close() may be called from any thread.
@@ -29,7 +27,7 @@
 #include <vector>
 
 #include "client_registry.h"
-#include "group_commit.h"
+#include "reply_sync.h"
 #include "reply_writer.h"
 #include "request_parser.h"
 #include "server_context.h"
@@ -38,11 +36,13 @@ namespace plush::server {
 
 class Connection final : public std::enable_shared_from_this<Connection>,
                          public ClientHandle,
-                         private GroupCommit::Waiter {
+                         private ReplySync::Waiter {
  public:
   using Clock = std::chrono::steady_clock;
 
-  Connection(asio::ip::tcp::socket socket, ServerContext& server);
+  // `reply_sync`: its event loop's (used with --sync-writes only).
+  Connection(asio::ip::tcp::socket socket, ServerContext& server,
+             ReplySync& reply_sync);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -58,29 +58,18 @@ class Connection final : public std::enable_shared_from_this<Connection>,
   void CloseIfIdle(Clock::duration timeout) override;
 
  private:
-  // Runs the buffered requests and commits their puts; ends by reading,
-  // writing, or waiting for a group commit or a sync.
+  // Runs the buffered requests; ends by reading, writing, or waiting for
+  // a sync.
   void Process();
-  // Runs buffered requests until one has to wait for the puts before it,
-  // the buffer is used up, or the replies fill kFlushBytes.
+  // Runs buffered requests until the buffer is used up or the replies
+  // fill kFlushBytes.
   void RunBuffered();
-  // Executes one request; a plain put's puts join puts_.
   void Run(std::span<const std::string_view> args);
-  // True iff the plain put `args` may join puts_ before they are
-  // committed: a submission stays within the limits of one batch.
-  bool FitsPendingPuts(std::span<const std::string_view> args) const;
-  // Submits puts_ to the group commit. True if they were committed (and
-  // answered) before Submit returned; false if Committed() will resume.
-  bool CommitPuts();
-  void AnswerPuts();
-  // --sync-writes: has the writer tell Committed() once a sync covers the
-  // replies from unsynced_from_ on; AnswerSync() then lets them go, or
-  // replaces them with the sync's error and closes the connection.
-  void AwaitSync();
-  void AnswerSync();
+  // --sync-writes: the replies from unsynced_from_ on go out, or are
+  // replaced with the sync's error and the connection closes.
+  void Synced(const Status& status) override;
   void Read();
   void Flush();
-  void Committed(std::vector<Status> statuses) override;  // any thread
   void Shutdown();
   void Touch() {
     last_progress_.store(Clock::now().time_since_epoch().count());
@@ -88,34 +77,15 @@ class Connection final : public std::enable_shared_from_this<Connection>,
 
   asio::ip::tcp::socket socket_;
   ServerContext& server_;
+  ReplySync& reply_sync_;
   RequestParser parser_;
   std::string output_;
   ReplyWriter reply_;
   Session session_;
-  // The puts of the plain-put commands run since the last commit, and
-  // where each command's puts end.
-  std::vector<KeyValue> puts_;
-  std::vector<size_t> command_ends_;
-  size_t pending_bytes_ = 0;  // keys and values in puts_
-  // A parsed outcome that waits for the puts before it to be answered.
-  std::optional<RequestParser::Outcome> held_;
-  // Keeps the connection alive while the group commit holds it.
-  std::shared_ptr<Connection> committing_;
-  // Keeps the event loop running meanwhile (outstanding work): on SHUTDOWN
-  // the loop ends only once the commit is answered (with --sync-writes the
-  // writer thread answers it, after the loop may have run out of handlers).
-  asio::any_io_executor awaiting_commit_;
   // --sync-writes: where in output_ the replies begin that wait for a sync
-  // (of writes made outside the group commit; kNone: none), and whether
-  // the group commit's Committed() answers such a wait (AwaitSync).
+  // (kNone: none).
   static constexpr size_t kNone = ~size_t{0};
   size_t unsynced_from_ = kNone;
-  bool awaiting_sync_ = false;
-  // Who goes on after a commit: CommitPuts() if Committed() came while it
-  // was still in Submit() (kDone), else Committed() (kWaiting).
-  enum class CommitState { kSubmitting, kWaiting, kDone };
-  std::atomic<CommitState> commit_state_{CommitState::kDone};
-  std::vector<Status> statuses_;  // of the last commit or sync
   bool closed_ = false;
   std::atomic<Clock::rep> last_progress_;
 };

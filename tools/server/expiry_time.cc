@@ -14,10 +14,6 @@ namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
-// A clock reading later than any this server will see: validity only
-// shrinks as the time grows, so what is valid then is valid before.
-constexpr int64_t kLatestNow = int64_t{1} << 62;
-
 }  // namespace
 
 ExpiryTime PositiveExpiry(std::string_view arg, TimeForm form,
@@ -31,10 +27,6 @@ ExpiryTime PositiveExpiry(std::string_view arg, TimeForm form,
   if (form.absolute) return {.at_ms = ms};
   if (ms > kMax - now_ms) return {.error = ExpiryError::kInvalid};
   return {.at_ms = now_ms + ms};
-}
-
-bool SurelyValidPositiveExpiry(std::string_view arg, TimeForm form) {
-  return PositiveExpiry(arg, form, kLatestNow).error == ExpiryError::kNone;
 }
 
 ExpiryTime AnyExpiry(std::string_view arg, TimeForm form, int64_t now_ms) {

@@ -48,11 +48,6 @@ struct ExpiryTime {
 // now, do not overflow. A time already past (EXAT 1) is valid.
 ExpiryTime PositiveExpiry(std::string_view arg, TimeForm form, int64_t now_ms);
 
-// Whether PositiveExpiry() of `arg` is valid whatever the clock says (up
-// to 2^62 ms, some 146 million years after 1970): what decides, without
-// reading the clock, that a SET with it may be group-committed.
-bool SurelyValidPositiveExpiry(std::string_view arg, TimeForm form);
-
 // The expiry of EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT: any integer
 // (zero and negative ones name times past) whose conversion and sum with
 // `now_ms` do not overflow.

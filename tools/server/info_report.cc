@@ -136,19 +136,16 @@ class InfoFields final : public StatsTextVisitor {
   std::ostream& out_;
 };
 
-// Redis's counters, the group commit's, then the pool's Stats fields.
+// Redis's counters, the reply syncs, then the pool's Stats fields.
 void StatsSection(const ServerContext& server, const Stats& stats,
                   std::ostream& out) {
-  const GroupCommit::Counters commits = server.group_commit.counters();
   out << "# Stats\r\n"
       << "total_connections_received:" << server.total_connections.load()
       << "\r\n"
       << "total_commands_processed:" << server.commands_processed.load()
       << "\r\n"
       << "rejected_connections:" << server.rejected_connections.load() << "\r\n"
-      << "plush_group_commits:" << commits.groups << "\r\n"
-      << "plush_group_committed_commands:" << commits.commands << "\r\n"
-      << "plush_group_syncs:" << commits.syncs << "\r\n";
+      << "plush_reply_syncs:" << server.reply_syncs.load() << "\r\n";
   InfoFields fields(out);
   stats.ForEachField(&fields);
 }

@@ -35,6 +35,20 @@ Status PoolKeyspace::UpdateWithExpiry(
   return db_->UpdateWithExpiry(options, key, fn);
 }
 
+Status PoolKeyspace::Put(std::span<const KeyValue> pairs) {
+  WriteBatch batch;
+  for (const KeyValue& kv : pairs) {
+    batch.PutWithExpiry(kv.key, kv.value, kv.expires_at_ms);
+  }
+  WriteOptions options;
+  options.caller_syncs = synced_;
+  const Status s = db_->Write(options, &batch);
+  if (s.ok()) {
+    for (const KeyValue& kv : pairs) KeyWritten(kv.key);
+  }
+  return s;
+}
+
 void PoolKeyspace::KeyWritten(std::string_view key) {
   watched_keys_->Touch(key);
 }

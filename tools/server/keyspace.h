@@ -4,8 +4,10 @@
 // implementation of each command (SET, INCR, APPEND, DEL, RENAME...) runs
 // both on its own and inside a transaction:
 //   * PoolKeyspace (here): the pool itself. Each update is one
-//     DB::UpdateWithExpiry, atomic under the key's lock and durable on its
-//     own, and a written key touches its watchers at once.
+//     DB::UpdateWithExpiry, and each command's puts one DB::Write, atomic
+//     under the keys' locks and durable on their own (with --sync-writes
+//     once the event loop's next sync covers them: reply_sync.h); a
+//     written key touches its watchers at once.
 //   * TransactionKeyspace (transaction_keyspace.h): an overlay of the pool
 //     that EXEC (and RENAME) run against, whose writes reach the pool as
 //     one WriteBatch at the end.
@@ -14,6 +16,7 @@
 #define PLUSH_TOOLS_SERVER_KEYSPACE_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +29,14 @@ namespace plush::server {
 
 // Update()'s expiry that keeps the key's own (0, as in WriteOptions).
 inline constexpr uint64_t kKeepExpiry = 0;
+
+// A put: the key's value, and when it expires (Unix ms; 0: never, which
+// drops an expiry the key had, as Redis's SET does).
+struct KeyValue {
+  std::string_view key;
+  std::string_view value;
+  uint64_t expires_at_ms = 0;
+};
 
 class Keyspace {
  public:
@@ -48,6 +59,9 @@ class Keyspace {
   // the key's did (INCR keeps a TTL).
   Status Update(std::string_view key, uint64_t expires_at_ms,
                 const DB::UpdateFunction& fn);
+  // Puts every pair with its expiry (SET, MSET), all or none: one
+  // WriteBatch. A later pair of a key wins.
+  virtual Status Put(std::span<const KeyValue> pairs) = 0;
   // A command wrote `key`, changed or not (WATCH's meaning: watched_keys.h).
   // REQUIRES: the keyspace gate held.
   virtual void KeyWritten(std::string_view key) = 0;
@@ -69,8 +83,8 @@ class PoolKeyspace final : public Keyspace {
  public:
   // `flushable`: `db` as a FlushablePool, or null (Flush fails).
   // `synced`: every write is synced before its reply (--sync-writes:
-  // Connection::AwaitSync), so it leaves its barrier to that sync
-  // (WriteOptions::caller_syncs) and the event loop never waits for one.
+  // ReplySync), so it leaves its barrier to that sync
+  // (WriteOptions::caller_syncs).
   PoolKeyspace(DB* db, FlushablePool* flushable, WatchedKeys* watched_keys,
                bool synced)
       : db_(db),
@@ -85,6 +99,7 @@ class PoolKeyspace final : public Keyspace {
                    uint64_t* expires_at_ms) override;
   Status UpdateWithExpiry(std::string_view key,
                           const DB::UpdateWithExpiryFunction& fn) override;
+  Status Put(std::span<const KeyValue> pairs) override;
   void KeyWritten(std::string_view key) override;
   Status Flush() override;
 

@@ -3,7 +3,7 @@
 // KeyspaceGate: what makes a transaction (MULTI ... EXEC) and WATCH
 // happen at one instant for every other client, as they do in Redis,
 // whose one thread runs one command at a time. Every command that reads or
-// writes keys, and every group commit's write, passes the gate shared, so
+// writes keys, and every sync of the replies, passes the gate shared, so
 // they run side by side on the event loops as before; EXEC and WATCH pass
 // it alone, once every command already inside has left. So no client sees
 // half of a transaction, and no write is half done (written but not yet

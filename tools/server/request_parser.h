@@ -44,7 +44,8 @@ struct RequestLimits {
   // limits can be stored, and every other argument is shorter.
   size_t max_argument_bytes = kMaxValueSize;
   // The arguments of one request together (an MSET): more rejects it.
-  // The server allows what it puts into one write batch (group_commit.h).
+  // The server allows what it puts into one write batch (WriteBatchLimit:
+  // server_context.h).
   size_t max_request_bytes = kMaxBatchBytes;
   // More arguments than an MSET of the largest batch: protocol error.
   size_t max_arguments = 1 + 2 * kMaxBatchRecords;

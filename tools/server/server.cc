@@ -4,7 +4,9 @@
 
 #include <asio.hpp>
 #include <csignal>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -38,6 +40,12 @@ class Server::Impl {
         idle_sweep_(*loops_[0]),
         signals_(*loops_[0], SIGINT, SIGTERM) {
     context_.request_shutdown = [this] { Shutdown(); };
+    for (auto& loop : loops_) {
+      asio::io_context* l = loop.get();
+      reply_syncs_.push_back(std::make_unique<ReplySync>(
+          [l](std::function<void()> fn) { asio::post(*l, std::move(fn)); },
+          db, &context_.gate, &context_.reply_syncs));
+    }
   }
 
   Status Listen() {
@@ -99,9 +107,9 @@ class Server::Impl {
 
  private:
   void Accept() {
-    asio::io_context& loop = *loops_[next_loop_++ % loops_.size()];
-    acceptor_.async_accept(loop, [this](const asio::error_code& error,
-                                        asio::ip::tcp::socket socket) {
+    const size_t i = next_loop_++ % loops_.size();
+    acceptor_.async_accept(*loops_[i], [this, i](const asio::error_code& error,
+                                                 asio::ip::tcp::socket socket) {
       if (stopping_ || error == asio::error::operation_aborted) return;
       if (error) {
         std::cerr << "plush-server: accept: " << error.message() << '\n';
@@ -111,12 +119,12 @@ class Server::Impl {
         });
         return;
       }
-      Admit(std::move(socket));
+      Admit(std::move(socket), *reply_syncs_[i]);
       Accept();
     });
   }
 
-  void Admit(asio::ip::tcp::socket socket) {
+  void Admit(asio::ip::tcp::socket socket, ReplySync& reply_sync) {
     asio::error_code error;
     const asio::ip::tcp::endpoint peer = socket.remote_endpoint(error);
     if (error) return;  // the client is gone already
@@ -128,7 +136,8 @@ class Server::Impl {
       Refuse(std::move(socket), "-ERR max number of clients reached\r\n");
       return;
     }
-    std::make_shared<Connection>(std::move(socket), context_)->Start();
+    std::make_shared<Connection>(std::move(socket), context_, reply_sync)
+        ->Start();
   }
 
   // Sends `error` and closes the connection (Redis counts such clients as
@@ -173,6 +182,9 @@ class Server::Impl {
   // Declared before loops_: the handlers that a loop destroys with it may
   // hold the last reference to a connection, whose destructor uses it.
   ServerContext context_;
+  // One per loop, as loops_ (filled by the constructor); declared before
+  // loops_ for the same reason.
+  std::vector<std::unique_ptr<ReplySync>> reply_syncs_;
 
   std::vector<std::unique_ptr<asio::io_context>> loops_;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>>

@@ -8,6 +8,15 @@
 
 namespace plush::server {
 
+size_t WriteBatchLimit(DB* db) {
+  constexpr size_t kInlineOnlyBatchBytes = 1 << 20;
+  Stats stats;
+  if (!db->GetStats(&stats).ok() || stats.payload_log_count == 0) {
+    return kInlineOnlyBatchBytes;
+  }
+  return stats.payload_chunk_size;
+}
+
 bool IsRangePool(DB* pool) {
   std::string partitioning;
   return pool->GetProperty("plush.partitioning", &partitioning).ok() &&

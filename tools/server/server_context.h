@@ -25,7 +25,6 @@
 
 #include "client_registry.h"
 #include "flushable_pool.h"
-#include "group_commit.h"
 #include "keyspace.h"
 #include "keyspace_gate.h"
 #include "plush/db.h"
@@ -36,6 +35,13 @@
 #include "watched_keys.h"
 
 namespace plush::server {
+
+// The most key and value bytes one request may write, so the most one
+// WriteBatch of the server holds: one payload chunk of `db`
+// (Stats::payload_chunk_size; 1 MiB by default, 128 KiB with the small
+// profile), or for a pool that stores no payload (8-byte keys and values
+// only) 1 MiB. (Plush itself takes batches of up to kMaxBatchBytes.)
+size_t WriteBatchLimit(DB* db);
 
 // Whether `pool` is range-partitioned (ordered).
 bool IsRangePool(DB* pool);
@@ -58,8 +64,6 @@ struct ServerContext {
         max_write_bytes(WriteBatchLimit(pool)),
         ordered(IsRangePool(pool)),
         partitions(PartitionCount(pool)),
-        group_commit(pool, max_write_bytes, &gate, &watched_keys,
-                     config.sync_writes),
         port(config.port) {}
 
   DB* const db;
@@ -70,8 +74,7 @@ struct ServerContext {
   // What expires the pool's keys: the time TTL counts from, and that
   // EXPIRE and SET EX add to.
   const std::shared_ptr<const Clock> clock;
-  // The most argument bytes of one request, and of the puts committed in
-  // one batch (group_commit.h).
+  // The most argument bytes of one request (WriteBatchLimit).
   const size_t max_write_bytes;
   // A range pool: SCAN cursors name keys (scan_cursors.h).
   const bool ordered;
@@ -81,7 +84,6 @@ struct ServerContext {
   WatchedKeys watched_keys;
   // The commands' way to the pool.
   PoolKeyspace keyspace{db, flushable, &watched_keys, config.sync_writes};
-  GroupCommit group_commit;  // writes through gate, tells watched_keys
   ClientRegistry clients;    // the open connections (CLIENT, shutdown)
   const std::chrono::steady_clock::time_point started =
       std::chrono::steady_clock::now();
@@ -95,6 +97,7 @@ struct ServerContext {
   std::atomic<uint64_t> total_connections{0};
   std::atomic<uint64_t> rejected_connections{0};  // over --maxclients
   std::atomic<uint64_t> commands_processed{0};
+  std::atomic<uint64_t> reply_syncs{0};  // --sync-writes: reply_sync.h
   std::atomic<uint64_t> next_client_id{1};
   // Unix time of the last successful SAVE, or of the start before the
   // first (as Redis counts from when it loaded its data).

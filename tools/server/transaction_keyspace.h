@@ -39,7 +39,6 @@
 #include <string_view>
 #include <vector>
 
-#include "group_commit.h"
 #include "keyspace.h"
 #include "plush/db.h"
 #include "plush/options.h"
@@ -69,9 +68,8 @@ class TransactionKeyspace final : public Keyspace {
   // Forgets the writes so far and reads no more from the pool: Commit()
   // then replaces the pool by an empty one holding the writes after it.
   Status Flush() override;
-  // Puts every pair with its expiry, or (a key over its limit) none: an
-  // MSET, a SET.
-  Status Put(std::span<const KeyValue> pairs);
+  // Puts every pair with its expiry, or (a key over its limit) none.
+  Status Put(std::span<const KeyValue> pairs) override;
 
   // How many writes were made (a write of a key already written counts
   // again): a command made some if this grew while it ran.

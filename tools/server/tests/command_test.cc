@@ -1,10 +1,11 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
 // The command layer against a small pool, without sockets: each test runs
-// commands as a connection does (puts through the group commit) and
-// checks the exact bytes of the replies, errors included.
+// commands as a connection does (with --sync-writes, each write's reply
+// after a sync) and checks the exact bytes of the replies, errors included.
 
 #include "command_table.h"
+#include "reply_sync.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -107,37 +109,27 @@ class CommandTest : public ::testing::Test {
   std::string Run(const std::vector<std::string>& args) {
     out_.clear();
     const std::vector<std::string_view> views(args.begin(), args.end());
-    std::vector<KeyValue> puts;
-    CommandCall call{*context_, session_, views, reply_, puts};
+    CommandCall call{*context_, session_, views, reply_};
     Execute(call);
-    // With --sync-writes the writer thread tells these, later.
-    struct Waiter final : GroupCommit::Waiter {
-      void Committed(std::vector<Status> s) override {
-        statuses = s;
-        told.store(true);
-      }
-      std::vector<Status> statuses;
-      std::atomic<bool> told{false};
-    } waiter;
-    if (!puts.empty()) {
-      EXPECT_EQ(out_, "") << "a command with puts replies after the commit";
-      EXPECT_TRUE(IsPlainPut(session_, views));
-      const size_t ends[] = {puts.size()};
-      context_->group_commit.Submit(puts, ends, &waiter);
-      while (!waiter.told.load()) std::this_thread::yield();
-      EXPECT_EQ(waiter.statuses.size(), 1u);
-      for (const Status& s : waiter.statuses) ReplyToPuts(reply_, s);
-    } else {
-      EXPECT_FALSE(IsPlainPut(session_, views));
-      if (call.wrote && context_->config.sync_writes) {
-        // The connection's AwaitSync: a failed sync replaces the reply.
-        context_->group_commit.AwaitSync(&waiter);
-        while (!waiter.told.load()) std::this_thread::yield();
-        EXPECT_EQ(waiter.statuses.size(), 1u);
-        if (!waiter.statuses.at(0).ok()) {
-          out_.clear();
-          ReplyToPuts(reply_, waiter.statuses[0]);
+    if (call.wrote && context_->config.sync_writes) {
+      // As a connection waits for its event loop's sync (here at once): a
+      // failed sync replaces the reply.
+      struct Waiter final : ReplySync::Waiter {
+        void Synced(const Status& s) override {
+          status = s;
+          told = true;
         }
+        Status status;
+        bool told = false;
+      };
+      const auto waiter = std::make_shared<Waiter>();
+      ReplySync sync([](std::function<void()> fn) { fn(); }, context_->db,
+                     &context_->gate, &context_->reply_syncs);
+      sync.Await(waiter);
+      EXPECT_TRUE(waiter->told);
+      if (!waiter->status.ok()) {
+        out_.clear();
+        ReplyError(reply_, waiter->status);
       }
     }
     return out_;
@@ -262,8 +254,7 @@ TEST_F(CommandTest, KeysOverTheLimitAreErrors) {
       "bytes\r\n";
   EXPECT_EQ(Run({"GET", key}), error);
   EXPECT_EQ(Run({"SETNX", key, "v"}), error);
-  // A SET is written as a batch of one (the group commit's): no batch is
-  // named.
+  // A SET is written as a batch of one: no batch is named.
   EXPECT_EQ(Run({"SET", key, "v"}), error);
   EXPECT_EQ(Run({"MSET", key, "v"}), error);
   // An MSET names the pair at fault, from 0.
@@ -551,7 +542,7 @@ TEST_F(CommandTest, InfoReportsThePool) {
         "# Memory\r\n", "maxmemory_policy:noeviction\r\n",
         "# Persistence\r\n", "# Stats\r\n", "# Keyspace\r\n",
         "plush_backend:file\r\n",
-        "plush_power_fail_durable:0\r\n", "plush_group_commits:1\r\n",
+        "plush_power_fail_durable:0\r\n", "plush_reply_syncs:0\r\n",
         "plush_partitioning:hash\r\n", "db0:keys=1,expires=0,avg_ttl=0\r\n"}) {
     EXPECT_NE(info.find(line), std::string::npos) << line;
   }
@@ -900,7 +891,6 @@ TEST_F(CommandTest, SetWithExpiry) {
   EXPECT_EQ(Run({"SET", "k", "v", "PXAT", "9223372036854775807"}), "+OK\r\n");
   EXPECT_EQ(Run({"PTTL", "k"}),
             Header(':', 9223372036854775807u - clock_->NowMs()));
-  // Valid, but too far to be group-committed: an Update of its own.
   EXPECT_EQ(Run({"SET", "k", "v", "PX", "5000000000000000000"}), "+OK\r\n");
   EXPECT_EQ(Run({"PTTL", "k"}), ":5000000000000000000\r\n");
 }

@@ -9,12 +9,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "command_table.h"
@@ -68,30 +66,14 @@ class FlushTest : public ::testing::Test {
     pool_.reset();
   }
 
-  // Runs a command from client `client` (0, 1, 2) and returns its reply;
-  // puts go through the group commit, as a connection's.
+  // Runs a command from client `client` (0, 1, 2) and returns its reply.
   std::string Run(const std::vector<std::string>& args, int client = 0) {
     std::string out;
     ReplyWriter reply(&out);
     reply.set_protocol(2);
     const std::vector<std::string_view> views(args.begin(), args.end());
-    std::vector<KeyValue> puts;
-    CommandCall call{*context_, sessions_[client], views, reply, puts};
+    CommandCall call{*context_, sessions_[client], views, reply};
     Execute(call);
-    if (!puts.empty()) {
-      struct Waiter final : GroupCommit::Waiter {
-        void Committed(std::vector<Status> s) override {
-          status = s.at(0);
-          told.store(true);
-        }
-        Status status;
-        std::atomic<bool> told{false};
-      } waiter;
-      const size_t ends[] = {puts.size()};
-      context_->group_commit.Submit(puts, ends, &waiter);
-      while (!waiter.told.load()) std::this_thread::yield();
-      ReplyToPuts(reply, waiter.status);
-    }
     return out;
   }
 

@@ -22,19 +22,12 @@
 
 #include "plush/db.h"
 #include "server.h"
+#include "synced_pool.h"
 #include "testing/fault_injecting_file_ops.h"
 #include "testing/open_db.h"
 
 namespace plush::server {
 namespace {
-
-// A pool that takes sync writes, as plush-server --sync-writes opens it;
-// of the default sizes, so that no migration adds syncs to those counted.
-Options SyncedPool() {
-  Options o;
-  o.power_fail_safe = true;
-  return o;
-}
 
 // A RESP request of `args`. (Appended: GCC 12 warns falsely about
 // "literal" + std::string.)

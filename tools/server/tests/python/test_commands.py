@@ -122,9 +122,8 @@ def test_sizes_at_the_limits(server):
     assert len(r.mget([f"v{i}" for i in range(1000)])) == 1000
 
 
-def test_pipelines_answer_in_order_and_commit_together(server):
+def test_pipelines_answer_in_order(server):
     r = server.client()
-    before = r.info("stats")
     pipe = r.pipeline(transaction=False)
     for i in range(2000):
         pipe.set(f"p{i}", i)
@@ -145,12 +144,6 @@ def test_pipelines_answer_in_order_and_commit_together(server):
             assert isinstance(got, redis.ResponseError)
         else:
             assert got == want
-    after = r.info("stats")
-    commands = (after["plush_group_committed_commands"]
-                - before["plush_group_committed_commands"])
-    groups = after["plush_group_commits"] - before["plush_group_commits"]
-    assert commands == 2000
-    assert groups < commands / 10, (groups, commands)
 
 
 @pytest.mark.parametrize("pool_options", [[], ["--range"]])
@@ -245,6 +238,15 @@ def test_sync_writes_on_a_disk(start_server, tmp_path):
     assert r.mset({"a": "1", "b": "2"})
     assert r.delete("a") == 1
     assert r.setnx("c", "3")
+    # A pipeline's writes wait for one sync of their event loop's pass (or
+    # a few: the loop may read the pipeline in several passes).
+    syncs = r.info("stats")["plush_reply_syncs"]
+    pipe = r.pipeline(transaction=False)
+    for i in range(1000):
+        pipe.set(f"p{i}", i)
+        pipe.incr("n")
+    assert pipe.execute() == [x for i in range(1000) for x in (True, i + 1)]
+    assert r.info("stats")["plush_reply_syncs"] - syncs < 100
     info = r.info()  # every section, merged: no other one contradicts
     assert info["plush_sync_writes"] == 1
     assert info["plush_power_fail_durable"] == 1

@@ -269,9 +269,8 @@ def test_no_reader_sees_half_a_transaction(start_server):
     assert int(r.get("a")) > 0 and r.get("a") == r.get("b")
 
 
-def test_a_transaction_sees_no_group_commit_half_way(start_server):
-    # MSETs go through the group commit; EXEC reads a and b between two of
-    # its writes, never during one.
+def test_a_transaction_sees_no_mset_half_way(start_server):
+    # EXEC reads a and b between two MSETs, never during one.
     server = start_server("--threads", "4")
     server.client().mset({"a": 0, "b": 0})
     stop = threading.Event()

@@ -1,0 +1,29 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+
+#include "reply_sync.h"
+
+#include <utility>
+
+namespace plush::server {
+
+void ReplySync::Await(std::shared_ptr<Waiter> waiter) {
+  waiting_.push_back(std::move(waiter));
+  if (waiting_.size() == 1) post_([this] { SyncWaiters(); });
+}
+
+void ReplySync::SyncWaiters() {
+  // Taken first: a waiter that Synced() sends on may await the next sync.
+  std::vector<std::shared_ptr<Waiter>> waiters = std::move(waiting_);
+  waiting_.clear();
+  Status status;
+  {
+    SharedGateLock gate(gate_);  // as every call to the pool (FLUSHDB)
+    status = db_->Sync();
+  }
+  syncs_->fetch_add(1, std::memory_order_relaxed);
+  for (const std::shared_ptr<Waiter>& waiter : waiters) {
+    waiter->Synced(status);
+  }
+}
+
+}  // namespace plush::server

@@ -1,0 +1,163 @@
+// Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
+//
+// ReplySync on a power-fail-safe pool file whose msyncs are counted (and
+// failed on demand): the writes of a pass leave their barriers to its one
+// sync, which tells every waiter; a waiter of the next pass gets the next
+// sync; a failed sync is every waiter's answer, and stays.
+
+#include "reply_sync.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "keyspace.h"
+#include "keyspace_gate.h"
+#include "synced_pool.h"
+#include "testing/fault_injecting_file_ops.h"
+#include "testing/open_db.h"
+#include "watched_keys.h"
+
+namespace plush::server {
+namespace {
+
+class RecordingWaiter final : public ReplySync::Waiter {
+ public:
+  void Synced(const Status& s) override {
+    statuses.push_back(s);
+    if (then) std::exchange(then, nullptr)();
+  }
+  std::vector<Status> statuses;
+  std::function<void()> then;  // run once, from inside Synced()
+};
+
+class ReplySyncTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = testing::TempDir() + "/plush_reply_sync_test_" +
+            std::to_string(getpid()) + ".pool";
+    std::filesystem::remove(path_);
+    ASSERT_TRUE(OpenDB(SyncedPool(), {.file_ops = faults_}, path_, &db_).ok());
+    keyspace_ = std::make_unique<PoolKeyspace>(db_.get(), nullptr, &watched_,
+                                               /*synced=*/true);
+    sync_ = std::make_unique<ReplySync>(
+        [this](std::function<void()> fn) { posted_.push_back(std::move(fn)); },
+        db_.get(), &gate_, &syncs_);
+    // The keys' first writes: their logs' first chunks taken (msyncs that
+    // the tests do not count).
+    for (const char* key : {"a", "b", "k"}) Set(key, "0");
+  }
+  void TearDown() override {
+    EXPECT_EQ(db_->Close().ok(), !sync_failed_);  // a failed sync is sticky
+    std::filesystem::remove(path_);
+  }
+
+  // Runs what was posted, in order, as the event loop would: what the
+  // handlers post meanwhile runs too.
+  void RunLoop() {
+    while (!posted_.empty()) {
+      std::function<void()> next = std::move(posted_.front());
+      posted_.erase(posted_.begin());
+      next();
+    }
+  }
+
+  // A write as a command makes it (SET k v), leaving its barrier to the
+  // reply's sync.
+  void Set(const std::string& key, const std::string& value) {
+    const KeyValue put{key, value};
+    ASSERT_TRUE(keyspace_->Put({&put, 1}).ok());
+  }
+
+  std::string path_;
+  const std::shared_ptr<media::FaultInjectingFileOps> faults_ =
+      std::make_shared<media::FaultInjectingFileOps>();
+  std::unique_ptr<DB> db_;
+  bool sync_failed_ = false;
+  KeyspaceGate gate_;
+  WatchedKeys watched_;
+  std::unique_ptr<PoolKeyspace> keyspace_;
+  std::vector<std::function<void()>> posted_;  // the event loop's queue
+  std::atomic<uint64_t> syncs_{0};
+  std::unique_ptr<ReplySync> sync_;
+};
+
+TEST_F(ReplySyncTest, OneSyncCoversEveryWaiterOfAPass) {
+  const int msyncs = faults_->syncs();
+  const auto a = std::make_shared<RecordingWaiter>();
+  const auto b = std::make_shared<RecordingWaiter>();
+  const auto c = std::make_shared<RecordingWaiter>();
+  Set("a", "1");
+  sync_->Await(a);
+  Set("b", "2");
+  sync_->Await(b);
+  sync_->Await(c);  // a read of what they wrote, say
+  EXPECT_EQ(posted_.size(), 1u) << "one sync per pass";
+  EXPECT_EQ(faults_->syncs(), msyncs) << "the writes left it to the sync";
+  EXPECT_TRUE(a->statuses.empty()) << "told before the sync";
+  RunLoop();
+  EXPECT_EQ(faults_->syncs(), msyncs + 1);
+  EXPECT_EQ(syncs_.load(), 1u);
+  for (const auto& w : {a, b, c}) {
+    ASSERT_EQ(w->statuses.size(), 1u);
+    EXPECT_TRUE(w->statuses[0].ok()) << w->statuses[0].ToString();
+  }
+}
+
+// A connection that its sync's answer sent on may write and wait again
+// before the loop's pass ends: that write came after the sync began, so
+// it waits for the next one.
+TEST_F(ReplySyncTest, AWaiterOfTheNextPassGetsTheNextSync) {
+  const int msyncs = faults_->syncs();
+  const auto first = std::make_shared<RecordingWaiter>();
+  const auto next = std::make_shared<RecordingWaiter>();
+  first->then = [&] {
+    EXPECT_TRUE(next->statuses.empty());
+    Set("k", "2");
+    sync_->Await(next);
+  };
+  Set("k", "1");
+  sync_->Await(first);
+  RunLoop();
+  EXPECT_EQ(faults_->syncs(), msyncs + 2);
+  EXPECT_EQ(syncs_.load(), 2u);
+  ASSERT_EQ(next->statuses.size(), 1u);
+  EXPECT_TRUE(next->statuses[0].ok());
+}
+
+TEST_F(ReplySyncTest, AFailedSyncIsEveryWaitersAnswerAndStays) {
+  const std::string failed =
+      "IOError: a sync of the pool failed; writes and syncs are refused "
+      "until the pool is opened again: msync of the pool file: Input/output "
+      "error";
+  const auto a = std::make_shared<RecordingWaiter>();
+  const auto b = std::make_shared<RecordingWaiter>();
+  Set("a", "1");
+  sync_->Await(a);
+  Set("b", "2");
+  sync_->Await(b);
+  faults_->FailNextSyncs(1, EIO);
+  sync_failed_ = true;
+  RunLoop();
+  for (const auto& w : {a, b}) {
+    ASSERT_EQ(w->statuses.size(), 1u);
+    EXPECT_EQ(w->statuses[0].ToString(), failed);
+  }
+  // Sticky: the next pass is told the same, though no sync fails now.
+  const auto later = std::make_shared<RecordingWaiter>();
+  sync_->Await(later);
+  RunLoop();
+  ASSERT_EQ(later->statuses.size(), 1u);
+  EXPECT_EQ(later->statuses[0].ToString(), failed);
+}
+
+}  // namespace
+}  // namespace plush::server
