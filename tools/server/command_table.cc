@@ -141,6 +141,12 @@ bool ArityMatches(const CommandSpec& spec, size_t arguments) {
 
 std::span<const CommandSpec> AllCommands() { return kCommands; }
 
+bool MayWrite(std::span<const std::string_view> args) {
+  const CommandSpec* spec = FindCommand(args[0]);
+  return spec != nullptr &&
+         (spec->flags & (F::kWrite | F::kAlone | F::kOneBatch)) != 0;
+}
+
 namespace {
 
 // Between MULTI and EXEC, a command refused before it is queued (unknown,

@@ -38,6 +38,10 @@ struct CommandCall {
 // or, between MULTI and EXEC, queues it.
 void Execute(CommandCall& call);
 
+// Whether `args` names a command that may write keys (a write, EXEC, a
+// command run as one batch, FLUSHDB), whatever its arguments.
+bool MayWrite(std::span<const std::string_view> args);
+
 // What COMMAND reports of each command.
 struct CommandSpec {
   enum Flag : uint32_t {

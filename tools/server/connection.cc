@@ -124,9 +124,17 @@ void Connection::Run(std::span<const std::string_view> args) {
   const bool was_authenticated = session_.authenticated;
   const size_t reply_from = output_.size();
   CommandCall call{server_, session_, args, reply_};
+  const bool sync_writes = server_.config.sync_writes;
+  const bool may_write = sync_writes && MayWrite(args);
+  if (may_write) server_.synced_writes.Begin();
   Execute(call);
-  if (call.wrote && server_.config.sync_writes && unsynced_from_ == kNone)
+  if (may_write) server_.synced_writes.End();
+  // A reply that may show a write not yet synced, its own or another's,
+  // waits for a sync.
+  if (sync_writes && unsynced_from_ == kNone &&
+      (call.wrote || server_.synced_writes.Uncovered())) {
     unsynced_from_ = reply_from;
+  }
   if (session_.authenticated != was_authenticated) {  // AUTH, RESET
     parser_.set_limits(session_.authenticated ? AuthenticatedLimits(server_)
                                               : UnauthenticatedLimits());

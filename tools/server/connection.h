@@ -9,7 +9,9 @@
 // before they are sent, so large replies do not pile up.
 //
 // With --sync-writes, the replies from the first write of a round on wait
-// for the event loop's next sync (reply_sync.h), and go out with it.
+// for the event loop's next sync (reply_sync.h), and go out with it; so
+// do those of reads while another connection's write may be unsynced
+// (SyncedWrites).
 //
 // Every handler of a connection runs on the thread of its event loop
 // (server.h); Close() may be called from any thread.

@@ -6,6 +6,14 @@
 
 namespace plush::server {
 
+void SyncedWrites::Covered(uint64_t ended) {
+  uint64_t covered = covered_.load(std::memory_order_seq_cst);
+  while (covered < ended &&
+         !covered_.compare_exchange_weak(covered, ended,
+                                         std::memory_order_seq_cst)) {
+  }
+}
+
 void ReplySync::Await(std::shared_ptr<Waiter> waiter) {
   waiting_.push_back(std::move(waiter));
   if (waiting_.size() == 1) post_([this] { SyncWaiters(); });
@@ -15,12 +23,14 @@ void ReplySync::SyncWaiters() {
   // Taken first: a waiter that Synced() sends on may await the next sync.
   std::vector<std::shared_ptr<Waiter>> waiters = std::move(waiting_);
   waiting_.clear();
+  const uint64_t ended = writes_->Ended();
   Status status;
   {
     SharedGateLock gate(gate_);  // as every call to the pool (FLUSHDB)
     status = db_->Sync();
   }
   syncs_->fetch_add(1, std::memory_order_relaxed);
+  if (status.ok()) writes_->Covered(ended);
   for (const std::shared_ptr<Waiter>& waiter : waiters) {
     waiter->Synced(status);
   }

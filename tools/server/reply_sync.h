@@ -27,6 +27,35 @@
 
 namespace plush::server {
 
+// The writes the loops' syncs have covered, for the replies that follow
+// no write of their own connection: a read may have seen another
+// connection's write, made but not yet synced, and a power failure would
+// then take back what it answered. Such a reply waits for a sync too
+// while any write begun before it is not known covered. Thread-safe.
+class SyncedWrites {
+ public:
+  // Around a request that may write (Begin before it runs, End after).
+  void Begin() { begun_.fetch_add(1, std::memory_order_seq_cst); }
+  void End() { ended_.fetch_add(1, std::memory_order_seq_cst); }
+  // Read before a sync begins: the writes it will cover.
+  uint64_t Ended() const { return ended_.load(std::memory_order_seq_cst); }
+  // After that sync succeeded.
+  void Covered(uint64_t ended);
+  // Whether a reply made now may show a write no sync has covered: some
+  // write begun so far was not ended when the last successful sync began.
+  // (If every write begun by now had ended when a sync began, none began
+  // after it: the counts would differ.)
+  bool Uncovered() const {
+    return begun_.load(std::memory_order_seq_cst) >
+           covered_.load(std::memory_order_seq_cst);
+  }
+
+ private:
+  std::atomic<uint64_t> begun_{0};
+  std::atomic<uint64_t> ended_{0};
+  std::atomic<uint64_t> covered_{0};
+};
+
 class ReplySync {
  public:
   class Waiter {
@@ -43,10 +72,15 @@ class ReplySync {
   // it have run (asio::post).
   using Post = std::function<void(std::function<void()>)>;
 
-  // `syncs` counts the syncs made (INFO); the loops share it.
-  ReplySync(Post post, DB* db, KeyspaceGate* gate,
+  // `syncs` counts the syncs made (INFO), and each successful one tells
+  // `writes` what it covered; the loops share both.
+  ReplySync(Post post, DB* db, KeyspaceGate* gate, SyncedWrites* writes,
             std::atomic<uint64_t>* syncs)
-      : post_(std::move(post)), db_(db), gate_(gate), syncs_(syncs) {}
+      : post_(std::move(post)),
+        db_(db),
+        gate_(gate),
+        writes_(writes),
+        syncs_(syncs) {}
   ReplySync(const ReplySync&) = delete;
   ReplySync& operator=(const ReplySync&) = delete;
 
@@ -60,6 +94,7 @@ class ReplySync {
   const Post post_;
   DB* const db_;
   KeyspaceGate* const gate_;
+  SyncedWrites* const writes_;
   std::atomic<uint64_t>* const syncs_;
   std::vector<std::shared_ptr<Waiter>> waiting_;  // on the loop's thread
 };

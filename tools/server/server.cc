@@ -44,7 +44,8 @@ class Server::Impl {
       asio::io_context* l = loop.get();
       reply_syncs_.push_back(std::make_unique<ReplySync>(
           [l](std::function<void()> fn) { asio::post(*l, std::move(fn)); },
-          db, &context_.gate, &context_.reply_syncs));
+          db, &context_.gate, &context_.synced_writes,
+          &context_.reply_syncs));
     }
   }
 

@@ -29,6 +29,7 @@
 #include "keyspace_gate.h"
 #include "plush/db.h"
 #include "plush/options.h"
+#include "reply_sync.h"
 #include "scan_cursors.h"
 #include "server_config.h"
 #include "util/wall_clock.h"
@@ -97,7 +98,10 @@ struct ServerContext {
   std::atomic<uint64_t> total_connections{0};
   std::atomic<uint64_t> rejected_connections{0};  // over --maxclients
   std::atomic<uint64_t> commands_processed{0};
-  std::atomic<uint64_t> reply_syncs{0};  // --sync-writes: reply_sync.h
+  // --sync-writes: the syncs of replies, and the writes they covered
+  // (reply_sync.h).
+  std::atomic<uint64_t> reply_syncs{0};
+  SyncedWrites synced_writes;
   std::atomic<uint64_t> next_client_id{1};
   // Unix time of the last successful SAVE, or of the start before the
   // first (as Redis counts from when it loaded its data).

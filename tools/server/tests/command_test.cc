@@ -124,7 +124,8 @@ class CommandTest : public ::testing::Test {
       };
       const auto waiter = std::make_shared<Waiter>();
       ReplySync sync([](std::function<void()> fn) { fn(); }, context_->db,
-                     &context_->gate, &context_->reply_syncs);
+                     &context_->gate, &context_->synced_writes,
+                     &context_->reply_syncs);
       sync.Await(waiter);
       EXPECT_TRUE(waiter->told);
       if (!waiter->status.ok()) {

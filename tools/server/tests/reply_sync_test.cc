@@ -3,7 +3,8 @@
 // ReplySync on a power-fail-safe pool file whose msyncs are counted (and
 // failed on demand): the writes of a pass leave their barriers to its one
 // sync, which tells every waiter; a waiter of the next pass gets the next
-// sync; a failed sync is every waiter's answer, and stays.
+// sync; a failed sync is every waiter's answer, and stays. SyncedWrites:
+// which writes a sync covered.
 
 #include "reply_sync.h"
 
@@ -50,7 +51,7 @@ class ReplySyncTest : public ::testing::Test {
                                                /*synced=*/true);
     sync_ = std::make_unique<ReplySync>(
         [this](std::function<void()> fn) { posted_.push_back(std::move(fn)); },
-        db_.get(), &gate_, &syncs_);
+        db_.get(), &gate_, &writes_, &syncs_);
     // The keys' first writes: their logs' first chunks taken (msyncs that
     // the tests do not count).
     for (const char* key : {"a", "b", "k"}) Set(key, "0");
@@ -70,11 +71,13 @@ class ReplySyncTest : public ::testing::Test {
     }
   }
 
-  // A write as a command makes it (SET k v), leaving its barrier to the
-  // reply's sync.
+  // A write as a connection makes it (SET k v): counted, its barrier left
+  // to the reply's sync.
   void Set(const std::string& key, const std::string& value) {
     const KeyValue put{key, value};
+    writes_.Begin();
     ASSERT_TRUE(keyspace_->Put({&put, 1}).ok());
+    writes_.End();
   }
 
   std::string path_;
@@ -86,6 +89,7 @@ class ReplySyncTest : public ::testing::Test {
   WatchedKeys watched_;
   std::unique_ptr<PoolKeyspace> keyspace_;
   std::vector<std::function<void()>> posted_;  // the event loop's queue
+  SyncedWrites writes_;
   std::atomic<uint64_t> syncs_{0};
   std::unique_ptr<ReplySync> sync_;
 };
@@ -106,6 +110,7 @@ TEST_F(ReplySyncTest, OneSyncCoversEveryWaiterOfAPass) {
   RunLoop();
   EXPECT_EQ(faults_->syncs(), msyncs + 1);
   EXPECT_EQ(syncs_.load(), 1u);
+  EXPECT_FALSE(writes_.Uncovered());
   for (const auto& w : {a, b, c}) {
     ASSERT_EQ(w->statuses.size(), 1u);
     EXPECT_TRUE(w->statuses[0].ok()) << w->statuses[0].ToString();
@@ -151,12 +156,44 @@ TEST_F(ReplySyncTest, AFailedSyncIsEveryWaitersAnswerAndStays) {
     ASSERT_EQ(w->statuses.size(), 1u);
     EXPECT_EQ(w->statuses[0].ToString(), failed);
   }
+  EXPECT_TRUE(writes_.Uncovered()) << "a failed sync covers nothing";
   // Sticky: the next pass is told the same, though no sync fails now.
   const auto later = std::make_shared<RecordingWaiter>();
   sync_->Await(later);
   RunLoop();
   ASSERT_EQ(later->statuses.size(), 1u);
   EXPECT_EQ(later->statuses[0].ToString(), failed);
+}
+
+TEST(SyncedWritesTest, AWriteIsUncoveredUntilASyncThatBeganAfterItEnded) {
+  SyncedWrites writes;
+  EXPECT_FALSE(writes.Uncovered());
+  writes.Begin();
+  EXPECT_TRUE(writes.Uncovered()) << "a reader may see it already";
+  const uint64_t too_early = writes.Ended();  // a sync begun before its end
+  writes.End();
+  writes.Covered(too_early);
+  EXPECT_TRUE(writes.Uncovered());
+  writes.Covered(writes.Ended());
+  EXPECT_FALSE(writes.Uncovered());
+  // A report of an older sync arriving late takes nothing back.
+  writes.Covered(too_early);
+  EXPECT_FALSE(writes.Uncovered());
+}
+
+// A sync that began while one write ran covers the writes that had ended,
+// but not so that readers could skip the one still running.
+TEST(SyncedWritesTest, AWriteStillRunningKeepsEveryReplyWaiting) {
+  SyncedWrites writes;
+  writes.Begin();  // a long write
+  writes.Begin();  // a short one
+  writes.End();
+  writes.Covered(writes.Ended());
+  EXPECT_TRUE(writes.Uncovered());
+  writes.End();  // the long one
+  EXPECT_TRUE(writes.Uncovered());
+  writes.Covered(writes.Ended());
+  EXPECT_FALSE(writes.Uncovered());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -64,8 +65,19 @@ class Client {
   // Sends `request` and reads until `expected_bytes` arrived or the server
   // closed the connection.
   std::string Call(const std::string& request, size_t expected_bytes) {
+    Send(request);
+    return Receive(expected_bytes);
+  }
+  void Send(const std::string& request) {
     EXPECT_EQ(send(fd_, request.data(), request.size(), 0),
               static_cast<ssize_t>(request.size()));
+  }
+  // Whether a byte arrives within `ms` milliseconds.
+  bool AnswersWithin(int ms) {
+    pollfd p{fd_, POLLIN, 0};
+    return poll(&p, 1, ms) > 0;
+  }
+  std::string Receive(size_t expected_bytes) {
     std::string reply;
     char buffer[4096];
     while (reply.size() < expected_bytes) {
@@ -89,6 +101,8 @@ class Client {
 
 class SyncWritesTest : public ::testing::Test {
  protected:
+  explicit SyncWritesTest(unsigned threads = 1) : threads_(threads) {}
+
   void SetUp() override {
     path_ = testing::TempDir() + "/plush_sync_writes_test_" +
             std::to_string(getpid()) + ".pool";
@@ -98,7 +112,7 @@ class SyncWritesTest : public ::testing::Test {
             .ok());
     ServerConfig config;
     config.port = 0;
-    config.threads = 1;
+    config.threads = threads_;
     config.sync_writes = true;
     server_ = std::make_unique<Server>(db_.get(), config);
     ASSERT_TRUE(server_->Listen().ok());
@@ -114,6 +128,7 @@ class SyncWritesTest : public ::testing::Test {
     std::filesystem::remove(path_);
   }
 
+  const unsigned threads_;  // event loops
   std::string path_;
   const std::shared_ptr<media::FaultInjectingFileOps> faults_ =
       std::make_shared<media::FaultInjectingFileOps>();
@@ -153,6 +168,36 @@ TEST_F(SyncWritesTest, AFailedSyncIsTheReplyAndEndsTheConnection) {
   Client next(server_->port());
   ASSERT_TRUE(next.connected());
   EXPECT_EQ(next.Call(Request({"SET", "k", "v"}), kFailed.size()), kFailed);
+}
+
+// Two event loops: the connections of a test are served one on each.
+class SyncWritesOnTwoLoopsTest : public SyncWritesTest {
+ protected:
+  SyncWritesOnTwoLoopsTest() : SyncWritesTest(2) {}
+};
+
+// A read on one loop may see a write that the other loop has not synced
+// yet: its reply waits for a sync too, so that no client is told a value
+// that a power failure then takes back.
+TEST_F(SyncWritesOnTwoLoopsTest, AReadOfAnUnsyncedWriteWaitsForASync) {
+  Client writer(server_->port());
+  Client reader(server_->port());
+  ASSERT_TRUE(writer.connected() && reader.connected());
+  // The key's log started, its first sync made.
+  EXPECT_EQ(writer.Call(Request({"INCR", "n"}), 4), ":1\r\n");
+  faults_->HoldSyncs(true);
+  writer.Send(Request({"INCR", "n"}));
+  for (int i = 0; i < 10000 && faults_->HeldSyncs() == 0; ++i) usleep(1000);
+  ASSERT_EQ(faults_->HeldSyncs(), 1) << "the INCR's reply waits for its sync";
+  reader.Send(Request({"GET", "n"}));
+  EXPECT_FALSE(reader.AnswersWithin(300)) << "answered an unsynced value";
+  faults_->HoldSyncs(false);
+  EXPECT_EQ(writer.Receive(4), ":2\r\n");
+  EXPECT_EQ(reader.Receive(7), "$1\r\n2\r\n");
+  // Every write synced: a read waits for nothing, even with syncs held.
+  faults_->HoldSyncs(true);
+  EXPECT_EQ(reader.Call(Request({"GET", "n"}), 7), "$1\r\n2\r\n");
+  faults_->HoldSyncs(false);
 }
 
 }  // namespace
