@@ -43,9 +43,17 @@ std::string Bytes(uint64_t word, uint32_t size, uint64_t domain) {
   return out;
 }
 
+Status ApplyWrite(DB* db, const Op& op);
+
 Status Apply(DB* db, const Op& op) {
+  const Status s = ApplyWrite(db, op);
+  return s.ok() && op.then_sync ? db->Sync() : s;
+}
+
+Status ApplyWrite(DB* db, const Op& op) {
   WriteOptions write;
   write.sync = op.sync;
+  write.caller_syncs = op.caller_syncs;
   write.expires_at_ms = op.expires_at_ms;
   switch (op.kind) {
     case Op::Kind::kPut:

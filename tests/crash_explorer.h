@@ -53,6 +53,11 @@ struct Op {
   uint32_t key_size = 8;    // bytes of KeyBytes(key, key_size)
   uint32_t value_size = 8;  // kPut, kUpdate: bytes of the values written
   bool sync = false;        // kPut, kDelete, kUpdate: WriteOptions::sync
+  // kPut, kDelete, kUpdate: WriteOptions::caller_syncs, and whether the
+  // op then calls DB::Sync() (as plush-server does before it answers): the
+  // op is acknowledged once that returns.
+  bool caller_syncs = false;
+  bool then_sync = false;
   uint64_t expires_at_ms = 0;  // kPut, kUpdate: the expiry written
 };
 

@@ -188,6 +188,35 @@ TEST(CrashTest, EveryPersistPointOfSyncWritesOnAPowerFailSafeFile) {
   EXPECT_GT(lost.failures, 0u);
 }
 
+// Writes whose caller syncs after each (plush-server under --sync-writes):
+// their log appends leave their barriers to that sync and go to the sync
+// log, mixed with writes that sync at their own barrier. The control
+// leaves the sync out: acknowledged writes a power failure then loses
+// must be found.
+TEST(CrashTest, EveryPersistPointOfCallerSyncedWritesOnAPowerFailSafeFile) {
+  std::vector<Op> workload =
+      WithUpdates(RandomWorkload(Soak() ? 1500 : 400, 60, SoakSeed(47)));
+  bool caller_syncs = true;
+  for (Op& op : workload) {
+    if (!WritesKey(op)) continue;
+    op.caller_syncs = op.then_sync = caller_syncs;
+    caller_syncs = !caller_syncs;
+  }
+  Options o = TinyCrashPool();
+  o.power_fail_safe = true;
+  CrashExplorer explorer(o, workload);
+  explorer.set_simulate_file(true);
+  ExpectEveryPersistPointOfAFileClean(&explorer, "caller-synced writes",
+                                      SoakSeed(48));
+
+  for (Op& op : workload) op.then_sync = false;
+  CrashExplorer unsynced(o, workload);
+  unsynced.set_simulate_file(true);
+  const ExplorerStats lost = unsynced.Exhaustive();
+  Report("caller-synced writes never synced (control)", lost);
+  EXPECT_GT(lost.failures, 0u);
+}
+
 // In a power-fail-safe pool every barrier is a sync, a write's log
 // append's too: a workload of puts, deletes and read-modify-writes that
 // ask for no sync loses none of them at any persist point.

@@ -239,11 +239,14 @@ class UnloggedCrashRunner {
   }
   ~UnloggedCrashRunner() { media::SimMedia::Remove(device_); }
 
+  // The device simulates a plain file (CrashExplorer::set_simulate_file).
+  void set_simulate_file(bool on) { internal_.simulate_file = on; }
+
   // Persist points of a crash-free run; 0 if the run failed.
   uint64_t CountPersistPoints(Stats* stats = nullptr) {
     media::SimMedia::Remove(device_);
     std::unique_ptr<DB> db;
-    if (!OpenSim(options_, device_, &db).ok()) return 0;
+    if (!OpenDB(options_, internal_, device_, &db).ok()) return 0;
     auto device = media::SimMedia::Find(device_);
     const uint64_t start = device->persist_points();
     for (const UOp& u : workload_) {
@@ -301,7 +304,7 @@ class UnloggedCrashRunner {
     };
     media::SimMedia::Remove(device_);
     std::unique_ptr<DB> db;
-    Status s = OpenSim(options_, device_, &db);
+    Status s = OpenDB(options_, internal_, device_, &db);
     if (!s.ok()) return fail("cannot create the pool: " + s.ToString());
     auto device = media::SimMedia::Find(device_);
     if (k != 0) device->ArmCrash(k);
@@ -329,7 +332,7 @@ class UnloggedCrashRunner {
     device->CrashImage(seed, &image_);
     device->Restore(image_);
     ++stats->crash_states;
-    s = OpenSim(options_, device_, &db);
+    s = OpenDB(options_, internal_, device_, &db);
     if (!s.ok()) return fail("recovery failed: " + s.ToString());
     const uint64_t recovery_points = device->persist_points();
     std::map<std::string, KeyState> recovered;
@@ -344,7 +347,7 @@ class UnloggedCrashRunner {
         if (!s.ok()) return fail(std::string(step) + ": " + s.ToString());
       }
       db.reset();
-      s = OpenSim(options_, device_, &db);
+      s = OpenDB(options_, internal_, device_, &db);
       if (!s.ok()) return fail(std::string(step) + ": " + s.ToString());
       if (std::string e = SameAs(db.get(), recovered); !e.empty())
         return fail("after " + std::string(step) + " after recovery: " + e);
@@ -354,7 +357,7 @@ class UnloggedCrashRunner {
     // A second crash in the middle of recovering from the same image.
     if (recovery_points > 0) {
       s = CrashDuringRecovery(options_, device_, image_, recovery_points, seed,
-                              &db);
+                              &db, internal_);
       if (!s.ok())
         return fail("recovery after a crash during recovery: " + s.ToString());
       if (db != nullptr) {
@@ -424,6 +427,7 @@ class UnloggedCrashRunner {
 
   static inline std::atomic<int> counter_{0};
   const Options options_;
+  InternalOptions internal_ = Simulated();
   const std::vector<UOp> workload_;
   const Oracle mode_;
   const std::string device_;
@@ -616,6 +620,44 @@ TEST(CrashUnloggedTest, VarlenSampledCrashesOnARangePool) {
       runner.Sampled(Soak() ? 1000 : 60, Soak() ? 600 : 40, SoakSeed(50));
   Report("varlen sampled, range pool", w, stats);
   EXPECT_GT(stats.crash_states, 80u);
+  ExpectClean(stats);
+}
+
+// On a power-fail-safe pool file (the device simulating a plain file:
+// only syncs make anything durable, and every barrier is one): unlogged
+// writes, checkpoints and logged writes mixed, of every size, crashed at
+// every persist point and between operations.
+TEST(CrashUnloggedTest, EveryCrashPointOnAPowerFailSafeFile) {
+  Options o = TinyCrashPool();
+  o.power_fail_safe = true;
+  const std::vector<UOp> w =
+      MarkUnlogged(RandomWorkload(Soak() ? 1200 : 200, 40, SoakSeed(51)),
+                   SoakSeed(52));
+  UnloggedCrashRunner runner(o, w);
+  runner.set_simulate_file(true);
+  const RunStats stats = runner.Exhaustive();
+  Report("8/8 exhaustive, power-fail-safe file", w, stats);
+  EXPECT_GT(stats.persist_points, 80u);
+  ExpectClean(stats);
+
+  UnloggedCrashRunner wrong(o, w, Oracle::kInFlightAcked);
+  wrong.set_simulate_file(true);
+  const RunStats lost = wrong.Exhaustive();
+  Report("control on a file: in-flight write claimed acknowledged", w, lost);
+  EXPECT_GT(lost.failures, 0u);
+}
+
+TEST(CrashUnloggedTest, VarlenEveryCrashPointOnAPowerFailSafeFile) {
+  Options o = TinyVarlenCrashPool();
+  o.power_fail_safe = true;
+  const std::vector<UOp> w = MarkUnlogged(
+      RandomVarlenWorkload(Soak() ? 800 : 150, 24, SoakSeed(53),
+                           MaxVarlenValue(o)),
+      SoakSeed(54));
+  UnloggedCrashRunner runner(o, w);
+  runner.set_simulate_file(true);
+  const RunStats stats = runner.Exhaustive();
+  Report("varlen exhaustive, power-fail-safe file", w, stats);
   ExpectClean(stats);
 }
 
