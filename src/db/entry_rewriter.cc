@@ -17,12 +17,24 @@ namespace plush {
 // A tombstone that hides nothing on the PMem levels (a delete, or an
 // expired record) is left out of the batch. Its key's older records in
 // the logs would come back if replayed without it, so before the entry
-// changes, its epoch is retired on level 1 (RetireDramEpoch): recovery
+// changes, its epoch is retired on level 1 (RetireDramEpochs): recovery
 // then replays none of its records up to that epoch, only the batch.
 EntryRewriter::Outcome EntryRewriter::Rewrite(uint64_t d, bool sample) {
+  Group group(this);
+  const Outcome outcome = group.Add(d, sample);
+  group.Commit();
+  return outcome;
+}
+
+// The survivors' barrier is left to the first of RetireDramEpochs (their
+// append's writer syncs, in Media's terms, before anything depends on
+// it), so that the entries of a group share it.
+EntryRewriter::Outcome EntryRewriter::Group::Add(uint64_t d, bool sample) {
   constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-  const table::EntryState st = table_.DramState(d);
-  if (st.size == 0 || table_.DramHasUnlogged(d))
+  table::LeveledTable& leveled = rewriter_.table_;
+  log::RecoveryLogs& logs = rewriter_.logs_;
+  const table::EntryState st = leveled.DramState(d);
+  if (st.size == 0 || leveled.DramHasUnlogged(d))
     return {Result::kNotWorthIt, kNever};
   // A sample first: an entry whose records are all live (new keys) shows
   // no superseded slot, and gathering its newest versions costs nearly
@@ -30,19 +42,19 @@ EntryRewriter::Outcome EntryRewriter::Rewrite(uint64_t d, bool sample) {
   // nine samples out of ten.)
   constexpr unsigned kSample = 8;
   if (sample && st.size >= 2 * kSample &&
-      table_.DroppableInDramSample(d, kSample) == 0) {
+      leveled.DroppableInDramSample(d, kSample) == 0) {
     return {Result::kNotWorthIt, kNever};
   }
   std::vector<table::Slot> slots;
   std::vector<uint64_t> hashes;
   std::vector<uint64_t> expiries;
   // A damaged entry is left to the migration, which reports it.
-  if (!table_.NewestInDram(d, &slots, &hashes, &expiries).ok())
+  if (!leveled.NewestInDram(d, &slots, &hashes, &expiries).ok())
     return {Result::kNotWorthIt, kNever};
   size_t kept = 0;
   for (size_t i = 0; i < slots.size(); ++i) {
     if (slots[i].tombstone &&
-        table_.HidesNothingBelowDram(d, slots[i], hashes[i])) {
+        leveled.HidesNothingBelowDram(d, slots[i], hashes[i])) {
       continue;
     }
     slots[kept] = slots[i];
@@ -53,12 +65,12 @@ EntryRewriter::Outcome EntryRewriter::Rewrite(uint64_t d, bool sample) {
   slots.resize(kept);
   hashes.resize(kept);
   expiries.resize(kept);
-  const uint64_t now_ms = clock_.NowMs();
+  const uint64_t now_ms = rewriter_.clock_.NowMs();
   if (4 * kept > 3 * st.size) {
     return {Result::kNotWorthIt, DueWhenWorthIt(expiries, st.size, now_ms)};
   }
   // Level 1 first: retiring the epoch may not fail once the batch is in.
-  if (!table_.EnsureFirstLevel().ok()) return {Result::kNotWorthIt, kNever};
+  if (!leveled.EnsureFirstLevel().ok()) return {Result::kNotWorthIt, kNever};
   if (kept > 0) {
     std::vector<log::LogRecord> records(kept);
     for (size_t i = 0; i < kept; ++i) {
@@ -67,23 +79,35 @@ EntryRewriter::Outcome EntryRewriter::Rewrite(uint64_t d, bool sample) {
                     slots[i].indirect,  static_cast<uint8_t>(i)};
     }
     uint32_t chunk_seen = 0;
-    if (!logs_.TryAppendBatch(logs_.LogOf(d), records.data(), records.size(),
-                              log::BatchSpill::Lease(), /*foreign=*/false,
-                              &chunk_seen)) {
+    if (!logs.TryAppendBatch(logs.LogOf(d), records.data(), records.size(),
+                             log::BatchSpill::Lease(), /*foreign=*/false,
+                             &chunk_seen, /*writer_syncs=*/true)) {
       return {Result::kNoRoom, kNever, chunk_seen};
     }
   }
-  // The entry's records of this epoch and earlier are no longer needed:
+  const uint64_t due_ms = DueWhenWorthIt(expiries, kept, now_ms);
+  added_.push_back({d, st.epoch, std::move(slots), std::move(hashes)});
+  return {Result::kRewritten, due_ms};
+}
+
+void EntryRewriter::Group::Commit() {
+  if (added_.empty()) return;
+  std::vector<table::LeveledTable::RetiredEpoch> retired;
+  retired.reserve(added_.size());
+  for (const Survivors& s : added_) retired.push_back({s.d, s.epoch});
+  // The entries' records of their epochs and earlier are no longer needed:
   // they are logged again, or dropped (and replayed, a dropped tombstone's
   // older versions would come back). Retired, recovery does not replay
   // them beside the rewritten ones, which together may hold more records
   // than the entry, and then overflow it: a migration of the rewritten
   // records that a crash cut short leaves children of the next epoch, and
   // no epoch in between left for recovery to migrate the older ones under.
-  table_.RetireDramEpoch(d, st.epoch);
-  table_.RewriteDram(d, slots, hashes);
-  rewrites_.Add(1);
-  return {Result::kRewritten, DueWhenWorthIt(expiries, kept, now_ms)};
+  rewriter_.table_.RetireDramEpochs(retired);
+  for (const Survivors& s : added_) {
+    rewriter_.table_.RewriteDram(s.d, s.slots, s.hashes);
+  }
+  rewriter_.rewrites_.Add(added_.size());
+  added_.clear();
 }
 
 // When enough of an entry of `size` records will have expired that a

@@ -13,6 +13,7 @@
 #ifndef PLUSH_DB_ENTRY_REWRITER_H_
 #define PLUSH_DB_ENTRY_REWRITER_H_
 
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -50,6 +51,35 @@ class EntryRewriter {
   // one could go (superseded or expired): for callers that do not know.
   // REQUIRES: the entry's lock.
   Outcome Rewrite(uint64_t d, bool sample);
+
+  // Rewrites of several DRAM entries that share their two persistence
+  // barriers (the survivors', then the retired epochs')
+  // instead of two each: what counts where every barrier is an msync (a
+  // power-fail-safe pool file). Add() logs an entry's survivors, Commit()
+  // then changes the entries; a Group that Add() answered kRewritten must
+  // be committed, with the entries' locks held from their Add() until
+  // Commit() returns.
+  class Group {
+   public:
+    explicit Group(EntryRewriter* rewriter) : rewriter_(*rewriter) {}
+    ~Group() { assert(added_.empty() && "a Group not committed"); }
+    Group(const Group&) = delete;
+    Group& operator=(const Group&) = delete;
+    // Rewrite(d, sample) up to the change of the entry. REQUIRES: the
+    // entry's lock, and no other Add() of `d` in this group.
+    Outcome Add(uint64_t d, bool sample);
+    void Commit();
+
+   private:
+    struct Survivors {
+      uint64_t d;
+      uint64_t epoch;  // the entry's, which they leave
+      std::vector<table::Slot> slots;
+      std::vector<uint64_t> hashes;
+    };
+    EntryRewriter& rewriter_;
+    std::vector<Survivors> added_;
+  };
 
   // After kNoRoom, without the entry's lock: gives the entry's log a
   // fresh chunk (as a writer does; it may migrate or rewrite entries).

@@ -3,6 +3,7 @@
 #include "db/log_recycling.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace plush {
 
@@ -65,6 +66,30 @@ Status LogRecycling::Retire(const log::LogRecord& record, RetireBy by,
   }
   lock.unlock();
   return s;
+}
+
+void LogRecycling::RewriteAll(std::span<const log::LogRecord> records,
+                              std::span<Retired> how) {
+  std::vector<uint64_t> entries(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    entries[i] = DramIndexOf(records[i]);
+    table_.DramLock(entries[i]).lock();  // in index order, as batches do
+  }
+  EntryRewriter::Group group(rewriter_);
+  size_t i = 0;
+  for (; i < records.size(); ++i) {
+    if (records[i].epoch < table_.DramState(entries[i]).epoch) {
+      how[i] = Retired::kAlready;
+      continue;
+    }
+    const EntryRewriter::Result r = group.Add(entries[i], /*sample=*/true).result;
+    if (r == EntryRewriter::Result::kNoRoom) break;
+    how[i] = r == EntryRewriter::Result::kRewritten ? Retired::kRewritten
+                                                    : Retired::kLeft;
+  }
+  for (size_t j = i; j < records.size(); ++j) how[j] = Retired::kNoRoom;
+  group.Commit();
+  for (const uint64_t d : entries) table_.DramLock(d).unlock();
 }
 
 }  // namespace plush

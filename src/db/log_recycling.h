@@ -30,22 +30,23 @@ class LogRecycling final : public log::LogHost {
   // after this host, since they take it).
   void set_rewriter(EntryRewriter* rewriter) { rewriter_ = rewriter; }
 
+  uint64_t DramIndexOf(const log::LogRecord& record) const override {
+    return table_.DramIndex(table_.HashOf(record.key, record.indirect));
+  }
   uint64_t DramEpochOf(const log::LogRecord& record) override;
   uint64_t MinDramEpoch(unsigned log) override;
   Status MigrateIfUnmigrated(const log::LogRecord& record) override;
   bool Superseded(const log::LogRecord& record) override;
   Status Retire(const log::LogRecord& record, RetireBy by,
                 Retired* how) override;
+  void RewriteAll(std::span<const log::LogRecord> records,
+                  std::span<Retired> how) override;
   void WaitForAppends(unsigned log) override;
   void ChunkHalfWritten(unsigned log) override {
     background_.ScheduleRecycling(log);
   }
 
  private:
-  uint64_t DramIndexOf(const log::LogRecord& record) const {
-    return table_.DramIndex(table_.HashOf(record.key, record.indirect));
-  }
-
   table::LeveledTable& table_;
   EntryRewriter* rewriter_ = nullptr;
   const unsigned log_count_;

@@ -10,6 +10,7 @@
 #define PLUSH_LOG_LOG_HOST_H_
 
 #include <cstdint>
+#include <span>
 
 #include "log/log_format.h"
 #include "plush/status.h"
@@ -19,7 +20,8 @@ namespace plush::log {
 class LogHost {
  public:
   virtual ~LogHost() = default;
-  // The current epoch of the DRAM entry `record` belongs to.
+  // The DRAM entry `record` belongs to, and its current epoch.
+  virtual uint64_t DramIndexOf(const LogRecord& record) const = 0;
   virtual uint64_t DramEpochOf(const LogRecord& record) = 0;
   // The lowest current epoch among the DRAM entries of `log`.
   virtual uint64_t MinDramEpoch(unsigned log) = 0;
@@ -53,6 +55,14 @@ class LogHost {
   // take them); else by migrating the entry where `by` allows it.
   virtual Status Retire(const LogRecord& record, RetireBy by,
                         Retired* how) = 0;
+  // Retire() of records of distinct DRAM entries, in ascending entry
+  // order, by rewriting only (kRewritingOnly: kRewritten, kAlready or
+  // kLeft each), with the entries' locks held together so that their
+  // rewrites share their persistence barriers (EntryRewriter::Group). A
+  // rewrite that finds no room stops it: that record and those after it
+  // are kNoRoom, untouched.
+  virtual void RewriteAll(std::span<const LogRecord> records,
+                          std::span<Retired> how) = 0;
   // Returns once every append to `log` that is in progress has finished:
   // appends happen under a DRAM entry lock, so passing through the locks
   // of the log's entries suffices.

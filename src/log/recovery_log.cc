@@ -471,6 +471,69 @@ Status RecoveryLogs::RecycleAheadLocked(unsigned log, Log& lg,
   return Status::OK();
 }
 
+std::vector<LogRecord> RecoveryLogs::RetirementOrder(
+    std::vector<LogRecord> records) const {
+  std::vector<std::pair<uint64_t, size_t>> order(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    order[i] = {host_->DramIndexOf(records[i]), i};
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<LogRecord> sorted;
+  sorted.reserve(records.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i > 0 && order[i].first == order[i - 1].first) continue;
+    sorted.push_back(records[order[i].second]);
+  }
+  return sorted;
+}
+
+// Rewrites go in groups where a barrier is an msync (kRewriteGroup
+// entries share two), one entry at a time elsewhere, so that writers do
+// not wait for the locks of a whole group. An entry a rewrite would not
+// pay for is then migrated, if `by` allows it.
+Status RecoveryLogs::RetireAll(Log& lg, std::span<const LogRecord> records,
+                               LogHost::RetireBy by, bool* left) {
+  lg.rotate_mu.AssertHeld();
+  constexpr size_t kRewriteGroup = 64;
+  const size_t group = media_.ordered_barriers() ? kRewriteGroup : 1;
+  std::vector<LogHost::Retired> how(std::min(group, records.size()));
+  for (size_t first = 0; first < records.size();) {
+    size_t n = std::min(group, records.size() - first);
+    const std::span<const LogRecord> some = records.subspan(first, n);
+    std::fill(how.begin(), how.end(), LogHost::Retired::kLeft);
+    if (by != LogHost::RetireBy::kMigrating) {
+      host_->RewriteAll(some, {how.data(), n});
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (how[i] == LogHost::Retired::kNoRoom) {
+        // A rewrite that filled this log's current chunk goes on in a free
+        // one (backed whole: rewrites append runs).
+        if ((lg.cursor.load(std::memory_order_acquire) & 0xFFFFFFFF) <
+                entries_per_chunk_ ||
+            FreeChunk(lg) == chunks_per_log_) {
+          return Status::Busy("the current chunk is full");
+        }
+        Status s = Activate(lg, FreeChunk(lg), entries_per_chunk_);
+        if (!s.ok()) return s;
+        n = i;  // the rest again, from this one
+        break;
+      }
+      if (how[i] != LogHost::Retired::kLeft) continue;
+      if (by == LogHost::RetireBy::kRewritingOnly) {
+        *left = true;
+        continue;
+      }
+      LogHost::Retired migrated = LogHost::Retired::kAlready;
+      Status s = host_->Retire(some[i], LogHost::RetireBy::kMigrating,
+                               &migrated);
+      if (!s.ok()) return s;
+      if (migrated == LogHost::Retired::kMigrated) forced_migrations_.Add(1);
+    }
+    first += n;
+  }
+  return Status::OK();
+}
+
 Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg,
                                    LogHost::RetireBy by) {
   lg.rotate_mu.AssertHeld();
@@ -491,42 +554,26 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg,
   { MutexLock foreign_appends(&lg.foreign_append_mu); }
   if (oldest->max_epoch.load(std::memory_order_relaxed) >=
       host_->MinDramEpoch(log)) {
-    // A rewrite that finds no room (a full log, or another log's current
-    // chunk full) stops the recycling, and a record left where it is
-    // (kRewritingOnly) keeps the chunk: it stays in use; what was
-    // rewritten no longer needs it, and the next recycling goes on from
-    // there.
-    bool no_room = false;
-    bool left = false;
+    std::vector<LogRecord> in_dram;
     Status s = ScanChunk(
         *oldest,
         [&](const LogRecord& r) {
-          if (r.epoch < host_->DramEpochOf(r)) return Status::OK();  // on PMem
-          LogHost::Retired how = LogHost::Retired::kAlready;
-          Status retired = host_->Retire(r, by, &how);
-          // A rewrite that filled this log's current chunk goes on in a
-          // free one (backed whole: rewrites append runs).
-          lg.rotate_mu.AssertHeld();  // (held by the caller of the scan)
-          if (retired.ok() && how == LogHost::Retired::kNoRoom &&
-              (lg.cursor.load(std::memory_order_acquire) & 0xFFFFFFFF) >=
-                  entries_per_chunk_ &&
-              FreeChunk(lg) != chunks_per_log_) {
-            retired = Activate(lg, FreeChunk(lg), entries_per_chunk_);
-            if (retired.ok()) retired = host_->Retire(r, by, &how);
-          }
-          if (how == LogHost::Retired::kMigrated) forced_migrations_.Add(1);
-          left |= how == LogHost::Retired::kLeft;
-          if (retired.ok() && how == LogHost::Retired::kNoRoom) {
-            no_room = true;
-            return Status::Busy("the current chunk is full");
-          }
-          return retired;
+          if (r.epoch >= host_->DramEpochOf(r)) in_dram.push_back(r);
+          return Status::OK();
         },
         [&](const LogRecord& commit, uint64_t) {
           return spill_.MigrateIfHeld(commit.key, commit.value);
         },
         [](uint64_t) {});
-    if (no_room) return Status::OK();
+    if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
+    // A rewrite that finds no room (a full log, or another log's current
+    // chunk full) stops the recycling, and a record left where it is
+    // (kRewritingOnly) keeps the chunk: it stays in use; what was
+    // rewritten no longer needs it, and the next recycling goes on from
+    // there.
+    bool left = false;
+    s = RetireAll(lg, RetirementOrder(std::move(in_dram)), by, &left);
+    if (s.IsBusy()) return Status::OK();  // no room
     if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
     if (left) return Status::OK();
   }

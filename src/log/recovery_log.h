@@ -53,6 +53,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "log/batch_spill.h"
@@ -231,6 +232,14 @@ class RecoveryLogs {
   // record that it leaves keeps the chunk in use).
   Status RecycleOldest(unsigned log, Log& lg, LogHost::RetireBy by)
       REQUIRES(lg.rotate_mu);
+  // `records` (a chunk's that recovery still needs) one per DRAM entry, in
+  // entry order: the order RetireAll() takes them in.
+  std::vector<LogRecord> RetirementOrder(std::vector<LogRecord> records) const;
+  // Retires `records` (RetirementOrder's) as `by` allows; *left: a record
+  // was left where it is (kRewritingOnly). Busy if a rewrite found no room
+  // and no free chunk to go on in.
+  Status RetireAll(Log& lg, std::span<const LogRecord> records,
+                   LogHost::RetireBy by, bool* left) REQUIRES(lg.rotate_mu);
   // Makes free chunk `free` the log's current chunk, its first `slots`
   // slots backed.
   Status Activate(Log& lg, unsigned free, uint64_t slots)

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -58,10 +59,12 @@ class ScriptedHost final : public LogHost {
 
   int epoch_queries = 0;
   std::vector<LogRecord> migrated;  // by MigrateIfUnmigrated or Retire
-  std::vector<RetireBy> retired_by;  // of each Retire
+  std::vector<RetireBy> retired_by;  // of each Retire, and RewriteAll
+  std::vector<size_t> rewrite_groups;  // the records of each RewriteAll
   std::vector<unsigned> waited_for;
   std::vector<unsigned> half_written;
 
+  uint64_t DramIndexOf(const LogRecord& r) const override { return r.key; }
   uint64_t DramEpochOf(const LogRecord& r) override {
     ++epoch_queries;
     return epoch_of(r);
@@ -76,6 +79,18 @@ class ScriptedHost final : public LogHost {
     retired_by.push_back(by);
     *how = by == RetireBy::kMigrating ? Retired::kMigrated : rewrite_as;
     return *how == Retired::kMigrated ? MigrateIfUnmigrated(r) : migrate_status;
+  }
+  // As Retire(kRewritingOnly) of each (rewrite_as kMigrated: not worth
+  // it), up to the first kNoRoom.
+  void RewriteAll(std::span<const LogRecord> records,
+                  std::span<Retired> how) override {
+    rewrite_groups.push_back(records.size());
+    bool no_room = false;
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (!no_room) retired_by.push_back(RetireBy::kRewritingOnly);
+      no_room |= rewrite_as == Retired::kNoRoom;
+      how[i] = rewrite_as == Retired::kMigrated ? Retired::kLeft : rewrite_as;
+    }
   }
   void WaitForAppends(unsigned log) override { waited_for.push_back(log); }
   void ChunkHalfWritten(unsigned log) override { half_written.push_back(log); }
@@ -988,6 +1003,33 @@ TEST_F(RecoveryLogTwoPageChunksTest,
   EXPECT_EQ(logs_->compactions(), 1u);
   EXPECT_FALSE(State(0, 0).in_use);
   EXPECT_TRUE(host_.migrated.empty()) << "nothing migrated";
+}
+
+// Where a barrier is an msync (a power-fail-safe pool file), freeing a
+// chunk rewrites its entries in groups of 64, which share their barriers;
+// elsewhere one at a time, so that writers wait for no group's locks.
+TEST_F(RecoveryLogTwoPageChunksTest, RewritesGoInGroupsWhereBarriersAreSyncs) {
+  for (const bool file : {false, true}) {
+    SCOPED_TRACE(file ? "file" : "pmem");
+    if (file) {
+      device_->set_model(media::SimMedia::Model::kFile);
+      device_->OrderBarriers();
+    }
+    host_.rewrite_groups.clear();
+    const uint64_t compactions = logs_->compactions();
+    host_.superseded = [](const LogRecord&) { return true; };
+    host_.rewrite_as = LogHost::Retired::kRewritten;
+    const uint64_t first = file ? 10000 : 0;  // keys: entries of their own
+    AppendKeys(0, first, 2 * entries_ + 1);
+    for (int ask = 0; logs_->compactions() == compactions && ask < 3; ++ask)
+      ASSERT_OK(logs_->RecycleAhead(0));
+    ASSERT_GT(logs_->compactions(), compactions);
+    ASSERT_FALSE(host_.rewrite_groups.empty());
+    // (A chunk's last group holds what is left.)
+    const size_t most = *std::max_element(host_.rewrite_groups.begin(),
+                                          host_.rewrite_groups.end());
+    EXPECT_EQ(most, file ? 64u : 1u);
+  }
 }
 
 TEST_F(RecoveryLogTest, RecycleAheadAfterCloseIsInvalidArgument) {

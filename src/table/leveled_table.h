@@ -196,16 +196,23 @@ class LeveledTable {
   // hides nothing: no version of its key on the PMem levels.
   bool HidesNothingBelowDram(uint64_t dram_index, const Slot& slot,
                              uint64_t hash) const;
-  // Creates PMem level 1 if the table has none yet (RetireDramEpoch needs
+  // Creates PMem level 1 if the table has none yet (RetireDramEpochs needs
   // it). NoSpace if the pool cannot hold its block table.
   Status EnsureFirstLevel() { return EnsureLevel(1); }
-  // Records that the log records of the DRAM entry up to `epoch` need no
+  // A DRAM entry and the epoch up to which its log records need no replay.
+  struct RetiredEpoch {
+    uint64_t dram_index;
+    uint64_t epoch;
+  };
+  // Records for each entry that its log records up to `epoch` need no
   // replay (the entry's records of those epochs were logged again in a
   // later one, or dropped as hiding nothing): its level-1 children, or its
   // epoch floor where it has no block, take `epoch`, persisted — as a
-  // migration without records would. REQUIRES: the entry's lock, level 1,
-  // `epoch` at most the entry's.
-  void RetireDramEpoch(uint64_t dram_index, uint64_t epoch);
+  // migration without records would. One persistence barrier comes first,
+  // so that what was logged before (the records logged again) is durable
+  // before any of them, and one after. REQUIRES: each entry's lock, level
+  // 1, each `epoch` at most its entry's.
+  void RetireDramEpochs(std::span<const RetiredEpoch> entries);
   // Replaces the DRAM entry's records with `slots` (NewestInDram's) in
   // the entry's next epoch, as a migration moves on to it: the log records
   // of the epochs before are no longer needed. Readers that meet the entry

@@ -214,25 +214,29 @@ bool LeveledTable::HidesNothingBelowDram(uint64_t dram_index,
          !ExistsAtOrBelow(1, ChildIndex(0, dram_index, hash), slot, hash);
 }
 
-void LeveledTable::RetireDramEpoch(uint64_t dram_index, uint64_t epoch) {
-  assert(DramLocked(dram_index) && level_count() >= 2);
+void LeveledTable::RetireDramEpochs(std::span<const RetiredEpoch> entries) {
+  assert(level_count() >= 2);
+  media_.Drain();
   const Level& dram = levels_[0];
-  const uint64_t first_child = dram_index << dram.child_bits;
-  if (!HasBlock(levels_[1], first_child)) {
-    uint64_t& word = levels_[1].block_table[dram_index];
-    if (EpochFloor(dram_index) >= epoch) return;
-    StoreRelaxed(word, pool::EpochFloorWord(epoch));
-    media_.Persist(&word, sizeof(uint64_t));
-    return;
-  }
-  // Sizes stay: the children keep their records, and only the epoch up to
-  // which the entry's log records reached them moves.
-  for (uint64_t j = 0; j < (uint64_t{1} << dram.child_bits); ++j) {
-    DirectoryEntry& child = MutableEntryAt(levels_[1], first_child + j);
-    const EntryState st = EntryState::Decode(LoadRelaxed(child.state));
-    if (st.epoch >= epoch) continue;
-    StoreRelease(child.state, EntryState{epoch, st.size}.Encode());
-    media_.Flush(&child.state, sizeof(uint64_t));
+  for (const auto& [dram_index, epoch] : entries) {
+    assert(DramLocked(dram_index));
+    const uint64_t first_child = dram_index << dram.child_bits;
+    if (!HasBlock(levels_[1], first_child)) {
+      uint64_t& word = levels_[1].block_table[dram_index];
+      if (EpochFloor(dram_index) >= epoch) continue;
+      StoreRelaxed(word, pool::EpochFloorWord(epoch));
+      media_.Flush(&word, sizeof(uint64_t));
+      continue;
+    }
+    // Sizes stay: the children keep their records, and only the epoch up
+    // to which the entry's log records reached them moves.
+    for (uint64_t j = 0; j < (uint64_t{1} << dram.child_bits); ++j) {
+      DirectoryEntry& child = MutableEntryAt(levels_[1], first_child + j);
+      const EntryState st = EntryState::Decode(LoadRelaxed(child.state));
+      if (st.epoch >= epoch) continue;
+      StoreRelease(child.state, EntryState{epoch, st.size}.Encode());
+      media_.Flush(&child.state, sizeof(uint64_t));
+    }
   }
   media_.Drain();
 }
