@@ -240,9 +240,8 @@ struct WriteOptions {
   // answers many writes after one shared sync does. In a pool opened with
   // Options::power_fail_safe the write's log append then leaves its
   // persistence barrier to that sync instead of an msync of its own, and
-  // goes to the log that sync writes share (one page for the writes a
-  // sync covers); until the sync a power failure may lose the write (and
-  // only it). Changes nothing elsewhere.
+  // until the sync a power failure may lose the write (and only it).
+  // Changes nothing elsewhere.
   bool caller_syncs = false;
   // The moment the records written expire, in Unix milliseconds on the
   // DB's Clock (Options::clock); 0 = never. From the first millisecond

@@ -73,11 +73,11 @@ Status WritePath::WriteRecords(const WriteOptions& options,
     entry_of[pair & UINT32_MAX] = static_cast<uint32_t>(entries.size() - 1);
   }
   // The log of the first entry: the batch holds that entry's lock, which is
-  // what a log waits for before it recycles a chunk (LogHost); batches
-  // that are synced next share the sync log, as single writes do.
+  // what a log waits for before it recycles a chunk (LogHost); sync
+  // batches share the sync log (RecoveryLogs::kSyncLog), as single sync
+  // writes do.
   const unsigned own_log = logs_.LogOf(entries[0].dram_index);
-  const unsigned log =
-      logs_.AppendLog(own_log, options.sync, options.caller_syncs);
+  const unsigned log = options.sync ? log::RecoveryLogs::kSyncLog : own_log;
   // A logged batch that a log chunk cannot hold keeps its members in the
   // spill area: it holds the area from before it locks its entries
   // (freeing the area may migrate entries) until it has inserted them.

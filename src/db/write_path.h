@@ -188,10 +188,9 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
   const uint64_t d = table_.DramIndex(hash);
   *moved = false;
   if (entry_size != nullptr) *entry_size = 0;
-  // Writes synced next share a log: their syncs write back one page of it.
+  // Sync writes share a log: their syncs write back one page of it.
   const unsigned own_log = logs_.LogOf(d);
-  const unsigned log =
-      logs_.AppendLog(own_log, options.sync, options.caller_syncs);
+  const unsigned log = options.sync ? log::RecoveryLogs::kSyncLog : own_log;
   table_.PrefetchDram(hash);
   if (tails_ != nullptr && placement.key) tails_->Prefetch(d);
   bool split_tried = false;

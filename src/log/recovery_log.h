@@ -88,19 +88,11 @@ class RecoveryLogs {
   }
 
   // The log of the records of sync writes (WriteOptions::sync), whatever
-  // their DRAM entries (AppendLog). A sync writes back every page written since the
+  // their DRAM entries. A sync writes back every page written since the
   // last one: the writers that share a sync then share this log's current
   // page, where with the log of each one's entry they would dirty a page
   // per log.
   static constexpr unsigned kSyncLog = 0;
-  // The log a write of an entry of `own_log` appends to: kSyncLog for a
-  // sync write, and for a write whose caller syncs next where barriers
-  // are syncs (WriteOptions::caller_syncs in a power-fail-safe pool);
-  // elsewhere a log of its own spares the writers the sync log's lock.
-  unsigned AppendLog(unsigned own_log, bool sync, bool caller_syncs) const {
-    return sync || (caller_syncs && media_.ordered_barriers()) ? kSyncLog
-                                                               : own_log;
-  }
 
   // Appends `record` to `log` with one persistence barrier. Returns false if
   // the log has no room: the caller must drop its DRAM lock, call Rotate()
