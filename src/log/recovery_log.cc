@@ -492,7 +492,8 @@ std::vector<LogRecord> RecoveryLogs::RetirementOrder(
 // not wait for the locks of a whole group. An entry a rewrite would not
 // pay for is then migrated, if `by` allows it.
 Status RecoveryLogs::RetireAll(Log& lg, std::span<const LogRecord> records,
-                               LogHost::RetireBy by, bool* left) {
+                               LogHost::RetireBy by, bool* left,
+                               bool* no_room) {
   lg.rotate_mu.AssertHeld();
   constexpr size_t kRewriteGroup = 64;
   const size_t group = media_.ordered_barriers() ? kRewriteGroup : 1;
@@ -511,7 +512,8 @@ Status RecoveryLogs::RetireAll(Log& lg, std::span<const LogRecord> records,
         if ((lg.cursor.load(std::memory_order_acquire) & 0xFFFFFFFF) <
                 entries_per_chunk_ ||
             FreeChunk(lg) == chunks_per_log_) {
-          return Status::Busy("the current chunk is full");
+          *no_room = true;
+          return Status::OK();
         }
         Status s = Activate(lg, FreeChunk(lg), entries_per_chunk_);
         if (!s.ok()) return s;
@@ -572,10 +574,11 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg,
     // rewritten no longer needs it, and the next recycling goes on from
     // there.
     bool left = false;
-    s = RetireAll(lg, RetirementOrder(std::move(in_dram)), by, &left);
-    if (s.IsBusy()) return Status::OK();  // no room
+    bool no_room = false;
+    s = RetireAll(lg, RetirementOrder(std::move(in_dram)), by, &left,
+                  &no_room);
     if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
-    if (left) return Status::OK();
+    if (left || no_room) return Status::OK();
   }
   lg.free_chunks.fetch_add(1, std::memory_order_relaxed);
   SetState(*oldest, LogChunkState{oldest->header.log_seq, false,

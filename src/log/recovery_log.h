@@ -228,10 +228,11 @@ class RecoveryLogs {
   // entry order: the order RetireAll() takes them in.
   std::vector<LogRecord> RetirementOrder(std::vector<LogRecord> records) const;
   // Retires `records` (RetirementOrder's) as `by` allows; *left: a record
-  // was left where it is (kRewritingOnly). Busy if a rewrite found no room
-  // and no free chunk to go on in.
+  // was left where it is (kRewritingOnly); *no_room: a rewrite found no
+  // room, and no free chunk to go on in, and the rest was left.
   Status RetireAll(Log& lg, std::span<const LogRecord> records,
-                   LogHost::RetireBy by, bool* left) REQUIRES(lg.rotate_mu);
+                   LogHost::RetireBy by, bool* left, bool* no_room)
+      REQUIRES(lg.rotate_mu);
   // Makes free chunk `free` the log's current chunk, its first `slots`
   // slots backed.
   Status Activate(Log& lg, unsigned free, uint64_t slots)
