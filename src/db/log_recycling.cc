@@ -3,7 +3,6 @@
 #include "db/log_recycling.h"
 
 #include <algorithm>
-#include <vector>
 
 namespace plush {
 
@@ -70,26 +69,28 @@ Status LogRecycling::Retire(const log::LogRecord& record, RetireBy by,
 
 void LogRecycling::RewriteAll(std::span<const log::LogRecord> records,
                               std::span<Retired> how) {
-  std::vector<uint64_t> entries(records.size());
-  for (size_t i = 0; i < records.size(); ++i) {
-    entries[i] = DramIndexOf(records[i]);
-    table_.DramLock(entries[i]).lock();  // in index order, as batches do
+  // (In index order, as write batches take theirs.)
+  for (const log::LogRecord& r : records) {
+    table_.DramLock(DramIndexOf(r)).lock();
   }
   EntryRewriter::Group group(rewriter_);
   size_t i = 0;
   for (; i < records.size(); ++i) {
-    if (records[i].epoch < table_.DramState(entries[i]).epoch) {
+    const uint64_t d = DramIndexOf(records[i]);
+    if (records[i].epoch < table_.DramState(d).epoch) {
       how[i] = Retired::kAlready;
       continue;
     }
-    const EntryRewriter::Result r = group.Add(entries[i], /*sample=*/true).result;
+    const EntryRewriter::Result r = group.Add(d, /*sample=*/true).result;
     if (r == EntryRewriter::Result::kNoRoom) break;
     how[i] = r == EntryRewriter::Result::kRewritten ? Retired::kRewritten
                                                     : Retired::kLeft;
   }
   for (size_t j = i; j < records.size(); ++j) how[j] = Retired::kNoRoom;
   group.Commit();
-  for (const uint64_t d : entries) table_.DramLock(d).unlock();
+  for (const log::LogRecord& r : records) {
+    table_.DramLock(DramIndexOf(r)).unlock();
+  }
 }
 
 }  // namespace plush

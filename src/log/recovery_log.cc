@@ -3,6 +3,8 @@
 #include "log/recovery_log.h"
 
 #include <algorithm>
+#include <array>
+#include <cassert>
 #include <thread>
 
 namespace plush::log {
@@ -471,37 +473,32 @@ Status RecoveryLogs::RecycleAheadLocked(unsigned log, Log& lg,
   return Status::OK();
 }
 
-std::vector<LogRecord> RecoveryLogs::RetirementOrder(
-    std::vector<LogRecord> records) const {
-  std::vector<std::pair<uint64_t, size_t>> order(records.size());
-  for (size_t i = 0; i < records.size(); ++i) {
-    order[i] = {host_->DramIndexOf(records[i]), i};
-  }
-  std::sort(order.begin(), order.end());
-  std::vector<LogRecord> sorted;
-  sorted.reserve(records.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (i > 0 && order[i].first == order[i - 1].first) continue;
-    sorted.push_back(records[order[i].second]);
-  }
-  return sorted;
+void RecoveryLogs::PutInRetirementOrder(std::vector<LogRecord>* records) const {
+  if (records->size() < 2) return;
+  auto entry = [&](const LogRecord& r) { return host_->DramIndexOf(r); };
+  std::sort(records->begin(), records->end(),
+            [&](const LogRecord& a, const LogRecord& b) {
+              return entry(a) < entry(b);
+            });
+  records->erase(std::unique(records->begin(), records->end(),
+                             [&](const LogRecord& a, const LogRecord& b) {
+                               return entry(a) == entry(b);
+                             }),
+                 records->end());
 }
 
-// Rewrites go in groups where a barrier is an msync (kRewriteGroup
-// entries share two), one entry at a time elsewhere, so that writers do
-// not wait for the locks of a whole group. An entry a rewrite would not
-// pay for is then migrated, if `by` allows it.
+// A group of rewrites shares its two barriers (LogHost::RewriteAll). An
+// entry a rewrite would not pay for is then migrated, if `by` allows it.
 Status RecoveryLogs::RetireAll(Log& lg, std::span<const LogRecord> records,
                                LogHost::RetireBy by, bool* left,
                                bool* no_room) {
   lg.rotate_mu.AssertHeld();
-  constexpr size_t kRewriteGroup = 64;
-  const size_t group = media_.ordered_barriers() ? kRewriteGroup : 1;
-  std::vector<LogHost::Retired> how(std::min(group, records.size()));
+  assert(records.size() <= kRewriteGroup);
+  std::array<LogHost::Retired, kRewriteGroup> how;
   for (size_t first = 0; first < records.size();) {
-    size_t n = std::min(group, records.size() - first);
+    size_t n = records.size() - first;
     const std::span<const LogRecord> some = records.subspan(first, n);
-    std::fill(how.begin(), how.end(), LogHost::Retired::kLeft);
+    std::fill(how.begin(), how.begin() + n, LogHost::Retired::kLeft);
     if (by != LogHost::RetireBy::kMigrating) {
       host_->RewriteAll(some, {how.data(), n});
     }
@@ -556,29 +553,41 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg,
   { MutexLock foreign_appends(&lg.foreign_append_mu); }
   if (oldest->max_epoch.load(std::memory_order_relaxed) >=
       host_->MinDramEpoch(log)) {
-    std::vector<LogRecord> in_dram;
+    // A rewrite that finds no room (a full log, or another log's current
+    // chunk full) stops the recycling, and a record left where it is
+    // (kRewritingOnly) keeps the chunk: it stays in use; what was
+    // rewritten no longer needs it, and the next recycling goes on from
+    // there. The records still needed are retired as the scan meets
+    // them, in groups where a barrier is an msync (kRewriteGroup entries
+    // share two: LogHost::RewriteAll), one at a time elsewhere, so that
+    // writers do not wait for the locks of a whole group.
+    const size_t group = media_.ordered_barriers() ? kRewriteGroup : 1;
+    bool left = false;
+    bool no_room = false;
+    std::vector<LogRecord> pending;
+    auto retire_pending = [&] {
+      PutInRetirementOrder(&pending);
+      const Status s = RetireAll(lg, pending, by, &left, &no_room);
+      pending.clear();
+      return s;
+    };
     Status s = ScanChunk(
         *oldest,
         [&](const LogRecord& r) {
-          if (r.epoch >= host_->DramEpochOf(r)) in_dram.push_back(r);
-          return Status::OK();
+          if (r.epoch < host_->DramEpochOf(r)) return Status::OK();  // on PMem
+          pending.push_back(r);
+          if (pending.size() < group) return Status::OK();
+          const Status retired = retire_pending();
+          return retired.ok() && no_room ? Status::Busy("no room") : retired;
         },
         [&](const LogRecord& commit, uint64_t) {
           return spill_.MigrateIfHeld(commit.key, commit.value);
         },
         [](uint64_t) {});
+    if (s.ok() && !pending.empty()) s = retire_pending();
+    if (no_room) return Status::OK();
     if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
-    // A rewrite that finds no room (a full log, or another log's current
-    // chunk full) stops the recycling, and a record left where it is
-    // (kRewritingOnly) keeps the chunk: it stays in use; what was
-    // rewritten no longer needs it, and the next recycling goes on from
-    // there.
-    bool left = false;
-    bool no_room = false;
-    s = RetireAll(lg, RetirementOrder(std::move(in_dram)), by, &left,
-                  &no_room);
-    if (!s.ok()) return s.WithContext("recycling a recovery-log chunk");
-    if (left || no_room) return Status::OK();
+    if (left) return Status::OK();
   }
   lg.free_chunks.fetch_add(1, std::memory_order_relaxed);
   SetState(*oldest, LogChunkState{oldest->header.log_seq, false,

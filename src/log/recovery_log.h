@@ -224,10 +224,14 @@ class RecoveryLogs {
   // record that it leaves keeps the chunk in use).
   Status RecycleOldest(unsigned log, Log& lg, LogHost::RetireBy by)
       REQUIRES(lg.rotate_mu);
-  // `records` (a chunk's that recovery still needs) one per DRAM entry, in
-  // entry order: the order RetireAll() takes them in.
-  std::vector<LogRecord> RetirementOrder(std::vector<LogRecord> records) const;
-  // Retires `records` (RetirementOrder's) as `by` allows; *left: a record
+  // The most entries whose rewrites share their barriers, where barriers
+  // are msyncs.
+  static constexpr size_t kRewriteGroup = 64;
+  // Leaves one of `records` per DRAM entry, in entry order: the order
+  // RetireAll() takes them in (a group's locks, as write batches do).
+  void PutInRetirementOrder(std::vector<LogRecord>* records) const;
+  // Retires `records` (in retirement order, kRewriteGroup at most) as `by`
+  // allows; *left: a record
   // was left where it is (kRewritingOnly); *no_room: a rewrite found no
   // room, and no free chunk to go on in, and the rest was left.
   Status RetireAll(Log& lg, std::span<const LogRecord> records,

@@ -208,10 +208,10 @@ class LeveledTable {
   // replay (the entry's records of those epochs were logged again in a
   // later one, or dropped as hiding nothing): its level-1 children, or its
   // epoch floor where it has no block, take `epoch`, persisted — as a
-  // migration without records would. One persistence barrier comes first,
-  // so that what was logged before (the records logged again) is durable
-  // before any of them, and one after. REQUIRES: each entry's lock, level
-  // 1, each `epoch` at most its entry's.
+  // migration without records would. What was logged before them (the
+  // records logged again, their sync left to this: DrainBeforeSync) is
+  // made durable first, and one barrier follows. REQUIRES: each entry's
+  // lock, level 1, each `epoch` at most its entry's.
   void RetireDramEpochs(std::span<const RetiredEpoch> entries);
   // Replaces the DRAM entry's records with `slots` (NewestInDram's) in
   // the entry's next epoch, as a migration moves on to it: the log records
