@@ -120,8 +120,8 @@ int main(int argc, char** argv) {
   app.add_flag("--sync-writes", config.sync_writes,
                "Answer a write only once it survives power loss: the file "
                "back end syncs the pool (msync) once per pass of an event "
-               "loop, as Redis's appendfsync always; without it a write is answered "
-               "once it survives a crash of the server process");
+               "loop, as Redis's appendfsync always; without it a write is "
+               "answered once it survives a crash of the server process");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
