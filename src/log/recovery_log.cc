@@ -566,6 +566,7 @@ Status RecoveryLogs::RecycleOldest(unsigned log, Log& lg,
     bool no_room = false;
     std::vector<LogRecord> pending;
     auto retire_pending = [&] {
+      lg.rotate_mu.AssertHeld();  // (held by the caller of the scan)
       PutInRetirementOrder(&pending);
       const Status s = RetireAll(lg, pending, by, &left, &no_room);
       pending.clear();
