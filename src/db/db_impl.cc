@@ -895,6 +895,8 @@ Status DBImpl::GetStats(Stats* stats) {
   stats->more_counts = {{"syncs", m.syncs()},
                         {"dram_rewrites", entry_rewriter_->rewrites()},
                         {"expiry_sweeps", expiry_sweeper_->sweeps()},
+                        {"expiry_subtree_sweeps",
+                         expiry_sweeper_->subtree_sweeps()},
                         {"log_backed_bytes", logs_->backed_bytes()}};
   return Status::OK();
 }

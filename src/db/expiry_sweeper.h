@@ -54,13 +54,19 @@ class ExpirySweeper {
 
   // DRAM entries the sweep rewrote since the pool was opened.
   uint64_t sweeps() const { return sweeps_.Read(); }
+  // PMem directory entries it emptied (LeveledTable::SweepSubtree).
+  uint64_t subtree_sweeps() const { return subtree_sweeps_.Read(); }
 
   static constexpr std::chrono::milliseconds kInterval{100};
 
  private:
   void Run();
-  // Rewrites every entry that is due at `now_ms`.
+  // Sweeps every DRAM entry, and every unit's subtree, that is due at
+  // `now_ms`.
   void SweepDue(uint64_t now_ms);
+  // Each false once the pool is closed or halted: the sweep ends.
+  bool SweepDram(uint64_t d, uint64_t now_ms);
+  bool SweepSubtree(uint64_t d);
 
   table::LeveledTable& table_;
   EntryRewriter& rewriter_;
@@ -75,6 +81,7 @@ class ExpirySweeper {
   CondVar stop_requested_;
   bool stopping_ GUARDED_BY(mu_) = false;
   ShardedCounter sweeps_;
+  ShardedCounter subtree_sweeps_;
 };
 
 }  // namespace plush

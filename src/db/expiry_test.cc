@@ -12,8 +12,11 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 
+#include "db/expiry_sweeper.h"
 #include "plush/db.h"
+#include "testing/open_db.h"
 #include "testutil.h"
 
 namespace plush {
@@ -546,6 +549,85 @@ TEST_P(ExpiryTest, TheSweepTakesExpiredRecordsOutOfTheDramLevel) {
   EXPECT_TRUE(Get("key0").IsNotFound());
   EXPECT_OK(Get("key59"));
   EXPECT_OK(Get(Word(1)));
+}
+
+uint64_t RecordsOnLevel(DB& db, size_t level) {
+  Stats stats;
+  EXPECT_OK(db.GetStats(&stats));
+  return level < stats.records_per_level.size()
+             ? stats.records_per_level[level]
+             : 0;
+}
+
+// Records that expire after they migrated leave the PMem levels too, once
+// they expire: the sweep empties the directory entries they filled, which
+// their next migrations then refill. What expires later stays until then;
+// after a reopen, the first sweep reads the levels to learn when that is.
+TEST_P(ExpiryTest, TheSweepEmptiesPmemEntriesWhoseRecordsAllExpired) {
+  for (int i = 0; i < 30; ++i)
+    ASSERT_OK(db_->Put(Until(kStart + 10), "key" + std::to_string(i), "v"));
+  ASSERT_OK(db_->Checkpoint(0));  // every record to PMem level 1
+  ASSERT_EQ(RecordsOnLevel(*db_, 1), 30u);
+  ASSERT_OK(db_->Put(Until(kStart + 1000), "kept", "v"));
+  clock_->Advance(11);
+  ASSERT_TRUE(test::Eventually([&] { return RecordsOnLevel(*db_, 1) == 0; }))
+      << RecordsOnLevel(*db_, 1) << " records on level 1";
+  EXPECT_GT(MoreCount("expiry_subtree_sweeps"), 0u);
+  for (int i = 0; i < 30; ++i)
+    EXPECT_TRUE(Get("key" + std::to_string(i)).IsNotFound()) << i;
+  EXPECT_OK(Get("kept"));
+
+  for (int i = 30; i < 40; ++i)
+    ASSERT_OK(db_->Put(Until(kStart + 1000), "key" + std::to_string(i), "v"));
+  ASSERT_OK(db_->Checkpoint(0));
+  ASSERT_EQ(RecordsOnLevel(*db_, 1), 11u);
+  Reopen();
+  ASSERT_OK(db_->Put(Until(kStart + 1000), "late", "v"));  // starts the sweep
+  std::this_thread::sleep_for(3 * ExpirySweeper::kInterval);
+  EXPECT_EQ(RecordsOnLevel(*db_, 1), 11u);  // none expired yet
+  for (int i = 30; i < 40; ++i) EXPECT_OK(Get("key" + std::to_string(i))) << i;
+  clock_->Advance(1000);
+  ASSERT_TRUE(test::Eventually([&] { return RecordsOnLevel(*db_, 1) == 0; }))
+      << RecordsOnLevel(*db_, 1) << " records on level 1";
+  EXPECT_TRUE(Get("key39").IsNotFound());
+  EXPECT_TRUE(Get("kept").IsNotFound());
+  Reopen();  // the entries emptied stay empty
+  EXPECT_EQ(RecordsOnLevel(*db_, 1), 0u);
+  EXPECT_TRUE(Get("key30").IsNotFound());
+}
+
+// Every key that is not 8 bytes long has the same hash: all of them share
+// one directory entry on every level.
+uint64_t OneHash(std::string_view) { return 0x5bd1e9955bd1e995ull; }
+
+// An expired record still hides its key's older versions further down:
+// the sweep leaves its entry as it is, else the older version would come
+// back.
+TEST_P(ExpiryTest, TheSweepKeepsAnExpiredRecordThatHidesAnOlderOne) {
+  db_.reset();
+  std::remove(file_.path().c_str());
+  const InternalOptions colliding{.key_hash = OneHash};
+  ASSERT_OK(OpenDB(PoolOptions(), colliding, file_.path(), &db_));
+  ASSERT_OK(db_->Put({}, "key", "old"));
+  ASSERT_OK(db_->Checkpoint(0));
+  // Records of a later expiry, one migration each, until the level-1
+  // entry overflowed and took "key" down to level 2.
+  for (int i = 0; RecordsOnLevel(*db_, 2) == 0; ++i) {
+    ASSERT_LT(i, 1000);
+    ASSERT_OK(db_->Put(Until(kStart + 20), "f" + std::to_string(i), "v"));
+    ASSERT_OK(db_->Checkpoint(0));
+  }
+  ASSERT_OK(db_->Put(Until(kStart + 10), "key", "new"));
+  ASSERT_OK(db_->Checkpoint(0));
+  const uint64_t on_level_1 = RecordsOnLevel(*db_, 1);
+  ASSERT_GE(on_level_1, 1u);
+  clock_->Advance(21);  // every record of level 1 expired
+  std::this_thread::sleep_for(3 * ExpirySweeper::kInterval);
+  EXPECT_TRUE(Get("key").IsNotFound());
+  EXPECT_EQ(RecordsOnLevel(*db_, 1), on_level_1);
+  db_.reset();
+  ASSERT_OK(OpenDB(PoolOptions(), colliding, file_.path(), &db_));
+  EXPECT_TRUE(Get("key").IsNotFound());
 }
 
 INSTANTIATE_TEST_SUITE_P(Partitionings, ExpiryTest,

@@ -91,6 +91,10 @@ Status LeveledTable::Open(pool::Pool* pool,
   t->unit_records_.reset(new std::atomic<uint64_t>[dram.entry_count]);
   for (uint64_t i = 0; i < dram.entry_count; ++i)
     t->unit_records_[i].store(0, std::memory_order_relaxed);
+  // Due at once: what the levels hold is not known until a sweep read it.
+  t->subtree_due_.reset(new std::atomic<uint64_t>[dram.entry_count]);
+  for (uint64_t i = 0; i < dram.entry_count; ++i)
+    t->subtree_due_[i].store(0, std::memory_order_relaxed);
 
   Status s = t->AllocateDramFilters();
   if (s.ok()) s = t->AttachLevels();

@@ -48,6 +48,7 @@
 #include <atomic>
 #include <cassert>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -286,6 +287,34 @@ class LeveledTable {
   // its key word. The lock keeps the subtree still. Corruption if
   // a bucket reference is damaged.
   Status CollectSubtree(uint64_t dram_index, std::vector<Slot>* slots) const;
+
+  // ---- Expiry on the PMem levels (REQUIRE the DRAM entry's lock) ----------
+
+  // When the unit's subtree on the PMem levels may next hold a directory
+  // entry that SweepSubtree clears (Unix ms; UINT64_MAX: not known to):
+  // the earliest expiry a migration moved into it since its last sweep,
+  // or what that sweep found; 0 (at once) after Open. Lock-free, relaxed.
+  uint64_t SubtreeDueMs(uint64_t dram_index) const {
+    return subtree_due_[dram_index].load(std::memory_order_relaxed);
+  }
+  // Empties each directory entry of the unit's subtree whose records are
+  // all gone to readers — expired, tombstones or superseded payload
+  // references — where none of them hides an older version further down,
+  // so that migrations refill its buckets, and learns when to look again
+  // (SubtreeDueMs). An entry holding any record that never expires is
+  // left to its migration. A sweep goes in parts of about kSweepSlots
+  // slots read, each under the unit's lock (a call), so that a deep
+  // subtree does not hold its writers up: start with a new SubtreeSweep
+  // and call again until `done`; the unit may change in between.
+  struct SubtreeSweep {
+    unsigned level = 1;
+    uint64_t offset = 0;  // of the next entry in the unit's block
+    uint64_t next_due = std::numeric_limits<uint64_t>::max();
+    uint64_t emptied = 0;  // entries emptied (made durable)
+    bool done = false;
+  };
+  static constexpr unsigned kSweepSlots = 4096;
+  void SweepSubtree(uint64_t dram_index, SubtreeSweep* sweep);
 
   // ---- Recovery, inspection ------------------------------------------------
 
@@ -553,7 +582,16 @@ class LeveledTable {
   Status AllocateBuckets(unsigned level, std::span<Target> targets);
   void PrefetchTarget(unsigned level, const Target& t) const;
   void WriteTarget(unsigned level, const Target& t);
-  void ClearSource(unsigned level, uint64_t index);
+  // Empties the entry: one state word, persisted unless `drain` is false
+  // (then only flushed: the caller drains).
+  void ClearSource(unsigned level, uint64_t index, bool drain = true);
+  // Whether every record of the first `size` slots of entry `index` of
+  // PMem level `level` is gone to readers and hides nothing below; if
+  // not, *dies_at is when it would be (UINT64_MAX: never).
+  bool AllGone(unsigned level, uint64_t index, unsigned size,
+               uint64_t* dies_at) const;
+  // Brings SubtreeDueMs() of the unit forward to `expires_at_ms`.
+  void NoteSubtreeExpiry(uint64_t dram_index, uint64_t expires_at_ms);
 
   pool::Pool* const pool_;
   media::Media& media_;
@@ -581,6 +619,7 @@ class LeveledTable {
   ShardedCounter dram_cleared_;   // records DRAM entries dropped (cleared)
   std::unique_ptr<std::atomic<uint64_t>[]> unit_records_;  // by DRAM entry
   std::atomic<uint64_t> total_unit_records_{0};  // their sum
+  std::unique_ptr<std::atomic<uint64_t>[]> subtree_due_;  // by DRAM entry
   std::atomic<uint64_t> max_dram_epoch_{0};
 };
 

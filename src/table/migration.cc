@@ -27,6 +27,7 @@
 #include <bit>
 #include <cassert>
 #include <cstring>
+#include <limits>
 #include <span>
 
 #include "table/leveled_table.h"
@@ -393,7 +394,15 @@ Status LeveledTable::Migrate(unsigned level, uint64_t index) {
   // The unit's PMem records: the children's new ones, less the source's
   // (a PMem source; the DRAM level's are counted apart).
   int64_t kept = 0;
-  for (const Target& t : shares) kept += t.count;
+  uint64_t first_expiry = std::numeric_limits<uint64_t>::max();
+  for (const Target& t : shares) {
+    kept += t.count;
+    for (const Routed* r = t.records; r != t.records + t.count; ++r) {
+      if (r->expires_at_ms != 0 && !r->slot.tombstone)
+        first_expiry = std::min(first_expiry, r->expires_at_ms);
+    }
+  }
+  NoteSubtreeExpiry(UnitOfEntry(level, index), first_expiry);
   AddUnitRecords(level, index,
                  kept - (level == 0 ? 0 : static_cast<int64_t>(st.size)));
   return Status::OK();
@@ -539,7 +548,7 @@ void LeveledTable::ClearUnit(uint64_t dram_index) {
   SetUnitPmemRecords(dram_index, 0);
 }
 
-void LeveledTable::ClearSource(unsigned level, uint64_t index) {
+void LeveledTable::ClearSource(unsigned level, uint64_t index, bool drain) {
   DirectoryEntry& e = MutableEntryAt(levels_[level], index);
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
   // The DRAM entry moves to a new epoch: log entries carrying the old one
@@ -555,7 +564,10 @@ void LeveledTable::ClearSource(unsigned level, uint64_t index) {
   if (level == 0) {
     for (uint64_t& w : e.unlogged) StoreRelaxed(w, 0);
   }
-  if (levels_[level].persistent) media_.Persist(&e.state, sizeof(uint64_t));
+  if (levels_[level].persistent) {
+    media_.Flush(&e.state, sizeof(uint64_t));
+    if (drain) media_.Drain();
+  }
 }
 
 }  // namespace plush::table
