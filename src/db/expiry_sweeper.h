@@ -17,6 +17,11 @@
 // when they fill, by a rewrite or a migration, until a write notes an
 // expiry there again.
 //
+// Each unit's subtree on the PMem levels has a due time of its own, kept
+// by the table (LeveledTable::SubtreeDueMs: migrations note the expiries
+// they move down); a due subtree is swept in parts, each under the unit's
+// lock, emptying the entries whose records are all gone.
+//
 // Thread safety: Note may be called from any thread, holding anything.
 
 #ifndef PLUSH_DB_EXPIRY_SWEEPER_H_
