@@ -1,10 +1,10 @@
 // Copyright 2026 The Plush Authors. Licensed under the Apache License 2.0.
 //
-// Writers with expiries, readers and the expiry sweep at once, on a clock
-// that moves while they run: readers only ever see a value written for
-// their key, and once everyone stops, each key holds what its last write
-// left given the clock (the sweep dropped nothing that had not expired,
-// and kept nothing visible that had).
+// Writers with expiries, readers, scanners and the expiry sweep at once,
+// on a clock that moves while they run: readers only ever see a value
+// written for their key, and once everyone stops, each key holds what its
+// last write left given the clock (the sweep dropped nothing that had not
+// expired, and kept nothing visible that had).
 
 #include <gtest/gtest.h>
 
@@ -37,15 +37,42 @@ std::string KeyOf(int writer, int k) {
   return key;
 }
 
-class ExpiryConcurrencyTest : public ::testing::TestWithParam<Partitioning> {};
+bool IsValueOf(const std::string& key, const std::string& value) {
+  return value.size() > key.size() && value.compare(0, key.size(), key) == 0 &&
+         value[key.size()] == '=';
+}
 
+class ExpiryConcurrencyTest : public ::testing::TestWithParam<Partitioning> {
+ protected:
+  // Runs the writers, a reader, a scanner and the clock with `fanout_bits`
+  // and one write in `never_one_in` without an expiry, and checks what is
+  // left; `sweeps` names the count of Stats::more_counts that must have
+  // moved.
+  void Run(unsigned fanout_bits, unsigned never_one_in,
+           const std::string& sweeps);
+};
+
+// DRAM entries of 128 slots: the sweep rewrites them, records rarely
+// migrate.
 TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSweepAgree) {
+  Run(3, 4, "expiry_sweeps");
+}
+
+// DRAM entries of 32 slots: records migrate before they expire, and the
+// sweep empties PMem entries (those without a record that never expires)
+// under the readers, scanners and migrations.
+TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSubtreeSweepAgree) {
+  Run(1, 64, "expiry_subtree_sweeps");
+}
+
+void ExpiryConcurrencyTest::Run(unsigned fanout_bits, unsigned never_one_in,
+                                const std::string& sweeps) {
   ScratchPool file("expiry_concurrency");
   auto clock = std::make_shared<ManualClock>(kStart);
   Options o = Options::SmallProfile();
   o.partitioning = GetParam();
   o.clock = clock;
-  o.fanout_bits = 3;  // DRAM entries of 128 slots: rewrites, not migrations
+  o.fanout_bits = fanout_bits;
   std::unique_ptr<DB> db;
   ASSERT_OK(DB::Open(o, file.path(), &db));
 
@@ -70,7 +97,7 @@ TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSweepAgree) {
         WriteOptions write;
         // Mostly short lives, so that entries expire while written.
         write.expires_at_ms =
-            rng() % 4 == 0 ? 0 : clock->NowMs() + 1 + rng() % 30;
+            rng() % never_one_in == 0 ? 0 : clock->NowMs() + 1 + rng() % 30;
         std::string value = key;
         value += '=';
         value += std::to_string(i);
@@ -91,13 +118,26 @@ TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSweepAgree) {
                                              kWritesPerWriter)));
       std::string value;
       const Status s = db->Get({}, key, &value);
-      const bool of_key = value.size() > key.size() &&
-                          value.compare(0, key.size(), key) == 0 &&
-                          value[key.size()] == '=';
-      if (s.ok() ? !of_key : !s.IsNotFound())
-        ++bad_reads;
+      if (s.ok() ? !IsValueOf(key, value) : !s.IsNotFound()) ++bad_reads;
     }
   });
+  if (GetParam() == Partitioning::kRange) {
+    threads.emplace_back([&] {  // a scanner
+      std::unique_ptr<Iterator> it = db->NewIterator({});
+      while (!stop.load()) {
+        std::string previous;
+        for (it->SeekToFirst(); it->Valid(); it->Next()) {
+          const std::string key(it->key());
+          if (!IsValueOf(key, std::string(it->value())) ||
+              (!previous.empty() && key <= previous)) {
+            ++bad_reads;
+          }
+          previous = key;
+        }
+        if (!it->status().ok()) ++bad_reads;
+      }
+    });
+  }
   threads.emplace_back([&] {  // time passes
     while (!stop.load()) {
       clock->Advance(1);
@@ -129,11 +169,11 @@ TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSweepAgree) {
   check();
   Stats stats;
   ASSERT_OK(db->GetStats(&stats));
-  uint64_t sweeps = 0;
+  uint64_t swept = 0;
   for (const auto& [name, value] : stats.more_counts) {
-    if (name == "expiry_sweeps") sweeps = value;
+    if (name == sweeps) swept = value;
   }
-  EXPECT_GT(sweeps, 0u);
+  EXPECT_GT(swept, 0u) << sweeps;
   ASSERT_OK(db->Close());
   db.reset();
   ASSERT_OK(DB::Open(o, file.path(), &db));
