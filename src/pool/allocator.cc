@@ -43,8 +43,8 @@ uint64_t Allocator::GrowthTarget(uint64_t mapped, uint64_t end) const {
   const uint64_t step = media::Media::kGrowAlignment;
   const uint64_t limit = std::min(max_pool_size_, uint64_t{1} << 62);
   const uint64_t heap = mapped - std::min(mapped, heap_offset_);
-  return std::min(AlignUp(std::max(end, mapped + heap / 4), step),
-                  AlignUp(limit, step));
+  const uint64_t grown = mapped + heap / kGrowthDivisor;
+  return std::min(AlignUp(std::max(end, grown), step), AlignUp(limit, step));
 }
 
 Status Allocator::EnsureMapped(uint64_t end) {
@@ -70,8 +70,9 @@ Status Allocator::EnsureMapped(uint64_t end) {
 void Allocator::GrowAhead() {
   const uint64_t mapped = media_->size();
   const uint64_t heap = mapped - std::min(mapped, heap_offset_);
-  const uint64_t step = AlignUp(std::min(kMaxGrowAheadStep, heap / 4),
-                                media::Media::kGrowAlignment);
+  const uint64_t step =
+      AlignUp(std::min(kMaxGrowAheadStep, heap / kGrowthDivisor),
+              media::Media::kGrowAlignment);
   if (mark() + step <= mapped) return;
   MutexLock grow(&grow_mu_);
   if (media_->size() != mapped) return;  // grown meanwhile

@@ -62,19 +62,23 @@ class Allocator {
   void TrimMark();
 
   // Grows the file by one step once less than a step is left above the
-  // mark, so that allocations rarely wait for the file system. A step is a
-  // quarter of the file, at most kMaxGrowAheadStep: each growth is short
-  // (the file system zeroes what it adds), and allocations go on in the
-  // step left meanwhile. Errors are left for the allocation that needs the
-  // space to report.
+  // mark, so that allocations rarely wait for the file system. A step is
+  // 1/kGrowthDivisor of the heap, at most kMaxGrowAheadStep: each growth
+  // is short (the file system zeroes what it adds), and allocations go on
+  // in the step left meanwhile. Errors are left for the allocation that
+  // needs the space to report.
   void GrowAhead() EXCLUDES(mu_, grow_mu_);
   static constexpr uint64_t kMaxGrowAheadStep = 256ull << 20;
+  // What the file holds beyond the data is up to two steps: a sixteenth
+  // of the heap keeps that at 6-12 % of the heap (a quarter kept 25-40 %)
+  // for a few more growths (docs/benchmarks.md, "Growth steps").
+  static constexpr uint64_t kGrowthDivisor = 16;
 
  private:
   Status EnsureMapped(uint64_t end) REQUIRES(mu_) EXCLUDES(grow_mu_);
   // The size to grow to for space up to `end`: the heap grows by at least
-  // a quarter, so that growth steps stay few — of the heap, not of the
-  // file, whose recovery logs take space only as they are written.
+  // 1/kGrowthDivisor, so that growth steps stay few — of the heap, not of
+  // the file, whose recovery logs take space only as they are written.
   uint64_t GrowthTarget(uint64_t mapped, uint64_t end) const;
 
   media::Media* const media_;

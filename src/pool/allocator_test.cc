@@ -127,7 +127,7 @@ TEST_F(AllocatorTest, TrimMarkLowersTheMarkToTheCursorOnAPageBoundary) {
   EXPECT_EQ(b, trimmed);
 }
 
-TEST_F(AllocatorTest, PoolGrowsInAlignedStepsOfAtLeastAQuarter) {
+TEST_F(AllocatorTest, PoolGrowsInAlignedStepsToWhatItNeeds) {
   ASSERT_EQ(media_->size(), 4 * kMiB);
   const uint64_t a = Allocate(4 * kMiB, 4096);  // ends past the device
   EXPECT_EQ(media_->size() % media::Media::kGrowAlignment, 0u);
@@ -139,7 +139,7 @@ TEST_F(AllocatorTest, PoolGrowsInAlignedStepsOfAtLeastAQuarter) {
 }
 
 // A background thread grows the pool before an allocation would have to:
-// once less than a step (a quarter of the pool, 2 MiB aligned, at most
+// once less than a step (a sixteenth of the heap, 2 MiB aligned, at most
 // kMaxGrowAheadStep) is left above the mark, by one step; never while
 // there is room, never past the limit.
 TEST_F(AllocatorTest, GrowAheadGrowsOnlyWhenLittleIsLeftAboveTheMark) {
@@ -149,10 +149,22 @@ TEST_F(AllocatorTest, GrowAheadGrowsOnlyWhenLittleIsLeftAboveTheMark) {
   ASSERT_EQ(media_->size(), 4 * kMiB);
   const uint64_t mark = allocator_->mark();
   allocator_->GrowAhead();
-  EXPECT_EQ(media_->size(), 6 * kMiB) << "one step: a quarter, 2 MiB aligned";
+  EXPECT_EQ(media_->size(), 6 * kMiB) << "one step: 2 MiB at the least";
   EXPECT_EQ(allocator_->mark(), mark) << "growing hands nothing out";
   allocator_->GrowAhead();
   EXPECT_EQ(media_->size(), 6 * kMiB) << "room again: nothing to do";
+}
+
+// What the file holds ahead of the heap's need follows the heap: a
+// sixteenth of it, 2 MiB aligned (a quarter would grow 64 MiB to 80, then
+// 86).
+TEST_F(AllocatorTest, GrowthStepsAreASixteenthOfTheHeap) {
+  Make(64 * kMiB, 256 * kMiB, 256 * kMiB);
+  Allocate(61 * kMiB);  // less than a step left above the mark
+  allocator_->GrowAhead();
+  EXPECT_EQ(media_->size(), 68 * kMiB);
+  Allocate(7 * kMiB);  // past the end: the allocation grows the file
+  EXPECT_EQ(media_->size(), 74 * kMiB);
 }
 
 // The recovery logs below the heap take space only as they are written:
@@ -214,15 +226,15 @@ TEST_F(AllocatorTest, LastBlockFitsWhereAWholeSlabDoesNot) {
 // The media may refuse the generous growth step (a device, or a file
 // system, with less room than max_pool_size): the exact need is tried next.
 TEST_F(AllocatorTest, GrowthFallsBackToTheExactNeedWhenTheStepDoesNotFit) {
-  Make(16 * kMiB, 18 * kMiB, 1024 * kMiB);
-  const uint64_t a = Allocate(16 * kMiB + 1024, 4096);
-  EXPECT_EQ(media_->size(), 18 * kMiB) << "20 MiB was refused, 18 fits";
-  EXPECT_EQ(allocator_->mark(), a + 16 * kMiB + 1024);
+  Make(64 * kMiB, 66 * kMiB, 1024 * kMiB);
+  const uint64_t a = Allocate(64 * kMiB + 1024, 4096);
+  EXPECT_EQ(media_->size(), 66 * kMiB) << "68 MiB was refused, 66 fits";
+  EXPECT_EQ(allocator_->mark(), a + 64 * kMiB + 1024);
   uint64_t offset = 0;
   const Status s = allocator_->Allocate(4 * kMiB, 4096, &offset);
   ASSERT_TRUE(s.IsNoSpace()) << s.ToString();
   EXPECT_EQ(s.message(), "simulated device is full (" +
-                             std::to_string(18 * kMiB) + " bytes)");
+                             std::to_string(66 * kMiB) + " bytes)");
 }
 
 TEST_F(AllocatorTest, ConcurrentAllocationsNeverOverlap) {
