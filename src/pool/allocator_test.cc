@@ -139,7 +139,7 @@ TEST_F(AllocatorTest, PoolGrowsInAlignedStepsToWhatItNeeds) {
 }
 
 // A background thread grows the pool before an allocation would have to:
-// once less than a step (a sixteenth of the heap, 2 MiB aligned, at most
+// once less than a step (a sixty-fourth of the heap, 2 MiB aligned, at most
 // kMaxGrowAheadStep) is left above the mark, by one step; never while
 // there is room, never past the limit.
 TEST_F(AllocatorTest, GrowAheadGrowsOnlyWhenLittleIsLeftAboveTheMark) {
@@ -156,15 +156,15 @@ TEST_F(AllocatorTest, GrowAheadGrowsOnlyWhenLittleIsLeftAboveTheMark) {
 }
 
 // What the file holds ahead of the heap's need follows the heap: a
-// sixteenth of it, 2 MiB aligned (a quarter would grow 64 MiB to 80, then
-// 86).
-TEST_F(AllocatorTest, GrowthStepsAreASixteenthOfTheHeap) {
-  Make(64 * kMiB, 256 * kMiB, 256 * kMiB);
-  Allocate(61 * kMiB);  // less than a step left above the mark
+// sixty-fourth of it, 2 MiB aligned (a sixteenth would grow 256 MiB to
+// 272, then 290).
+TEST_F(AllocatorTest, GrowthStepsAreASixtyFourthOfTheHeap) {
+  Make(256 * kMiB, 1024 * kMiB, 1024 * kMiB);
+  Allocate(253 * kMiB);  // less than a step left above the mark
   allocator_->GrowAhead();
-  EXPECT_EQ(media_->size(), 68 * kMiB);
+  EXPECT_EQ(media_->size(), 260 * kMiB);
   Allocate(7 * kMiB);  // past the end: the allocation grows the file
-  EXPECT_EQ(media_->size(), 74 * kMiB);
+  EXPECT_EQ(media_->size(), 266 * kMiB);
 }
 
 // The recovery logs below the heap take space only as they are written:
