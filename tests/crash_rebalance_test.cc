@@ -277,6 +277,49 @@ TEST(CrashRebalanceTest, SampledPersistPointsOfVarlenRebalances) {
   EXPECT_EQ(within.failures, 0u) << within.first_failure;
 }
 
+// The units of ids kCrowdedIds..0xff hold records that had expired when
+// they were written (before the explorer's clock), some of them on PMem
+// (a checkpoint), some in DRAM, and one unit also a record that expires
+// later. The re-balance that splits unit 0 takes its free units from a
+// run of the vacant ones: cleared whole, expired records and all
+// (RangeRebalancer::FreeEmptyRun), while the unit with the live record
+// keeps it. A crash anywhere loses no live record and shows no expired
+// one.
+TEST(CrashRebalanceTest, EveryPersistPointOfClearingUnitsWhoseRecordsExpired) {
+  auto expired_put = [](uint64_t id) {
+    Op put{Op::Kind::kPut, id, id, 12, 8};
+    put.expires_at_ms = kExplorerNowMs - 1;
+    return put;
+  };
+  std::vector<Op> workload;
+  for (uint64_t id = kCrowdedIds; id <= 0xff; ++id)
+    workload.push_back(expired_put(id));
+  workload.push_back({Op::Kind::kCheckpoint, 0, 0});
+  for (uint64_t id = kCrowdedIds; id <= 0xff; id += 2)
+    workload.push_back(expired_put(id + 256));  // on the same units
+  Op later{Op::Kind::kPut, 0xfc + 512, 7, 12, 8};  // on 0xfc's unit
+  later.expires_at_ms = kExplorerNowMs + 1000;
+  workload.push_back(later);
+  for (uint64_t id = 0; id < 30; ++id)
+    workload.push_back({Op::Kind::kPut, id, id * 3});
+  workload.push_back({Op::Kind::kRebalance, 0, 0});
+  CrashExplorer explorer(RebalancingCrashPool(), workload);
+  Stats run;
+  uint64_t rebalance_points = 0;
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectRebalances(&explorer, workload, &run, &rebalance_points));
+  uint64_t cleared = 0;
+  for (const auto& [name, value] : run.more_counts) {
+    if (name == "expired_units_cleared") cleared = value;
+  }
+  EXPECT_GE(cleared, 2u) << "the split took no unit of expired records";
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("clearing units whose records expired", stats, run,
+         rebalance_points);
+  EXPECT_EQ(stats.crash_states, stats.persist_points);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+}
+
 // The explorer must be able to fail on these workloads too: with an oracle
 // that counts the operation in flight at the crash as acknowledged, the
 // crashes before a write's log entry is durable are reported.

@@ -44,12 +44,12 @@ bool IsValueOf(const std::string& key, const std::string& value) {
 
 class ExpiryConcurrencyTest : public ::testing::TestWithParam<Partitioning> {
  protected:
-  // Runs the writers, a reader, a scanner and the clock with `fanout_bits`
-  // and one write in `never_one_in` without an expiry, and checks what is
-  // left; `sweeps` names the count of Stats::more_counts that must have
-  // moved.
+  // Runs the writers, a reader, a scanner and the clock with `fanout_bits`,
+  // 2^`dram_bits` units and one write in `never_one_in` without an expiry,
+  // and checks what is left; `sweeps` names the count of
+  // Stats::more_counts that must have moved.
   void Run(unsigned fanout_bits, unsigned never_one_in,
-           const std::string& sweeps);
+           const std::string& sweeps, unsigned dram_bits = 2);
 };
 
 // DRAM entries of 128 slots: the sweep rewrites them, records rarely
@@ -65,14 +65,26 @@ TEST_P(ExpiryConcurrencyTest, WritersReadersAndTheSubtreeSweepAgree) {
   Run(1, 64, "expiry_subtree_sweeps");
 }
 
+// Range pools: 32 units, whose splits take units whose records all
+// expired, cleared under the writers, readers and scanners of their
+// neighbours.
+TEST_P(ExpiryConcurrencyTest, WritersReadersAndUnitsClearedWhenExpiredAgree) {
+  if (GetParam() != Partitioning::kRange) {
+    GTEST_SKIP() << "hash pools do not re-balance";
+  }
+  Run(1, 1000, "expired_units_cleared", 5);
+}
+
 void ExpiryConcurrencyTest::Run(unsigned fanout_bits, unsigned never_one_in,
-                                const std::string& sweeps) {
+                                const std::string& sweeps,
+                                unsigned dram_bits) {
   ScratchPool file("expiry_concurrency");
   auto clock = std::make_shared<ManualClock>(kStart);
   Options o = Options::SmallProfile();
   o.partitioning = GetParam();
   o.clock = clock;
   o.fanout_bits = fanout_bits;
+  o.dram_directory_bits = dram_bits;
   std::unique_ptr<DB> db;
   ASSERT_OK(DB::Open(o, file.path(), &db));
 

@@ -21,7 +21,8 @@ STATS_FIELDS = {
     "persist_calls", "flushed_lines",
     "user_bytes_written", "media_bytes_written", "media_write_amp",
     "recovery_seconds", "recovered_log_entries", "syncs", "dram_rewrites",
-    "log_backed_bytes", "expiry_sweeps", "expiry_subtree_sweeps"}
+    "log_backed_bytes", "expiry_sweeps", "expiry_subtree_sweeps",
+    "expired_units_cleared"}
 
 
 def test_context_manager_closes(pool_path):

@@ -316,6 +316,7 @@ Status DBImpl::WritePayload(const WriteOptions& options, std::string_view key,
   // new table hash; the one written for the old is left to compaction.
   Status s = Placed(table_->hasher(), [&](uint64_t version, bool* moved) {
     placement = Place(key, version);
+    placement.expires_at_ms = tombstone ? 0 : options.expires_at_ms;
     uint64_t ref = 0;
     payload::PayloadLogs::Ticket ticket;  // until the reference is published
     Status r =
@@ -455,7 +456,7 @@ Status DBImpl::WriteBatchNow(const WriteOptions& options, WriteBatch* batch) {
       if (!r.ok()) return r;
       records.push_back({placed.hash,
                          {placed.indirect_word, ref, op.tombstone, true},
-                         op.key});
+                         op.key, op.expires_at_ms});
       payloads = true;
     }
     // An unlogged batch has no barrier of its own (WritePayload).
@@ -504,7 +505,7 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
     UpdateAction action = UpdateAction::kKeep;
     bool changed = false;
     s = Placed(table_->hasher(), [&](uint64_t version, bool* moved) {
-      const Placement placement = Place(key, version);
+      Placement placement = Place(key, version);
       const table::LookupKey lookup =
           table::LookupKey::For(key, placement.hash);
       std::string current;
@@ -555,6 +556,7 @@ Status DBImpl::ReadModifyWrite(const WriteOptions& options,
                            &ticket, options.sync);
       if (!w.ok()) return w;
       if (!options.log) pool_->media().Drain();  // as in WritePayload
+      placement.expires_at_ms = expiry;
       return write_path_->Write(
           options, placement,
           [&](uint64_t, table::Slot* slot, bool* skip) -> Status {
@@ -897,7 +899,9 @@ Status DBImpl::GetStats(Stats* stats) {
                         {"expiry_sweeps", expiry_sweeper_->sweeps()},
                         {"expiry_subtree_sweeps",
                          expiry_sweeper_->subtree_sweeps()},
-                        {"log_backed_bytes", logs_->backed_bytes()}};
+                        {"log_backed_bytes", logs_->backed_bytes()},
+                        {"expired_units_cleared",
+                         rebalancer_->expired_units_cleared()}};
   return Status::OK();
 }
 

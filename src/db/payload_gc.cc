@@ -77,8 +77,12 @@ Status PayloadGc::Relocate(const Candidate& entry, const CopyFn& copy,
   return Placed(table_.hasher(), [&](uint64_t version, bool* moved) {
     *result = Relocation::kUnreachable;
     if (table_.hasher().Hash(key) != key_hash) return Status::OK();
+    Placement placement;
+    placement.hash = key_hash;
+    placement.version = version;
+    placement.expires_at_ms = entry.expires_at_ms;  // the copy keeps it
     return write_path_.Write(
-        logged, {key_hash, version},
+        logged, placement,
         [&](uint64_t d, table::Slot* slot, bool* skip) -> Status {
           *skip = true;
           const table::LookupKey lookup = table::LookupKey::For(key, key_hash);

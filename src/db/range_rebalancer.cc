@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <tuple>
 #include <utility>
 
 #include "db/slot_prefetch.h"
@@ -78,7 +79,15 @@ RangeRebalancer::RangeRebalancer(RangeMapStore* store,
       tails_(tails),
       closed_(*closed),
       map_(store != nullptr ? store->map().get() : nullptr),
-      counted_(empty) {}
+      counted_(empty) {
+  // A new pool's units hold nothing: their expiry bounds start from 0
+  // (no writer runs yet). An opened pool's are learnt as units are found
+  // empty (CountUnits) or emptied.
+  if (enabled() && empty) {
+    for (uint64_t d = 0; d < table_.dram_entries(); ++d)
+      table_.ResetUnitExpiryBound(d);
+  }
+}
 
 void RangeRebalancer::CountUnits() {
   if (!enabled() || counted_.load(std::memory_order_acquire)) return;
@@ -87,6 +96,7 @@ void RangeRebalancer::CountUnits() {
     SpinLockRef lock = table_.DramLock(d);
     lock.lock();
     table_.CountUnit(d);
+    if (table_.UnitRecords(d) == 0) table_.ResetUnitExpiryBound(d);
     lock.unlock();
   }
   counted_.store(true, std::memory_order_release);
@@ -458,31 +468,74 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
   return Status::OK();
 }
 
+bool RangeRebalancer::Vacant(uint64_t unit) const {
+  if (table_.UnitRecords(unit) == 0) return true;
+  const uint64_t bound = table_.UnitExpiryBound(unit);
+  return bound != table::LeveledTable::kNoExpiryBound &&
+         payload_.Expired(bound);
+}
+
 Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
   // Once every unit holds records, every split asks: a walk of the map
   // that found nothing is not made again for the next kEmptyRunRetry
-  // changes (runs of empty positions are made by few of them).
+  // changes (runs of empty positions are made by few of them), unless a
+  // unit it found holding records has since seen them all expire.
   const uint64_t generation = store_->generation();
-  if (no_empty_run_at_ && generation < *no_empty_run_at_ + kEmptyRunRetry)
+  if (no_empty_run_ &&
+      generation < no_empty_run_->generation + kEmptyRunRetry &&
+      !payload_.Expired(no_empty_run_->next_vacancy_ms)) {
     return Status::OK();
-  no_empty_run_at_.reset();
-  // The first run of neighbouring positions whose units hold nothing, by
-  // their counts (read without their locks: checked again under them).
+  }
+  no_empty_run_.reset();
+  // Runs of neighbouring vacant positions (read without their locks:
+  // checked again under them). One whose units have directory blocks
+  // first: the units it frees bring their blocks and buckets to the
+  // ranges that take them, where units that never held records would
+  // take new ones — units of keys that expired are reused by the keys
+  // that follow them, rather than every unit once.
   const std::vector<uint32_t> units = map_->Units();
   size_t first = 0;
   size_t n = 0;
-  for (size_t p = 0; p < units.size() && n < RangeMap::kMaxMerged; ++p) {
-    if (units[p] != heavy && table_.UnitRecords(units[p]) == 0) {
+  std::optional<std::pair<size_t, size_t>> fallback;  // (first, n)
+  auto with_blocks = [&](size_t from, size_t count) {
+    for (size_t p = from; p < from + count; ++p) {
+      if (table_.UnitHasBlocks(units[p])) return true;
+    }
+    return false;
+  };
+  bool found = false;
+  uint64_t next_vacancy_ms = 0;
+  for (size_t p = 0; p <= units.size() && !found; ++p) {
+    const bool vacant =
+        p < units.size() && units[p] != heavy && Vacant(units[p]);
+    if (p < units.size() && !vacant) {
+      const uint64_t bound = table_.UnitExpiryBound(units[p]);
+      if (bound != table::LeveledTable::kNoExpiryBound &&
+          (next_vacancy_ms == 0 || bound < next_vacancy_ms)) {
+        next_vacancy_ms = bound;
+      }
+    }
+    if (vacant && n < RangeMap::kMaxMerged) {
       if (n == 0) first = p;
       ++n;
-    } else if (n >= 2) {
-      break;
-    } else {
-      n = 0;
+      continue;
+    }
+    if (n >= 2) {
+      if (with_blocks(first, n)) {
+        found = true;
+        break;
+      }
+      if (!fallback) fallback.emplace(first, n);
+    }
+    n = 0;
+    if (vacant) {  // a run cut at kMaxMerged: the next starts here
+      first = p;
+      n = 1;
     }
   }
-  if (n < 2) {
-    no_empty_run_at_ = generation;
+  if (!found && fallback) std::tie(first, n) = *fallback;
+  if (!found && !fallback) {
+    no_empty_run_ = NoEmptyRun{generation, next_vacancy_ms};
     return Status::OK();
   }
   std::vector<uint64_t> locked(units.begin() + static_cast<ptrdiff_t>(first),
@@ -493,15 +546,36 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
     for (const uint64_t u : locked) table_.DramLock(u).unlock();
   };
   Status s;
-  bool empty = !closed_.load(std::memory_order_relaxed);
+  bool vacant = !closed_.load(std::memory_order_relaxed);
   for (const uint64_t u : locked) {
     table_.CountUnit(u);
-    empty = empty && table_.UnitRecords(u) == 0;
+    vacant = vacant && Vacant(u);
   }
-  if (empty) {
+  if (vacant) {
+    // The expired records the units hold go, in DRAM and on PMem, without
+    // a migration (which would write them down, as tombstones, first).
+    // Their log records are left to the kept unit's epoch below; a crash
+    // before it replays them into their units, still expired.
+    for (const uint64_t u : locked) {
+      if (table_.UnitRecords(u) == 0) continue;
+      table_.DropDram(u);
+      table_.ClearUnit(u);
+      expired_units_cleared_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  if (vacant) {
+    // The unit kept takes the merged range; one without blocks if there
+    // is one, so that the units freed are those with blocks. (None holds
+    // a record whose fingerprint its range's lower bound must keep.)
+    uint64_t kept = units[first];
+    for (size_t p = first; p < first + n; ++p) {
+      if (!table_.UnitHasBlocks(units[p])) {
+        kept = units[p];
+        break;
+      }
+    }
     // As a move's step 3: the merged ranges' older log records (of the
     // units that held them once) must look migrated to the kept unit.
-    const uint64_t kept = units[first];
     table_.SetDramEpoch(kept, std::max(table_.MaxDramEpoch(),
                                        table_.DramState(kept).epoch));
     s = table_.MigrateDram(kept);
@@ -514,6 +588,7 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
     if (s.ok()) {
       for (const uint64_t u : locked) {
         if (u != kept) table_.ClearUnit(u);
+        table_.ResetUnitExpiryBound(u);
         tails_->Forget(u);
       }
     }
@@ -626,7 +701,10 @@ Status RangeRebalancer::Free(const FreeCandidate& candidate,
     SpinLockRef lock = table_.DramLock(candidate.unit);
     lock.lock();
     Status s = MigrateIfNotEmpty(candidate.unit);
-    if (s.ok()) table_.ClearUnit(candidate.unit);
+    if (s.ok()) {
+      table_.ClearUnit(candidate.unit);
+      table_.ResetUnitExpiryBound(candidate.unit);
+    }
     tails_->Forget(candidate.unit);
     lock.unlock();
     return s;
@@ -809,7 +887,7 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
       slot = {hasher.IndirectWordOnUnit(r->key, to, to_lower), ref,
               r->tombstone, true};
     }
-    table_.InsertDram(to, hash, slot, /*logged=*/false);
+    table_.InsertDram(to, hash, slot, /*logged=*/false, r->expires_at_ms);
   }
   copied_.fetch_add(writes.size(), std::memory_order_relaxed);
   // 3. Durable, and above every epoch a log may hold.
@@ -829,6 +907,7 @@ Status RangeRebalancer::Move(uint64_t from, uint64_t to,
     table_.SetUnitPmemRecords(from, records - std::min(records, moving.size()));
   } else {
     table_.ClearUnit(from);
+    table_.ResetUnitExpiryBound(from);
   }
   // The tails: `to` holds exactly the copies (in its range), unless it
   // was merged into; `from` keeps its largest key only if nothing moved.

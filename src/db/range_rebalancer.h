@@ -152,6 +152,11 @@ class RangeRebalancer {
   uint64_t records_copied() const {
     return copied_.load(std::memory_order_relaxed);
   }
+  // The units cleared whole since the pool was opened because every record
+  // they held had expired (FreeEmptyRun), to take new ranges.
+  uint64_t expired_units_cleared() const {
+    return expired_units_cleared_.load(std::memory_order_relaxed);
+  }
 
  private:
   // A record copied by a move.
@@ -216,10 +221,16 @@ class RangeRebalancer {
       const std::vector<uint64_t>& taken, uint64_t limit) REQUIRES(mu_);
   // Walks the map for its lightest neighbouring pairs: light_pairs_.
   void FindLightPairs() REQUIRES(mu_);
-  // Merges the first run of 2 .. kMaxMerged neighbouring positions whose
-  // units hold nothing (not `heavy`) into one, in one change: the others
-  // become free. Nothing if there is none.
+  // Merges a run of 2 .. kMaxMerged neighbouring positions whose units
+  // hold nothing a reader sees (Vacant(); not `heavy`) into one, in one
+  // change: the others become free, cleared. The first run that frees
+  // units with directory blocks, else the first run; nothing if there is
+  // none.
   Status FreeEmptyRun(uint64_t heavy) REQUIRES(mu_);
+  // Whether `unit` holds no records, or only expired ones (its expiry
+  // bound has passed: LeveledTable::UnitExpiryBound). Lock-free, from the
+  // counts: a hint until checked under the unit's lock.
+  bool Vacant(uint64_t unit) const;
   // Frees the candidate (merging it) and stores it in *freed.
   Status Free(const FreeCandidate& candidate, uint64_t* freed)
       REQUIRES(mu_);
@@ -252,8 +263,14 @@ class RangeRebalancer {
   // of empty positions): it merged light neighbours, which copies.
   std::atomic<bool> crowded_{false};
   std::atomic<uint64_t> overloaded_calls_{0};
-  // The map's generation when FreeEmptyRun() last found no run.
-  std::optional<uint64_t> no_empty_run_at_ GUARDED_BY(mu_);
+  // The map's generation when FreeEmptyRun() last found no run, and the
+  // earliest expiry bound of a unit it found not vacant (0: none): where
+  // one passes, a unit has become vacant without a change of the map.
+  struct NoEmptyRun {
+    uint64_t generation;
+    uint64_t next_vacancy_ms;
+  };
+  std::optional<NoEmptyRun> no_empty_run_ GUARDED_BY(mu_);
   // The lightest neighbouring pairs (by records on PMem) as the last walk
   // of the map found them, lightest first: FindFree takes pairs from them
   // for a few frees instead of walking every position for each. (Pairs
@@ -262,6 +279,7 @@ class RangeRebalancer {
   std::vector<std::pair<uint32_t, uint32_t>> light_pairs_ GUARDED_BY(mu_);
   size_t frees_since_walk_ GUARDED_BY(mu_) = 0;
   std::atomic<uint64_t> copied_{0};
+  std::atomic<uint64_t> expired_units_cleared_{0};
 };
 
 }  // namespace plush

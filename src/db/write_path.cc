@@ -207,7 +207,8 @@ Status WritePath::InsertRecords(const WriteOptions& options,
       Status s = table_.MigrateDram(d);
       if (!s.ok()) return s;
     }
-    table_.InsertDram(d, records[i].hash, records[i].slot, options.log);
+    table_.InsertDram(d, records[i].hash, records[i].slot, options.log,
+                      records[i].expires_at_ms);
     if (tails_ != nullptr) tails_->Note(d, records[i].key);
   }
   return Status::OK();

@@ -66,6 +66,9 @@ struct Placement {
   std::optional<std::string_view> key;
   // The key word of an indirect slot of the key (KeyHasher::PlaceKey).
   uint64_t indirect_word = 0;
+  // The record's expiry, 0 = none (LeveledTable::UnitExpiryBound): a
+  // write that leaves it 0 keeps its unit from being cleared by expiry.
+  uint64_t expires_at_ms = 0;
 };
 
 class WritePath {
@@ -106,12 +109,13 @@ class WritePath {
         moved, entry_size);
   }
 
-  // A record of a write batch: its slot, the table hash of its key, and
-  // the key.
+  // A record of a write batch: its slot, the table hash of its key, the
+  // key, and its expiry (0 = none, as Placement's).
   struct Record {
     uint64_t hash;
     table::Slot slot;
     std::string_view key;
+    uint64_t expires_at_ms = 0;
   };
   // Writes the records atomically (write_batch.h), in order: a later record
   // of a key wins. Logged: one persistence barrier (and the migrations of
@@ -243,7 +247,8 @@ Status WritePath::Write(const WriteOptions& options, Placement placement,
         continue;
       }
     }
-    const unsigned size = table_.InsertDram(d, hash, slot, options.log);
+    const unsigned size =
+        table_.InsertDram(d, hash, slot, options.log, placement.expires_at_ms);
     if (tails_ != nullptr && placement.key) tails_->Note(d, *placement.key);
     lock.unlock();
     if (entry_size != nullptr) *entry_size = size;

@@ -633,7 +633,7 @@ bool PayloadLogs::Compact(PayloadChunk* chunk) {
                        Ref{chunk->id, Ref::EpochBits(chunk->epoch),
                            static_cast<uint32_t>(offset)}
                            .Encode(),
-                       expired});
+                       expired, expires_at_ms});
     // An expired record moves without its value (below).
     sizes.push_back(expired ? EntrySize(key.size(), 0, /*expires=*/true)
                             : size);

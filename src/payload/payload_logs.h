@@ -73,6 +73,7 @@ class PayloadHost {
     uint64_t key_hash = 0;
     uint64_t ref = 0;
     bool expired = false;  // its record had expired when it was read
+    uint64_t expires_at_ms = 0;  // its record's expiry (0 = none)
   };
 
   virtual ~PayloadHost() = default;

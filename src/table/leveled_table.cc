@@ -95,6 +95,10 @@ Status LeveledTable::Open(pool::Pool* pool,
   t->subtree_due_.reset(new std::atomic<uint64_t>[dram.entry_count]);
   for (uint64_t i = 0; i < dram.entry_count; ++i)
     t->subtree_due_[i].store(0, std::memory_order_relaxed);
+  // Not known: what the units hold expires whenever their records say.
+  t->unit_expiry_bound_.reset(new std::atomic<uint64_t>[dram.entry_count]);
+  for (uint64_t i = 0; i < dram.entry_count; ++i)
+    t->unit_expiry_bound_[i].store(kNoExpiryBound, std::memory_order_relaxed);
 
   Status s = t->AllocateDramFilters();
   if (s.ok()) s = t->AttachLevels();
@@ -376,8 +380,15 @@ EntryState LeveledTable::DramState(uint64_t dram_index) const {
 }
 
 unsigned LeveledTable::InsertDram(uint64_t dram_index, uint64_t hash,
-                                  const Slot& slot, bool logged) {
+                                  const Slot& slot, bool logged,
+                                  uint64_t expires_at_ms) {
   assert(DramLocked(dram_index));
+  if (!slot.tombstone) {
+    const uint64_t expiry = expires_at_ms == 0 ? kNoExpiryBound : expires_at_ms;
+    std::atomic<uint64_t>& bound = unit_expiry_bound_[dram_index];
+    if (bound.load(std::memory_order_relaxed) < expiry)
+      bound.store(expiry, std::memory_order_relaxed);
+  }
   return AppendDram(dram_index, hash, slot, logged);
 }
 

@@ -166,9 +166,10 @@ class LeveledTable {
   // Appends a slot to the DRAM entry and returns the entry's new size.
   // REQUIRES: the entry's lock, !DramFull(dram_index). `logged`: the slot's
   // record is in the recovery log (else it is durable only once the entry
-  // migrates).
+  // migrates). `expires_at_ms`: the record's expiry (0 = none), which the
+  // unit's expiry bound takes in (UnitExpiryBound).
   unsigned InsertDram(uint64_t dram_index, uint64_t hash, const Slot& slot,
-                      bool logged);
+                      bool logged, uint64_t expires_at_ms);
   // True while the DRAM entry holds records that are not in the recovery
   // log (unlogged writes not yet migrated).
   bool DramHasUnlogged(uint64_t dram_index) const {
@@ -288,6 +289,36 @@ class LeveledTable {
   // a bucket reference is damaged.
   Status CollectSubtree(uint64_t dram_index, std::vector<Slot>* slots) const;
 
+  // ---- A unit's expiry bound ----------------------------------------------
+
+  // The latest expiry among the records put into the unit (its DRAM entry,
+  // by InsertDram) since it was last emptied, tombstones aside: once the
+  // clock has passed it, the unit holds nothing a reader sees, whatever
+  // versions it stores, and may be cleared whole (a range pool's
+  // re-balancer then takes it for a new range without waiting for the
+  // expiry sweep). kNoExpiryBound: a record that never expires went in,
+  // or it is not known (every unit after Open, before its first empty).
+  // 0: nothing went in. Lock-free, relaxed: a hint; decisions read it
+  // under the entry's lock.
+  static constexpr uint64_t kNoExpiryBound =
+      std::numeric_limits<uint64_t>::max();
+  uint64_t UnitExpiryBound(uint64_t dram_index) const {
+    return unit_expiry_bound_[dram_index].load(std::memory_order_relaxed);
+  }
+  // Whether the unit's subtree has directory blocks on the PMem levels
+  // (level 1's: a unit's records reach deeper levels through it), which a
+  // unit that takes a new range reuses. Lock-free.
+  bool UnitHasBlocks(uint64_t dram_index) const {
+    return level_count() > 1 &&
+           HasBlock(levels_[1], dram_index << (levels_[1].index_bits -
+                                               levels_[0].index_bits));
+  }
+  // Records that the unit holds nothing, on PMem or in DRAM: its bound
+  // starts again from 0. REQUIRES: the entry's lock, the unit empty.
+  void ResetUnitExpiryBound(uint64_t dram_index) {
+    unit_expiry_bound_[dram_index].store(0, std::memory_order_relaxed);
+  }
+
   // ---- Expiry on the PMem levels (REQUIRE the DRAM entry's lock) ----------
 
   // When the unit's subtree on the PMem levels may next hold a directory
@@ -375,6 +406,11 @@ class LeveledTable {
   // some of them, which no lookup reaches. REQUIRES: the DRAM entry's lock,
   // an empty DRAM entry.
   void ClearUnit(uint64_t dram_index);
+  // Empties the DRAM entry, dropping its records, into its next epoch: for
+  // records no reader sees any more (all expired). Their log records stay
+  // replayable until an entry that their keys reach takes a later epoch
+  // (a re-balance's step 3). REQUIRES: the DRAM entry's lock.
+  void DropDram(uint64_t dram_index) { ClearSource(0, dram_index); }
   // The state word of entry `index` of `level` (0 = DRAM), for inspection.
   // REQUIRES: level < level_count(), index < entry_count(level).
   EntryState StateOf(unsigned level, uint64_t index) const {
@@ -620,6 +656,7 @@ class LeveledTable {
   std::unique_ptr<std::atomic<uint64_t>[]> unit_records_;  // by DRAM entry
   std::atomic<uint64_t> total_unit_records_{0};  // their sum
   std::unique_ptr<std::atomic<uint64_t>[]> subtree_due_;  // by DRAM entry
+  std::unique_ptr<std::atomic<uint64_t>[]> unit_expiry_bound_;  // by entry
   std::atomic<uint64_t> max_dram_epoch_{0};
 };
 

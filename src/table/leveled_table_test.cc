@@ -85,7 +85,7 @@ class LeveledTableTest : public ::testing::Test {
     SpinLockRef lock = table_->DramLock(d);
     lock.lock();
     table_->InsertDram(d, key_.hash, {key_.hash, kRef, false, true},
-                       /*logged=*/true);
+                       /*logged=*/true, /*expires_at_ms=*/0);
     lock.unlock();
   }
   void TearDown() override {
@@ -158,7 +158,7 @@ TEST_F(LeveledTableTest, MultiLookupAnswersEachKeyAsLookupDoes) {
     // Every third key deleted, every other one never written.
     if (s.ok() && i % 2 == 0) {
       table_->InsertDram(d, hash, {words[i], i, i % 3 == 0, false},
-                         /*logged=*/true);
+                         /*logged=*/true, /*expires_at_ms=*/0);
     }
     lock.unlock();
     ASSERT_OK(s);
@@ -204,7 +204,7 @@ TEST_F(LeveledTableTest, RewriteDramKeepsTheNewestVersionOfEachKey) {
     for (size_t k = 0; k < words.size(); ++k) {
       table_->InsertDram(d, table_->hasher().InlineHash(words[k]),
                          {words[k], v, v == 4 && k == 2, false},
-                         /*logged=*/true);
+                         /*logged=*/true, /*expires_at_ms=*/0);
     }
   }
   const EntryState before = table_->DramState(d);
@@ -247,6 +247,38 @@ TEST_F(LeveledTableTest, RewriteDramKeepsTheNewestVersionOfEachKey) {
 // reaches and no other unit does: the space of a level follows the units
 // that use it (regression: every level was allocated for every unit, and
 // one crowded unit made a pool allocate 2^(d + a + k·b) entries).
+// A unit's expiry bound is the latest expiry of what went into it since
+// it was emptied: unknown (none) after Open, 0 once emptied, raised by
+// every record but tombstones, and pinned by a record that never expires.
+TEST_F(LeveledTableTest, UnitExpiryBoundIsTheLatestExpiryOfWhatWentIn) {
+  const uint64_t d = table_->DramIndex(key_.hash);
+  const uint64_t other = d ^ 1;
+  EXPECT_EQ(table_->UnitExpiryBound(other), LeveledTable::kNoExpiryBound)
+      << "not known after Open";
+  SpinLockRef lock = table_->DramLock(other);
+  lock.lock();
+  table_->ResetUnitExpiryBound(other);
+  EXPECT_EQ(table_->UnitExpiryBound(other), 0u);
+  auto insert = [&](uint64_t w, bool tombstone, uint64_t expires_at_ms) {
+    table_->InsertDram(other, table_->hasher().InlineHash(w),
+                       {w, w, tombstone, false}, true, expires_at_ms);
+  };
+  insert(1, false, 100);
+  EXPECT_EQ(table_->UnitExpiryBound(other), 100u);
+  insert(2, false, 50);
+  EXPECT_EQ(table_->UnitExpiryBound(other), 100u) << "an earlier expiry";
+  insert(3, true, 0);
+  EXPECT_EQ(table_->UnitExpiryBound(other), 100u) << "a tombstone";
+  insert(4, false, 0);
+  EXPECT_EQ(table_->UnitExpiryBound(other), LeveledTable::kNoExpiryBound)
+      << "a record that never expires";
+  insert(5, false, 200);
+  EXPECT_EQ(table_->UnitExpiryBound(other), LeveledTable::kNoExpiryBound);
+  lock.unlock();
+  EXPECT_EQ(table_->UnitExpiryBound(d), LeveledTable::kNoExpiryBound)
+      << "another unit's";
+}
+
 TEST_F(LeveledTableTest, OnlyTheUnitsThatReachALevelTakeBlocksThere) {
   const uint64_t crowded = table_->DramIndex(key_.hash) ^ 1;
   uint64_t inserted = 0;
@@ -257,7 +289,10 @@ TEST_F(LeveledTableTest, OnlyTheUnitsThatReachALevelTakeBlocksThere) {
     lock.lock();
     const Status s =
         table_->DramFull(crowded) ? table_->MigrateDram(crowded) : Status::OK();
-    if (s.ok()) table_->InsertDram(crowded, hash, {w, w, false, false}, true);
+    if (s.ok()) {
+      table_->InsertDram(crowded, hash, {w, w, false, false}, true,
+                         /*expires_at_ms=*/0);
+    }
     lock.unlock();
     ASSERT_OK(s);
     ++inserted;

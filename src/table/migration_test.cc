@@ -110,7 +110,7 @@ class MigrationTest : public ::testing::Test {
     SpinLockRef lock = table_->DramLock(d);
     lock.lock();
     ASSERT_FALSE(table_->DramFull(d)) << "the test overfilled DRAM entry " << d;
-    table_->InsertDram(d, hash, slot, /*logged=*/true);
+    table_->InsertDram(d, hash, slot, /*logged=*/true, /*expires_at_ms=*/0);
     lock.unlock();
   }
   void Put(uint64_t key, uint64_t value) {

@@ -72,7 +72,8 @@ class SubtreeScanTest : public ::testing::Test {
       if (s.ok()) dram_[d].clear();
     }
     if (s.ok()) {
-      table_->InsertDram(d, hash, slot, /*logged=*/true);
+      table_->InsertDram(d, hash, slot, /*logged=*/true,
+                         /*expires_at_ms=*/0);
       dram_[d].push_back(slot);
       newest_[key] = slot;
     }
@@ -217,9 +218,11 @@ TEST_F(SubtreeScanTest, IndirectKeyWordsOnlyWhereTheyHoldFingerprints) {
     const uint64_t d = table_->DramIndex(placed.hash);
     SpinLockRef lock = table_->DramLock(d);
     lock.lock();
-    table_->InsertDram(d, placed.hash, {7, 8, false, false}, true);
+    table_->InsertDram(d, placed.hash, {7, 8, false, false}, true,
+                       /*expires_at_ms=*/0);
     table_->InsertDram(d, placed.hash,
-                       {placed.indirect_word, 0xABC0, true, true}, true);
+                       {placed.indirect_word, 0xABC0, true, true}, true,
+                       /*expires_at_ms=*/0);
     lock.unlock();
     std::vector<Slot> slots;
     ASSERT_OK(Collect(d, &slots));
