@@ -192,7 +192,7 @@ class EngineLayers {
     write_path_ = std::make_unique<WritePath>(
         table_.get(), logs_.get(), background_.get(), tails_.get(), &closed_);
     payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get(),
-                                              rewriter_.get());
+                                              rewriter_.get(), &clock_);
     s = payload::PayloadLogs::Open(pool_.get(), payload_gc_.get(), &clock_,
                                    &payload_);
     if (!s.ok()) return s;

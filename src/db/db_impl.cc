@@ -171,7 +171,8 @@ Status DBImpl::OpenLayers(bool created) {
                                             background_.get(),
                                             unit_tails_.get(), &closed_);
   payload_gc_ = std::make_unique<PayloadGc>(table_.get(), write_path_.get(),
-                                            entry_rewriter_.get());
+                                            entry_rewriter_.get(),
+                                            clock_.get());
   expiry_sweeper_ = std::make_unique<ExpirySweeper>(
       table_.get(), entry_rewriter_.get(), write_path_.get(), clock_.get(),
       options_.background_threads > 0);
@@ -901,7 +902,7 @@ Status DBImpl::GetStats(Stats* stats) {
                          expiry_sweeper_->subtree_sweeps()},
                         {"log_backed_bytes", logs_->backed_bytes()},
                         {"expired_units_cleared",
-                         rebalancer_->expired_units_cleared()}};
+                         table_->expired_units_cleared()}};
   return Status::OK();
 }
 

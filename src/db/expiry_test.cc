@@ -576,6 +576,37 @@ TEST_P(RangeExpiryTest, OnlyUnitsWhoseRecordsAllExpiredAreCleared) {
   EXPECT_GT(cleared, 10u) << "too few units cleared to prove anything";
 }
 
+// Compaction that meets an expired record of a unit whose records all
+// expired empties the unit whole, rather than copy the record's key to
+// keep hiding the key's older versions (which expired too).
+TEST_P(RangeExpiryTest, CompactionEmptiesAUnitWhoseRecordsAllExpired) {
+  background_threads_ = 0;  // no sweep, no re-balancing: compaction alone
+  db_.reset();
+  std::remove(file_.path().c_str());
+  Open();
+  const std::string value(200, 'v');
+  // Unit 0 of 4 (first bytes below 0x40), in chunks of their own.
+  for (int i = 0; i < 1200; ++i) {
+    ASSERT_OK(db_->Put(Until(kStart + 10), "\x10" + std::to_string(i),
+                       value));
+  }
+  ASSERT_OK(db_->Checkpoint(0));
+  clock_->Advance(11);
+  for (int i = 0; i < 3000; ++i)  // unit 3: rotations, and compactions
+    ASSERT_OK(db_->Put({}, "\xC0" + std::to_string(i), value));
+  Stats stats;
+  ASSERT_OK(db_->GetStats(&stats));
+  EXPECT_GT(stats.payload_gc_runs, 0u);
+  EXPECT_EQ(stats.payload_gc_moved, 0u) << "expired keys copied";
+  for (int i = 0; i < 1200; ++i)
+    EXPECT_TRUE(Get("\x10" + std::to_string(i)).IsNotFound()) << i;
+  for (int i = 0; i < 3000; i += 100)
+    EXPECT_OK(Get("\xC0" + std::to_string(i)));
+  Reopen();  // the unit stays empty
+  EXPECT_TRUE(Get("\x10" + std::to_string(7)).IsNotFound());
+  EXPECT_OK(Get("\xC0" + std::to_string(7)));
+}
+
 // A pool made for 8-byte records only has no payload logs, where expiry
 // lives: writes with one are refused, and nothing is written.
 TEST(ExpiryWithoutPayloadLogsTest, WritesWithAnExpiryAreRefused) {

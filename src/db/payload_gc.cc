@@ -97,6 +97,12 @@ Status PayloadGc::Relocate(const Candidate& entry, const CopyFn& copy,
                    current.indirect && current.value == ref;
           };
           if (!yields_ref()) return not_moved();
+          // Every record of the unit expired, the versions this one hides
+          // too: none needs a copy to keep hiding anything.
+          if (entry.expired && table_.UnitExpiredAt(d, clock_.NowMs())) {
+            const Status c = table_.ClearExpiredUnit(d);
+            return c.ok() ? not_moved() : c;
+          }
           if (entry.expired &&
               rewriter_.Rewrite(d, /*sample=*/true).result ==
                   EntryRewriter::Result::kRewritten &&

@@ -6,7 +6,10 @@
 // or, for an expired record in the DRAM level, a rewrite of its DRAM entry
 // without the records that expired (EntryRewriter), after which no copy
 // is needed: one rewrite there spares a copy of every expired record of
-// the entry that the chunk holds.
+// the entry that the chunk holds; and for an expired record of a unit
+// whose every record has expired, the unit emptied whole
+// (LeveledTable::ClearExpiredUnit), which spares a copy of every record of
+// the unit.
 
 #ifndef PLUSH_DB_PAYLOAD_GC_H_
 #define PLUSH_DB_PAYLOAD_GC_H_
@@ -24,9 +27,13 @@ namespace plush {
 
 class PayloadGc final : public payload::PayloadHost {
  public:
+  // `clock`: the DB's (Options::clock), which judges expiry.
   PayloadGc(table::LeveledTable* table, WritePath* write_path,
-            EntryRewriter* rewriter)
-      : table_(*table), write_path_(*write_path), rewriter_(*rewriter) {}
+            EntryRewriter* rewriter, const Clock* clock)
+      : table_(*table),
+        write_path_(*write_path),
+        rewriter_(*rewriter),
+        clock_(*clock) {}
 
   void ClassifyReachability(std::span<const Candidate> entries,
                             Reachability* out) override;
@@ -41,6 +48,7 @@ class PayloadGc final : public payload::PayloadHost {
   table::LeveledTable& table_;
   WritePath& write_path_;
   EntryRewriter& rewriter_;
+  const Clock& clock_;
 };
 
 }  // namespace plush

@@ -79,15 +79,7 @@ RangeRebalancer::RangeRebalancer(RangeMapStore* store,
       tails_(tails),
       closed_(*closed),
       map_(store != nullptr ? store->map().get() : nullptr),
-      counted_(empty) {
-  // A new pool's units hold nothing: their expiry bounds start from 0
-  // (no writer runs yet). An opened pool's are learnt as units are found
-  // empty (CountUnits) or emptied.
-  if (enabled() && empty) {
-    for (uint64_t d = 0; d < table_.dram_entries(); ++d)
-      table_.ResetUnitExpiryBound(d);
-  }
-}
+      counted_(empty) {}
 
 void RangeRebalancer::CountUnits() {
   if (!enabled() || counted_.load(std::memory_order_acquire)) return;
@@ -469,10 +461,8 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
 }
 
 bool RangeRebalancer::Vacant(uint64_t unit) const {
-  if (table_.UnitRecords(unit) == 0) return true;
-  const uint64_t bound = table_.UnitExpiryBound(unit);
-  return bound != table::LeveledTable::kNoExpiryBound &&
-         payload_.Expired(bound);
+  return table_.UnitRecords(unit) == 0 ||
+         table_.UnitExpiredAt(unit, payload_.NowMs());
 }
 
 Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
@@ -551,19 +541,13 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
     table_.CountUnit(u);
     vacant = vacant && Vacant(u);
   }
-  if (vacant) {
-    // The expired records the units hold go, in DRAM and on PMem, without
-    // a migration (which would write them down, as tombstones, first).
-    // Their log records are left to the kept unit's epoch below; a crash
-    // before it replays them into their units, still expired.
-    for (const uint64_t u : locked) {
-      if (table_.UnitRecords(u) == 0) continue;
-      table_.DropDram(u);
-      table_.ClearUnit(u);
-      expired_units_cleared_.fetch_add(1, std::memory_order_relaxed);
-    }
+  // The expired records the units hold go, in DRAM and on PMem, without
+  // a migration (which would write them down, as tombstones, first).
+  for (size_t i = 0; vacant && s.ok() && i < locked.size(); ++i) {
+    if (table_.UnitRecords(locked[i]) > 0)
+      s = table_.ClearExpiredUnit(locked[i]);
   }
-  if (vacant) {
+  if (vacant && s.ok()) {
     // The unit kept takes the merged range; one without blocks if there
     // is one, so that the units freed are those with blocks. (None holds
     // a record whose fingerprint its range's lower bound must keep.)

@@ -152,11 +152,6 @@ class RangeRebalancer {
   uint64_t records_copied() const {
     return copied_.load(std::memory_order_relaxed);
   }
-  // The units cleared whole since the pool was opened because every record
-  // they held had expired (FreeEmptyRun), to take new ranges.
-  uint64_t expired_units_cleared() const {
-    return expired_units_cleared_.load(std::memory_order_relaxed);
-  }
 
  private:
   // A record copied by a move.
@@ -279,7 +274,6 @@ class RangeRebalancer {
   std::vector<std::pair<uint32_t, uint32_t>> light_pairs_ GUARDED_BY(mu_);
   size_t frees_since_walk_ GUARDED_BY(mu_) = 0;
   std::atomic<uint64_t> copied_{0};
-  std::atomic<uint64_t> expired_units_cleared_{0};
 };
 
 }  // namespace plush

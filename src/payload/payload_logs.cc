@@ -401,6 +401,14 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
         char* dst = media_.At<char>(c->offset + offset);
         StoreToMedia(dst, staging.data(), size);
         media_.Flush(dst, size);
+        // Raised before the reservation is published: a compaction, which
+        // waits for every pending one, sees it.
+        const uint64_t expiry = expires ? expires_at_ms : kNoExpiry;
+        uint64_t bound = c->expiry_bound.load(std::memory_order_relaxed);
+        while (bound < expiry &&
+               !c->expiry_bound.compare_exchange_weak(
+                   bound, expiry, std::memory_order_relaxed)) {
+        }
         *ref =
             Ref{c->id, Ref::EpochBits(c->epoch), static_cast<uint32_t>(offset)}
                 .Encode();
@@ -512,6 +520,7 @@ Status PayloadLogs::TakeChunk(unsigned index, PayloadChunk** out) {
   media_.Persist(h, sizeof(PayloadChunkHeader));
   c->seq = seq;
   c->log = index;
+  c->expiry_bound.store(0, std::memory_order_relaxed);
   c->tail.store(kPayloadChunkHeaderSize, std::memory_order_relaxed);
   *out = c;
   return Status::OK();
@@ -556,17 +565,28 @@ void PayloadLogs::PrepareFreeChunk() {
 PayloadLogs::PayloadChunk* PayloadLogs::CompactionCandidate() {
   MutexLock lock(&gc_mu_);
   if (sealed_.size() < kMinSealedChunks) return nullptr;
-  if (rotations_to_wait_ > 0) {
-    --rotations_to_wait_;
-    return nullptr;
-  }
-  // The oldest, but not one found too live in the last round. (Not a
-  // cursor over the seqs: the logs seal their chunks out of seq order.)
   const uint64_t taken = next_seq_.load(std::memory_order_relaxed);
+  auto examinable = [&](const PayloadChunk* c) REQUIRES(gc_mu_) {
+    return c->examine_after < taken;
+  };
+  // First the oldest chunk whose entries have all expired (a cache's
+  // keys that moved on): garbage, but for the keys whose newest version
+  // it still holds, and not worth waiting for as a chunk of live data is.
   auto next = std::find_if(sealed_.begin(), sealed_.end(),
                            [&](const PayloadChunk* c) REQUIRES(gc_mu_) {
-                             return c->examine_after < taken;
+                             return examinable(c) &&
+                                    Expired(c->expiry_bound.load(
+                                        std::memory_order_relaxed));
                            });
+  if (next == sealed_.end()) {
+    if (rotations_to_wait_ > 0) {
+      --rotations_to_wait_;
+      return nullptr;
+    }
+    // The oldest, but not one found too live in the last round. (Not a
+    // cursor over the seqs: the logs seal their chunks out of seq order.)
+    next = std::find_if(sealed_.begin(), sealed_.end(), examinable);
+  }
   if (next == sealed_.end()) return nullptr;
   PayloadChunk* chunk = *next;
   sealed_.erase(next);

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -150,6 +151,8 @@ class PayloadLogs final : public table::PayloadResolver {
   // `ref`; false if `ref` is dangling.
   bool ReadEntry(uint64_t ref, std::string* key, std::string* value,
                  uint64_t* expires_at_ms = nullptr) const;
+  // The time on the clock that judges expiry (Unix ms).
+  uint64_t NowMs() const { return clock_.NowMs(); }
   // Whether a record with this expiry (0 = none) has expired.
   bool Expired(uint64_t expires_at_ms) const {
     return expires_at_ms != 0 && clock_.NowMs() > expires_at_ms;
@@ -219,7 +222,13 @@ class PayloadLogs final : public table::PayloadResolver {
     // Found too live to compact: not examined again until the chunk of
     // this seq is taken (guarded by gc_mu_).
     uint64_t examine_after = 0;
+    // The latest expiry of the entries appended since the chunk was taken
+    // (kNoExpiry for one without, or not known: chunks found at Open): once
+    // the clock has passed it, every entry in it has expired, and
+    // compaction takes it before chunks that may hold live data.
+    std::atomic<uint64_t> expiry_bound{kNoExpiry};
   };
+  static constexpr uint64_t kNoExpiry = std::numeric_limits<uint64_t>::max();
   struct Log {
     // Appends running in this log (Close waits for them). Next to `head`:
     // an append touches one line of its log.

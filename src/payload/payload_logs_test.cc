@@ -653,5 +653,32 @@ TEST_F(PayloadLogsTest, ExpiredEntriesAreMovedWithoutTheirValues) {
   }
 }
 
+// A chunk whose entries have all expired is compacted before an older
+// one that holds live data: the rotations after a cache's keys expired
+// free their chunks one each, where examining the live chunk first would
+// find it too live and wait.
+TEST_F(PayloadLogsTest, ChunksWhoseEntriesAllExpiredAreCompactedFirst) {
+  for (int i = 0; i < 32; ++i) Put("live" + std::to_string(i), Big(i));
+  for (int i = 0; i < 96; ++i)  // chunks 1-3
+    Put("cached" + std::to_string(i), Big(i), clock_.NowMs() + 5);
+  clock_.Advance(6);
+  EXPECT_EQ(logs_->gc_runs() + logs_->gc_skipped(), 0u);
+  int fresh = 0;
+  auto rotate = [&] {
+    const uint64_t runs = logs_->gc_runs() + logs_->gc_skipped();
+    for (; logs_->gc_runs() + logs_->gc_skipped() == runs; ++fresh)
+      Put("fresh" + std::to_string(fresh), Big(fresh));
+  };
+  rotate();
+  EXPECT_EQ(logs_->gc_runs(), 1u);
+  EXPECT_EQ(logs_->gc_skipped(), 0u) << "the live chunk was examined first";
+  rotate();
+  rotate();
+  EXPECT_EQ(logs_->gc_runs(), 3u) << "chunks 1-3, one a rotation";
+  EXPECT_EQ(logs_->gc_skipped(), 0u);
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(Value(host_.newest["live" + std::to_string(i)]), Big(i));
+}
+
 }  // namespace
 }  // namespace plush::payload

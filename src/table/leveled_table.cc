@@ -95,14 +95,18 @@ Status LeveledTable::Open(pool::Pool* pool,
   t->subtree_due_.reset(new std::atomic<uint64_t>[dram.entry_count]);
   for (uint64_t i = 0; i < dram.entry_count; ++i)
     t->subtree_due_[i].store(0, std::memory_order_relaxed);
-  // Not known: what the units hold expires whenever their records say.
   t->unit_expiry_bound_.reset(new std::atomic<uint64_t>[dram.entry_count]);
-  for (uint64_t i = 0; i < dram.entry_count; ++i)
-    t->unit_expiry_bound_[i].store(kNoExpiryBound, std::memory_order_relaxed);
 
   Status s = t->AllocateDramFilters();
   if (s.ok()) s = t->AttachLevels();
   if (!s.ok()) return s;
+  // A unit with records on PMem has a block on level 1: what they expire
+  // by is not known. One without holds nothing yet (recovery pins the
+  // units it replays records into: RecoverIntoDram).
+  for (uint64_t i = 0; i < dram.entry_count; ++i) {
+    t->unit_expiry_bound_[i].store(t->UnitHasBlocks(i) ? kNoExpiryBound : 0,
+                                   std::memory_order_relaxed);
+  }
   *table = std::move(t);
   return Status::OK();
 }

@@ -243,7 +243,11 @@ class LeveledTable {
   // Recovery only (one thread per DRAM entry, no readers): appends a
   // replayed record, in the order the entry first received them.
   // REQUIRES: !DramFull(dram_index).
+  // The unit's expiry bound becomes "not known" (what the replayed
+  // records expire by is in their payload entries).
   void RecoverIntoDram(uint64_t dram_index, uint64_t hash, const Slot& slot) {
+    unit_expiry_bound_[dram_index].store(kNoExpiryBound,
+                                         std::memory_order_relaxed);
     AppendDram(dram_index, hash, slot, /*logged=*/true);
   }
   // Recovery only: sets the DRAM entry's epoch, keeping its records.
@@ -297,13 +301,20 @@ class LeveledTable {
   // versions it stores, and may be cleared whole (a range pool's
   // re-balancer then takes it for a new range without waiting for the
   // expiry sweep). kNoExpiryBound: a record that never expires went in,
-  // or it is not known (every unit after Open, before its first empty).
+  // or it is not known (after Open, for every unit that holds records on
+  // PMem or in the recovery logs, until it is found or made empty).
   // 0: nothing went in. Lock-free, relaxed: a hint; decisions read it
   // under the entry's lock.
   static constexpr uint64_t kNoExpiryBound =
       std::numeric_limits<uint64_t>::max();
   uint64_t UnitExpiryBound(uint64_t dram_index) const {
     return unit_expiry_bound_[dram_index].load(std::memory_order_relaxed);
+  }
+  // Whether everything put into the unit since it was emptied had expired
+  // at `now_ms` (the DB's clock): its bound is known and passed.
+  bool UnitExpiredAt(uint64_t dram_index, uint64_t now_ms) const {
+    const uint64_t bound = UnitExpiryBound(dram_index);
+    return bound != kNoExpiryBound && now_ms > bound;
   }
   // Whether the unit's subtree has directory blocks on the PMem levels
   // (level 1's: a unit's records reach deeper levels through it), which a
@@ -406,11 +417,17 @@ class LeveledTable {
   // some of them, which no lookup reaches. REQUIRES: the DRAM entry's lock,
   // an empty DRAM entry.
   void ClearUnit(uint64_t dram_index);
-  // Empties the DRAM entry, dropping its records, into its next epoch: for
-  // records no reader sees any more (all expired). Their log records stay
-  // replayable until an entry that their keys reach takes a later epoch
-  // (a re-balance's step 3). REQUIRES: the DRAM entry's lock.
-  void DropDram(uint64_t dram_index) { ClearSource(0, dram_index); }
+  // Empties the unit whole, its DRAM entry and its subtree, for a unit
+  // whose records no reader sees any more (UnitExpiredAt), and records
+  // its DRAM entry's new epoch as an empty migration does (persisted):
+  // none of the dropped records is replayed after a crash. Its expiry
+  // bound starts again from 0. REQUIRES: the DRAM entry's lock. NoSpace
+  // if level 1 cannot be created (the unit is empty all the same).
+  Status ClearExpiredUnit(uint64_t dram_index);
+  // The units ClearExpiredUnit emptied since Open.
+  uint64_t expired_units_cleared() const {
+    return expired_units_cleared_.Read();
+  }
   // The state word of entry `index` of `level` (0 = DRAM), for inspection.
   // REQUIRES: level < level_count(), index < entry_count(level).
   EntryState StateOf(unsigned level, uint64_t index) const {
@@ -653,6 +670,7 @@ class LeveledTable {
   ShardedCounter migrations_;
   ShardedCounter dram_inserted_;  // records put into DRAM entries
   ShardedCounter dram_cleared_;   // records DRAM entries dropped (cleared)
+  ShardedCounter expired_units_cleared_;
   std::unique_ptr<std::atomic<uint64_t>[]> unit_records_;  // by DRAM entry
   std::atomic<uint64_t> total_unit_records_{0};  // their sum
   std::unique_ptr<std::atomic<uint64_t>[]> subtree_due_;  // by DRAM entry

@@ -248,23 +248,24 @@ TEST_F(LeveledTableTest, RewriteDramKeepsTheNewestVersionOfEachKey) {
 // that use it (regression: every level was allocated for every unit, and
 // one crowded unit made a pool allocate 2^(d + a + k·b) entries).
 // A unit's expiry bound is the latest expiry of what went into it since
-// it was emptied: unknown (none) after Open, 0 once emptied, raised by
-// every record but tombstones, and pinned by a record that never expires.
+// it was emptied: raised by every record but tombstones, and pinned by a
+// record that never expires. After an open it is 0 for a unit that holds
+// nothing and not known for one with records on PMem or replayed from a
+// log.
 TEST_F(LeveledTableTest, UnitExpiryBoundIsTheLatestExpiryOfWhatWentIn) {
   const uint64_t d = table_->DramIndex(key_.hash);
   const uint64_t other = d ^ 1;
-  EXPECT_EQ(table_->UnitExpiryBound(other), LeveledTable::kNoExpiryBound)
-      << "not known after Open";
+  EXPECT_EQ(table_->UnitExpiryBound(other), 0u) << "it holds nothing";
   SpinLockRef lock = table_->DramLock(other);
   lock.lock();
-  table_->ResetUnitExpiryBound(other);
-  EXPECT_EQ(table_->UnitExpiryBound(other), 0u);
   auto insert = [&](uint64_t w, bool tombstone, uint64_t expires_at_ms) {
     table_->InsertDram(other, table_->hasher().InlineHash(w),
                        {w, w, tombstone, false}, true, expires_at_ms);
   };
   insert(1, false, 100);
   EXPECT_EQ(table_->UnitExpiryBound(other), 100u);
+  EXPECT_TRUE(table_->UnitExpiredAt(other, 101));
+  EXPECT_FALSE(table_->UnitExpiredAt(other, 100));
   insert(2, false, 50);
   EXPECT_EQ(table_->UnitExpiryBound(other), 100u) << "an earlier expiry";
   insert(3, true, 0);
@@ -272,11 +273,22 @@ TEST_F(LeveledTableTest, UnitExpiryBoundIsTheLatestExpiryOfWhatWentIn) {
   insert(4, false, 0);
   EXPECT_EQ(table_->UnitExpiryBound(other), LeveledTable::kNoExpiryBound)
       << "a record that never expires";
+  EXPECT_FALSE(table_->UnitExpiredAt(other, ~uint64_t{0}));
   insert(5, false, 200);
   EXPECT_EQ(table_->UnitExpiryBound(other), LeveledTable::kNoExpiryBound);
+  ASSERT_OK(table_->MigrateDram(other));
+  table_->ResetUnitExpiryBound(other);  // as if emptied
   lock.unlock();
-  EXPECT_EQ(table_->UnitExpiryBound(d), LeveledTable::kNoExpiryBound)
-      << "another unit's";
+  EXPECT_EQ(table_->UnitExpiryBound(other), 0u);
+
+  // Reopened: `other` has records on PMem, `d` none (its record was in
+  // DRAM only, and comes back from the log).
+  table_.reset();
+  ASSERT_OK(LeveledTable::Open(pool_.get(), &table_));
+  EXPECT_EQ(table_->UnitExpiryBound(other), LeveledTable::kNoExpiryBound);
+  EXPECT_EQ(table_->UnitExpiryBound(d), 0u);
+  table_->RecoverIntoDram(d, key_.hash, {key_.hash, kRef, false, true});
+  EXPECT_EQ(table_->UnitExpiryBound(d), LeveledTable::kNoExpiryBound);
 }
 
 TEST_F(LeveledTableTest, OnlyTheUnitsThatReachALevelTakeBlocksThere) {

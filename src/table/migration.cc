@@ -548,6 +548,14 @@ void LeveledTable::ClearUnit(uint64_t dram_index) {
   SetUnitPmemRecords(dram_index, 0);
 }
 
+Status LeveledTable::ClearExpiredUnit(uint64_t dram_index) {
+  ClearSource(0, dram_index);
+  ClearUnit(dram_index);
+  ResetUnitExpiryBound(dram_index);
+  expired_units_cleared_.Add(1);
+  return MigrateDram(dram_index);
+}
+
 void LeveledTable::ClearSource(unsigned level, uint64_t index, bool drain) {
   DirectoryEntry& e = MutableEntryAt(levels_[level], index);
   const EntryState st = EntryState::Decode(LoadRelaxed(e.state));
