@@ -320,6 +320,40 @@ TEST(CrashRebalanceTest, EveryPersistPointOfClearingUnitsWhoseRecordsExpired) {
   EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
 }
 
+// Payload compaction that meets the records of a unit whose records all
+// expired empties the unit whole (LeveledTable::ClearExpiredUnit) rather
+// than copy their keys: unit 0's records expired when written, and writes
+// to the other units rotate the one payload log. A crash anywhere loses
+// no live record and shows no expired one.
+TEST(CrashRebalanceTest, EveryPersistPointOfCompactionEmptyingAnExpiredUnit) {
+  const Options o = RebalancingCrashPool(TinyVarlenCrashPool());
+  const uint32_t value_size = MaxVarlenValue(o);  // 8 a chunk
+  std::vector<Op> workload;
+  for (uint64_t id = 0; id < 16; ++id) {
+    Op put{Op::Kind::kPut, id, id, 12, value_size};
+    put.expires_at_ms = kExplorerNowMs - 1;
+    workload.push_back(put);
+  }
+  for (uint64_t i = 0; i < 48; ++i) {
+    workload.push_back(
+        {Op::Kind::kPut, kCrowdedIds + i % 7, i, 12, value_size});
+  }
+  CrashExplorer explorer(o, workload);
+  Stats run;
+  ASSERT_GT(explorer.CountPersistPoints(&run), 0u)
+      << "the crash-free run of the workload failed";
+  uint64_t cleared = 0;
+  for (const auto& [name, value] : run.more_counts) {
+    if (name == "expired_units_cleared") cleared = value;
+  }
+  EXPECT_GE(cleared, 1u) << "compaction emptied no unit";
+  EXPECT_EQ(run.payload_gc_moved, 0u) << "expired keys were copied";
+  const ExplorerStats stats = explorer.Exhaustive();
+  Report("compaction emptying an expired unit", stats, run, 0);
+  EXPECT_EQ(stats.crash_states, stats.persist_points);
+  EXPECT_EQ(stats.failures, 0u) << stats.first_failure;
+}
+
 // The explorer must be able to fail on these workloads too: with an oracle
 // that counts the operation in flight at the crash as acknowledged, the
 // crashes before a write's log entry is durable are reported.
