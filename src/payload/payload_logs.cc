@@ -572,12 +572,23 @@ PayloadLogs::PayloadChunk* PayloadLogs::CompactionCandidate() {
   // First the oldest chunk whose entries have all expired (a cache's
   // keys that moved on): garbage, but for the keys whose newest version
   // it still holds, and not worth waiting for as a chunk of live data is.
-  auto next = std::find_if(sealed_.begin(), sealed_.end(),
-                           [&](const PayloadChunk* c) REQUIRES(gc_mu_) {
-                             return examinable(c) &&
-                                    Expired(c->expiry_bound.load(
-                                        std::memory_order_relaxed));
-                           });
+  auto next = sealed_.end();
+  const uint64_t now = clock_.NowMs();
+  if (expiring_sealed_ > 0 && now > next_expiry_ms_) {
+    uint64_t earliest = kNoExpiry;
+    for (auto it = sealed_.begin(); it != sealed_.end(); ++it) {
+      if (!(*it)->expiring) continue;
+      const uint64_t bound =
+          (*it)->expiry_bound.load(std::memory_order_relaxed);
+      if (now <= bound) {
+        earliest = std::min(earliest, bound);
+      } else if (examinable(*it)) {
+        next = it;
+        break;
+      }
+    }
+    if (next == sealed_.end()) next_expiry_ms_ = earliest;
+  }
   if (next == sealed_.end()) {
     if (rotations_to_wait_ > 0) {
       --rotations_to_wait_;
@@ -589,6 +600,7 @@ PayloadLogs::PayloadChunk* PayloadLogs::CompactionCandidate() {
   }
   if (next == sealed_.end()) return nullptr;
   PayloadChunk* chunk = *next;
+  if (chunk->expiring) --expiring_sealed_;
   sealed_.erase(next);
   return chunk;
 }
@@ -598,6 +610,12 @@ void PayloadLogs::Seal(PayloadChunk* chunk) {
   const auto at =
       std::upper_bound(sealed_.begin(), sealed_.end(), chunk, BySeq);
   sealed_.insert(at, chunk);
+  const uint64_t bound = chunk->expiry_bound.load(std::memory_order_relaxed);
+  chunk->expiring = Expiring(bound);
+  if (chunk->expiring) {
+    ++expiring_sealed_;
+    next_expiry_ms_ = std::min(next_expiry_ms_, bound);
+  }
 }
 
 template <typename Fn>

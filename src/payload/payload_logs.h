@@ -227,8 +227,14 @@ class PayloadLogs final : public table::PayloadResolver {
     // the clock has passed it, every entry in it has expired, and
     // compaction takes it before chunks that may hold live data.
     std::atomic<uint64_t> expiry_bound{kNoExpiry};
+    // Counted in expiring_sealed_ when last sealed (guarded by gc_mu_).
+    bool expiring = false;
   };
   static constexpr uint64_t kNoExpiry = std::numeric_limits<uint64_t>::max();
+  // A chunk bound that says every entry has an expiry (0: no entry yet).
+  static bool Expiring(uint64_t bound) {
+    return bound != 0 && bound != kNoExpiry;
+  }
   struct Log {
     // Appends running in this log (Close waits for them). Next to `head`:
     // an append touches one line of its log.
@@ -324,6 +330,12 @@ class PayloadLogs final : public table::PayloadResolver {
   // The chunks that are no log's head, nor being examined, in seq order.
   std::vector<PayloadChunk*> sealed_ GUARDED_BY(gc_mu_);
   uint64_t rotations_to_wait_ GUARDED_BY(gc_mu_) = 0;
+  // Sealed chunks whose entries all had an expiry when sealed, and a time
+  // no later than the earliest of their bounds: CompactionCandidate walks
+  // the sealed chunks for an expired one only once the clock has passed
+  // it (a walk per rotation would cost a large pool's writers dearly).
+  uint64_t expiring_sealed_ GUARDED_BY(gc_mu_) = 0;
+  uint64_t next_expiry_ms_ GUARDED_BY(gc_mu_) = kNoExpiry;
   // Rotations that freed no chunk because unlogged versions blocked the
   // one examined (until the next checkpoint), and the rotation that then
   // waited: each left the logs a chunk longer for good, unless a later

@@ -680,5 +680,17 @@ TEST_F(PayloadLogsTest, ChunksWhoseEntriesAllExpiredAreCompactedFirst) {
     EXPECT_EQ(Value(host_.newest["live" + std::to_string(i)]), Big(i));
 }
 
+// Chunks whose entries expire later are taken in their turn, oldest first,
+// as chunks of live data are.
+TEST_F(PayloadLogsTest, ChunksThatExpireLaterAreTakenInTheirTurn) {
+  for (int i = 0; i < 32; ++i) Put("live" + std::to_string(i), Big(i));
+  for (int i = 0; i < 96; ++i)
+    Put("cached" + std::to_string(i), Big(i), clock_.NowMs() + 1000);
+  for (int i = 0; logs_->gc_runs() + logs_->gc_skipped() == 0; ++i)
+    Put("fresh" + std::to_string(i), Big(i));
+  EXPECT_EQ(logs_->gc_runs(), 0u);
+  EXPECT_EQ(logs_->gc_skipped(), 1u) << "the oldest chunk, live, first";
+}
+
 }  // namespace
 }  // namespace plush::payload
