@@ -460,9 +460,8 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
   return Status::OK();
 }
 
-bool RangeRebalancer::Vacant(uint64_t unit) const {
-  return table_.UnitRecords(unit) == 0 ||
-         table_.UnitExpiredAt(unit, payload_.NowMs());
+bool RangeRebalancer::Vacant(uint64_t unit, uint64_t now_ms) const {
+  return table_.UnitRecords(unit) == 0 || table_.UnitExpiredAt(unit, now_ms);
 }
 
 Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
@@ -495,9 +494,10 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
   };
   bool found = false;
   uint64_t next_vacancy_ms = 0;
+  const uint64_t now_ms = payload_.NowMs();
   for (size_t p = 0; p <= units.size() && !found; ++p) {
     const bool vacant =
-        p < units.size() && units[p] != heavy && Vacant(units[p]);
+        p < units.size() && units[p] != heavy && Vacant(units[p], now_ms);
     if (p < units.size() && !vacant) {
       const uint64_t bound = table_.UnitExpiryBound(units[p]);
       if (bound != table::LeveledTable::kNoExpiryBound &&
@@ -537,9 +537,10 @@ Status RangeRebalancer::FreeEmptyRun(uint64_t heavy) {
   };
   Status s;
   bool vacant = !closed_.load(std::memory_order_relaxed);
+  const uint64_t locked_at_ms = payload_.NowMs();
   for (const uint64_t u : locked) {
     table_.CountUnit(u);
-    vacant = vacant && Vacant(u);
+    vacant = vacant && Vacant(u, locked_at_ms);
   }
   // The expired records the units hold go, in DRAM and on PMem, without
   // a migration (which would write them down, as tombstones, first).

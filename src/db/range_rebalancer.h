@@ -223,9 +223,10 @@ class RangeRebalancer {
   // none.
   Status FreeEmptyRun(uint64_t heavy) REQUIRES(mu_);
   // Whether `unit` holds no records, or only expired ones (its expiry
-  // bound has passed: LeveledTable::UnitExpiryBound). Lock-free, from the
-  // counts: a hint until checked under the unit's lock.
-  bool Vacant(uint64_t unit) const;
+  // bound has passed `now_ms`: LeveledTable::UnitExpiryBound). Lock-free,
+  // from the counts: a hint until checked under the unit's lock. (The
+  // clock is read once per walk of the map, not once per unit.)
+  bool Vacant(uint64_t unit, uint64_t now_ms) const;
   // Frees the candidate (merging it) and stores it in *freed.
   Status Free(const FreeCandidate& candidate, uint64_t* freed)
       REQUIRES(mu_);

@@ -582,7 +582,7 @@ PayloadLogs::PayloadChunk* PayloadLogs::CompactionCandidate() {
           (*it)->expiry_bound.load(std::memory_order_relaxed);
       if (now <= bound) {
         earliest = std::min(earliest, bound);
-      } else if (examinable(*it)) {
+      } else if (examinable(*it) || (*it)->examined_before_expiry) {
         next = it;
         break;
       }
@@ -601,6 +601,7 @@ PayloadLogs::PayloadChunk* PayloadLogs::CompactionCandidate() {
   if (next == sealed_.end()) return nullptr;
   PayloadChunk* chunk = *next;
   if (chunk->expiring) --expiring_sealed_;
+  chunk->examined_before_expiry = false;
   sealed_.erase(next);
   return chunk;
 }
@@ -755,6 +756,9 @@ bool PayloadLogs::Compact(PayloadChunk* chunk) {
     // the next checkpoint: retry soon.
     chunk->examine_after = next_seq_.load(std::memory_order_relaxed) +
                            (blocked ? 0 : sealed_.size());
+    const uint64_t bound = chunk->expiry_bound.load(std::memory_order_relaxed);
+    chunk->examined_before_expiry =
+        Expiring(bound) && clock_.NowMs() <= bound;
     rotations_to_wait_ =
         blocked ? 1 : std::clamp<size_t>(sealed_.size() / 8, 1, 16);
     if (blocked) blocked_rotations_ += 2;  // this rotation and the wait

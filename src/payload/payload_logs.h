@@ -229,6 +229,9 @@ class PayloadLogs final : public table::PayloadResolver {
     std::atomic<uint64_t> expiry_bound{kNoExpiry};
     // Counted in expiring_sealed_ when last sealed (guarded by gc_mu_).
     bool expiring = false;
+    // Found too live before its expiry bound had passed: once it has, it
+    // is worth examining again at once (guarded by gc_mu_).
+    bool examined_before_expiry = false;
   };
   static constexpr uint64_t kNoExpiry = std::numeric_limits<uint64_t>::max();
   // A chunk bound that says every entry has an expiry (0: no entry yet).

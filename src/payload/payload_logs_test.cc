@@ -692,5 +692,30 @@ TEST_F(PayloadLogsTest, ChunksThatExpireLaterAreTakenInTheirTurn) {
   EXPECT_EQ(logs_->gc_skipped(), 1u) << "the oldest chunk, live, first";
 }
 
+// A chunk found too live while its entries had yet to expire is examined
+// again as soon as they have, before chunks that were never examined:
+// otherwise it would wait its turn among the live chunks, and a cache's
+// pool would grow by the chunks examined during its first round.
+TEST_F(PayloadLogsTest, ChunksExaminedBeforeTheyExpiredAreTakenOnceTheyHave) {
+  const uint64_t expiry = clock_.NowMs() + 1000;
+  std::vector<uint64_t> refs;
+  for (int i = 0; i < 96; ++i)  // chunks 0-2
+    refs.push_back(Put("cached" + std::to_string(i), Big(i), expiry));
+  int fresh = 0;
+  auto rotate = [&] {
+    const uint64_t runs = logs_->gc_runs() + logs_->gc_skipped();
+    for (; logs_->gc_runs() + logs_->gc_skipped() == runs; ++fresh)
+      Put("fresh" + std::to_string(fresh), Big(fresh));
+  };
+  rotate();
+  ASSERT_EQ(logs_->gc_skipped(), 1u) << "chunk 0, live, examined";
+  ASSERT_TRUE(logs_->IsLive(refs[0]));
+  clock_.Advance(1001);
+  rotate();
+  EXPECT_EQ(logs_->gc_runs(), 1u);
+  EXPECT_FALSE(logs_->IsLive(refs[0])) << "chunk 0 is still waiting";
+  EXPECT_TRUE(logs_->IsLive(refs[32])) << "chunk 1 was taken first";
+}
+
 }  // namespace
 }  // namespace plush::payload
