@@ -16,7 +16,17 @@ void SyncedWrites::Covered(uint64_t ended) {
 
 void ReplySync::Await(std::shared_ptr<Waiter> waiter) {
   waiting_.push_back(std::move(waiter));
-  if (waiting_.size() == 1) post_([this] { SyncWaiters(); });
+  if (waiting_.size() == 1) PostSync(0);
+}
+
+void ReplySync::PostSync(int deferrals) {
+  post_([this, deferrals, seen = waiting_.size()] {
+    if (waiting_.size() > seen && deferrals < kMaxDeferrals) {
+      PostSync(deferrals + 1);
+    } else {
+      SyncWaiters();
+    }
+  });
 }
 
 void ReplySync::SyncWaiters() {

@@ -6,9 +6,16 @@
 // A connection whose replies wait for a sync asks for one (Await); the
 // first to ask in a pass posts the sync behind the handlers already
 // queued — the requests of the other connections that the loop read in
-// the same pass —, so that one sync covers them all. The sync blocks the
-// loop, as Redis's does; the engine shares it with the syncs of the other
-// loops that overlap it (DB::Sync, group commit: media.h).
+// the same pass —, so that one sync covers them all. When that pass
+// brought more waiters, the sync is posted behind the loop's handlers
+// once more (up to kMaxDeferrals times): in between, the loop polls its
+// sockets without blocking, and the requests that arrived while the pass
+// ran share the sync rather than wait for the next. (A sync of the pool
+// file writes back a page of each recovery log and payload log that took
+// a write, several times what Redis's fsync of its AOF writes: fewer
+// syncs is what pays here.) The sync blocks the loop, as Redis's does;
+// the engine shares it with the syncs of the other loops that overlap it
+// (DB::Sync, group commit: media.h).
 //
 // The writes leave their own persistence barrier to this sync
 // (WriteOptions::caller_syncs: PoolKeyspace).
@@ -88,7 +95,14 @@ class ReplySync {
   // ended. REQUIRES: called on the loop's thread.
   void Await(std::shared_ptr<Waiter> waiter);
 
+  // How many times a sync is put off for waiters still coming: a bound on
+  // what a reply waits for beyond its own pass and sync.
+  static constexpr int kMaxDeferrals = 4;
+
  private:
+  // Posts the check whether to sync now or once more behind the loop's
+  // handlers: now if no waiter came since the last post.
+  void PostSync(int deferrals);
   void SyncWaiters();
 
   const Post post_;

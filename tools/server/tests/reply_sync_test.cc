@@ -138,6 +138,64 @@ TEST_F(ReplySyncTest, AWaiterOfTheNextPassGetsTheNextSync) {
   EXPECT_TRUE(next->statuses[0].ok());
 }
 
+// Requests that arrive while a pass runs (read by the loop after the
+// sync was posted) share its sync: it is put off while waiters come.
+TEST_F(ReplySyncTest, WaitersThatComeWhileThePassRunsShareItsSync) {
+  const int msyncs = faults_->syncs();
+  const auto a = std::make_shared<RecordingWaiter>();
+  const auto b = std::make_shared<RecordingWaiter>();
+  const auto c = std::make_shared<RecordingWaiter>();
+  Set("a", "1");
+  sync_->Await(a);
+  Set("b", "2");
+  sync_->Await(b);  // the same pass
+  posted_.push_back([&] {  // a request read after the sync was posted
+    Set("k", "3");
+    sync_->Await(c);
+  });
+  RunLoop();
+  EXPECT_EQ(faults_->syncs(), msyncs + 1) << "one sync for the three";
+  EXPECT_EQ(syncs_.load(), 1u);
+  for (const auto& w : {a, b, c}) {
+    ASSERT_EQ(w->statuses.size(), 1u);
+    EXPECT_TRUE(w->statuses[0].ok()) << w->statuses[0].ToString();
+  }
+}
+
+// A lone waiter is not kept waiting for others, and a stream of them
+// puts the sync off only kMaxDeferrals times.
+TEST_F(ReplySyncTest, ASyncIsPutOffOnlyWhileWaitersComeAndAtMostSoOften) {
+  const auto lone = std::make_shared<RecordingWaiter>();
+  Set("a", "1");
+  sync_->Await(lone);
+  ASSERT_EQ(posted_.size(), 1u);
+  posted_.front()();  // the first check syncs: no waiter came
+  posted_.clear();
+  EXPECT_EQ(syncs_.load(), 1u);
+  ASSERT_EQ(lone->statuses.size(), 1u);
+
+  std::vector<std::shared_ptr<RecordingWaiter>> stream;
+  size_t waiters_at_first_sync = 0;
+  std::function<void()> arrive = [&] {  // a waiter each turn of the loop
+    if (stream.size() + 1 < 40) posted_.push_back(arrive);
+    stream.push_back(std::make_shared<RecordingWaiter>());
+    if (stream.size() == 1)
+      stream[0]->then = [&] { waiters_at_first_sync = stream.size(); };
+    Set("k", std::to_string(stream.size()));
+    sync_->Await(stream.back());
+  };
+  posted_.push_back(arrive);
+  RunLoop();
+  ASSERT_EQ(stream.size(), 40u);
+  // The first waiter's sync was put off for each of the kMaxDeferrals
+  // turns of the loop that brought another waiter, then made.
+  EXPECT_EQ(waiters_at_first_sync, ReplySync::kMaxDeferrals + 2u);
+  for (const auto& w : stream) {
+    ASSERT_EQ(w->statuses.size(), 1u);
+    EXPECT_TRUE(w->statuses[0].ok()) << w->statuses[0].ToString();
+  }
+}
+
 TEST_F(ReplySyncTest, AFailedSyncIsEveryWaitersAnswerAndStays) {
   const std::string failed =
       "IOError: a sync of the pool failed; writes and syncs are refused "
