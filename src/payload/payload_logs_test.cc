@@ -108,6 +108,12 @@ class PayloadLogsTest : public ::testing::Test {
     host_.newest[key] = ref;
     return ref;
   }
+  // Appends fresh records until compaction examined one more chunk.
+  void PutUntilACompaction() {
+    const uint64_t examined = logs_->gc_runs() + logs_->gc_skipped();
+    for (; logs_->gc_runs() + logs_->gc_skipped() == examined; ++fresh_)
+      Put("fresh" + std::to_string(fresh_), Big(fresh_));
+  }
   std::string Value(uint64_t ref) {
     std::string key;
     std::string value;
@@ -138,6 +144,7 @@ class PayloadLogsTest : public ::testing::Test {
   TableHost host_;
   test::ManualClock clock_;
   std::unique_ptr<PayloadLogs> logs_;
+  int fresh_ = 0;  // records PutUntilACompaction() wrote
 };
 
 TEST_F(PayloadLogsTest, AppendedEntryReadsBackThroughItsReference) {
@@ -663,17 +670,11 @@ TEST_F(PayloadLogsTest, ChunksWhoseEntriesAllExpiredAreCompactedFirst) {
     Put("cached" + std::to_string(i), Big(i), clock_.NowMs() + 5);
   clock_.Advance(6);
   EXPECT_EQ(logs_->gc_runs() + logs_->gc_skipped(), 0u);
-  int fresh = 0;
-  auto rotate = [&] {
-    const uint64_t runs = logs_->gc_runs() + logs_->gc_skipped();
-    for (; logs_->gc_runs() + logs_->gc_skipped() == runs; ++fresh)
-      Put("fresh" + std::to_string(fresh), Big(fresh));
-  };
-  rotate();
+  PutUntilACompaction();
   EXPECT_EQ(logs_->gc_runs(), 1u);
   EXPECT_EQ(logs_->gc_skipped(), 0u) << "the live chunk was examined first";
-  rotate();
-  rotate();
+  PutUntilACompaction();
+  PutUntilACompaction();
   EXPECT_EQ(logs_->gc_runs(), 3u) << "chunks 1-3, one a rotation";
   EXPECT_EQ(logs_->gc_skipped(), 0u);
   for (int i = 0; i < 32; ++i)
@@ -686,8 +687,7 @@ TEST_F(PayloadLogsTest, ChunksThatExpireLaterAreTakenInTheirTurn) {
   for (int i = 0; i < 32; ++i) Put("live" + std::to_string(i), Big(i));
   for (int i = 0; i < 96; ++i)
     Put("cached" + std::to_string(i), Big(i), clock_.NowMs() + 1000);
-  for (int i = 0; logs_->gc_runs() + logs_->gc_skipped() == 0; ++i)
-    Put("fresh" + std::to_string(i), Big(i));
+  PutUntilACompaction();
   EXPECT_EQ(logs_->gc_runs(), 0u);
   EXPECT_EQ(logs_->gc_skipped(), 1u) << "the oldest chunk, live, first";
 }
@@ -701,17 +701,11 @@ TEST_F(PayloadLogsTest, ChunksExaminedBeforeTheyExpiredAreTakenOnceTheyHave) {
   std::vector<uint64_t> refs;
   for (int i = 0; i < 96; ++i)  // chunks 0-2
     refs.push_back(Put("cached" + std::to_string(i), Big(i), expiry));
-  int fresh = 0;
-  auto rotate = [&] {
-    const uint64_t runs = logs_->gc_runs() + logs_->gc_skipped();
-    for (; logs_->gc_runs() + logs_->gc_skipped() == runs; ++fresh)
-      Put("fresh" + std::to_string(fresh), Big(fresh));
-  };
-  rotate();
+  PutUntilACompaction();
   ASSERT_EQ(logs_->gc_skipped(), 1u) << "chunk 0, live, examined";
   ASSERT_TRUE(logs_->IsLive(refs[0]));
   clock_.Advance(1001);
-  rotate();
+  PutUntilACompaction();
   EXPECT_EQ(logs_->gc_runs(), 1u);
   EXPECT_FALSE(logs_->IsLive(refs[0])) << "chunk 0 is still waiting";
   EXPECT_TRUE(logs_->IsLive(refs[32])) << "chunk 1 was taken first";

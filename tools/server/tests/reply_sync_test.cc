@@ -80,6 +80,15 @@ class ReplySyncTest : public ::testing::Test {
     writes_.End();
   }
 
+  // A connection's write and its wait for the reply's sync.
+  std::shared_ptr<RecordingWaiter> WriteAndAwait(const std::string& key,
+                                                 const std::string& value) {
+    auto waiter = std::make_shared<RecordingWaiter>();
+    Set(key, value);
+    sync_->Await(waiter);
+    return waiter;
+  }
+
   std::string path_;
   const std::shared_ptr<media::FaultInjectingFileOps> faults_ =
       std::make_shared<media::FaultInjectingFileOps>();
@@ -96,13 +105,9 @@ class ReplySyncTest : public ::testing::Test {
 
 TEST_F(ReplySyncTest, OneSyncCoversEveryWaiterOfAPass) {
   const int msyncs = faults_->syncs();
-  const auto a = std::make_shared<RecordingWaiter>();
-  const auto b = std::make_shared<RecordingWaiter>();
+  const auto a = WriteAndAwait("a", "1");
+  const auto b = WriteAndAwait("b", "2");
   const auto c = std::make_shared<RecordingWaiter>();
-  Set("a", "1");
-  sync_->Await(a);
-  Set("b", "2");
-  sync_->Await(b);
   sync_->Await(c);  // a read of what they wrote, say
   EXPECT_EQ(posted_.size(), 1u) << "one sync per pass";
   EXPECT_EQ(faults_->syncs(), msyncs) << "the writes left it to the sync";
@@ -142,18 +147,14 @@ TEST_F(ReplySyncTest, AWaiterOfTheNextPassGetsTheNextSync) {
 // sync was posted) share its sync: it is put off while waiters come.
 TEST_F(ReplySyncTest, WaitersThatComeWhileThePassRunsShareItsSync) {
   const int msyncs = faults_->syncs();
-  const auto a = std::make_shared<RecordingWaiter>();
-  const auto b = std::make_shared<RecordingWaiter>();
-  const auto c = std::make_shared<RecordingWaiter>();
-  Set("a", "1");
-  sync_->Await(a);
-  Set("b", "2");
-  sync_->Await(b);  // the same pass
+  const auto a = WriteAndAwait("a", "1");
+  const auto b = WriteAndAwait("b", "2");  // the same pass
+  std::shared_ptr<RecordingWaiter> c;
   posted_.push_back([&] {  // a request read after the sync was posted
-    Set("k", "3");
-    sync_->Await(c);
+    c = WriteAndAwait("k", "3");
   });
   RunLoop();
+  ASSERT_NE(c, nullptr);
   EXPECT_EQ(faults_->syncs(), msyncs + 1) << "one sync for the three";
   EXPECT_EQ(syncs_.load(), 1u);
   for (const auto& w : {a, b, c}) {
