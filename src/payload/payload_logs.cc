@@ -372,8 +372,8 @@ Status PayloadLogs::AppendToLog(unsigned index, std::string_view key,
                                 Ticket* ticket) {
   Log& log = *logs_[index];
   if (tickets_held == 0 && !compacting_here &&
-      log.compaction_deferred.load(std::memory_order_relaxed)) {
-    CompactIfDeferred(index);
+      log.deferred.load(std::memory_order_relaxed) != 0) {
+    PayDeferred(index);
   }
   const bool expires = expires_at_ms != 0;
   const uint64_t size = EntrySize(key.size(), value.size(), expires);
@@ -438,10 +438,13 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
     if (full != nullptr) Seal(full);
     if (compacting_here) return Status::OK();
     if (tickets_held > 0) {
-      // A writer in the middle of a batch: its next append without a
-      // ticket compacts instead (most rotations of a batch load happen
-      // in the middle of a batch).
-      log.compaction_deferred.store(true, std::memory_order_relaxed);
+      // A writer in the middle of a batch, or copying a re-balance's
+      // records: the log's next append without a ticket compacts instead
+      // (most rotations of a batch load happen in the middle of a batch,
+      // and a re-balance copies a unit's records at once).
+      log.deferred.fetch_add(1, std::memory_order_relaxed);
+      MutexLock gc(&gc_mu_);
+      ++unpaid_rotations_;
       return Status::OK();
     }
     if (log.compacting) {
@@ -461,17 +464,27 @@ Status PayloadLogs::Rotate(unsigned index, PayloadChunk* full) {
   return Status::OK();
 }
 
-void PayloadLogs::CompactIfDeferred(unsigned index) {
+void PayloadLogs::PayDeferred(unsigned index) {
   Log& log = *logs_[index];
-  PayloadChunk* candidate = nullptr;
-  {
-    MutexLock lock(&log.mu);
-    if (log.compacting) return;  // it frees chunks already
-    log.compaction_deferred.store(false, std::memory_order_relaxed);
-    candidate = CompactionCandidate();
-    log.compacting = candidate != nullptr;
+  for (;;) {
+    PayloadChunk* candidate = nullptr;
+    {
+      MutexLock lock(&log.mu);
+      // A running compaction: this append pays after it.
+      if (log.compacting || log.deferred.load(std::memory_order_relaxed) == 0)
+        return;
+      if (!TakeUnpaidRotation()) {
+        // Other rotations freed a chunk more for each.
+        log.deferred.store(0, std::memory_order_relaxed);
+        return;
+      }
+      log.deferred.fetch_sub(1, std::memory_order_relaxed);
+      candidate = CompactionCandidate();
+      log.compacting = candidate != nullptr;
+    }
+    if (candidate == nullptr) return;
+    RunCompaction(index, candidate);
   }
-  RunCompaction(index, candidate);
 }
 
 void PayloadLogs::RunCompaction(unsigned index, PayloadChunk* candidate) {
@@ -487,7 +500,7 @@ void PayloadLogs::RunCompaction(unsigned index, PayloadChunk* candidate) {
     } else if (log.owed > 0) {
       --log.owed;
       candidate = CompactionCandidate();
-    } else if (!repaid && TakeBlockedRotation()) {
+    } else if (!repaid && TakeUnpaidRotation()) {
       repaid = true;
       candidate = CompactionCandidate();
     }
@@ -649,10 +662,10 @@ void PayloadLogs::ForEachEntry(const PayloadChunk& chunk, Fn fn) const {
   }
 }
 
-bool PayloadLogs::TakeBlockedRotation() {
+bool PayloadLogs::TakeUnpaidRotation() {
   MutexLock lock(&gc_mu_);
-  if (blocked_rotations_ == 0) return false;
-  --blocked_rotations_;
+  if (unpaid_rotations_ == 0) return false;
+  --unpaid_rotations_;
   return true;
 }
 
@@ -761,7 +774,7 @@ bool PayloadLogs::Compact(PayloadChunk* chunk) {
         Expiring(bound) && clock_.NowMs() <= bound;
     rotations_to_wait_ =
         blocked ? 1 : std::clamp<size_t>(sealed_.size() / 8, 1, 16);
-    if (blocked) blocked_rotations_ += 2;  // this rotation and the wait
+    if (blocked) unpaid_rotations_ += 2;  // this rotation and the wait
   }
   if (freed) {
     Log& log = *logs_[chunk->log];

@@ -243,10 +243,11 @@ class PayloadLogs final : public table::PayloadResolver {
     // an append touches one line of its log.
     alignas(64) std::atomic<int64_t> active{0};
     std::atomic<PayloadChunk*> head{nullptr};
-    // A rotation found its writer holding tickets (in a batch), which must
-    // not compact: the log's next append without one does. (On the line
-    // appends read; written once per such rotation.)
-    std::atomic<bool> compaction_deferred{false};
+    // Rotations whose writer held tickets (in a batch, or copying for a
+    // re-balance), which must not compact: the log's next appends without
+    // one compact for each (PayDeferred). (On the line appends read;
+    // written once per such rotation.)
+    std::atomic<uint32_t> deferred{0};
     // A line of its own: rotations, and the background thread preparing
     // free chunks, take it while appends read `head` and count `active`.
     alignas(64) Mutex mu;
@@ -300,12 +301,13 @@ class PayloadLogs final : public table::PayloadResolver {
   // Examines a candidate and frees it if that pays off; true if freed.
   bool Compact(PayloadChunk* chunk);
   // Compacts `candidate` (if any; Log::compacting is set for it), then
-  // the chunks the log owes meanwhile, and one more while rotations that a
-  // blocked chunk kept from freeing one are unpaid (blocked_rotations_).
+  // the chunks the log owes meanwhile, and one more while rotations that
+  // freed no chunk are unpaid (unpaid_rotations_).
   // REQUIRES: no ticket held.
   void RunCompaction(unsigned log_index, PayloadChunk* candidate);
-  // The compaction a rotation in a batch deferred (compaction_deferred).
-  void CompactIfDeferred(unsigned log_index);
+  // The compactions that rotations with tickets held deferred
+  // (Log::deferred), one per rotation, unless others repaid them.
+  void PayDeferred(unsigned log_index);
   // Calls fn(offset, key, key_hash, size, expires_at_ms) for every intact
   // entry of the chunk.
   template <typename Fn>
@@ -339,13 +341,14 @@ class PayloadLogs final : public table::PayloadResolver {
   // it (a walk per rotation would cost a large pool's writers dearly).
   uint64_t expiring_sealed_ GUARDED_BY(gc_mu_) = 0;
   uint64_t next_expiry_ms_ GUARDED_BY(gc_mu_) = kNoExpiry;
-  // Rotations that freed no chunk because unlogged versions blocked the
+  // Rotations that freed no chunk: because unlogged versions blocked the
   // one examined (until the next checkpoint), and the rotation that then
-  // waited: each left the logs a chunk longer for good, unless a later
-  // rotation frees one more than it takes.
-  uint64_t blocked_rotations_ GUARDED_BY(gc_mu_) = 0;
-  // Takes one unpaid blocked rotation, if any.
-  bool TakeBlockedRotation() EXCLUDES(gc_mu_);
+  // waited; because the writer held tickets (Log::deferred). Each left
+  // the logs a chunk longer for good, unless a later rotation frees one
+  // more than it takes.
+  uint64_t unpaid_rotations_ GUARDED_BY(gc_mu_) = 0;
+  // Takes one unpaid rotation, if any.
+  bool TakeUnpaidRotation() EXCLUDES(gc_mu_);
 
   // Read by every lookup that meets a dangling reference, written once per
   // freed chunk: a line of its own.

@@ -593,6 +593,32 @@ TEST_F(PayloadLogsTest, LogsShedTheChunksTheyGrewWhileBlocked) {
   for (const auto& [key, ref] : host_.newest) EXPECT_TRUE(logs_->IsLive(ref));
 }
 
+// A thread appending with tickets held (a write batch) or under DRAM
+// entry locks (a re-balance copying a unit's records) must not compact:
+// its rotations leave compaction to its next append without one. That
+// append compacted once, however many rotations had deferred: a range
+// pool re-balancing under a cache's writes grew its payload by every
+// chunk its copies filled. Now it compacts once per deferred rotation.
+TEST_F(PayloadLogsTest, LogsShedTheChunksTheyGrewWhileCompactionWasDeferred) {
+  int i = 0;
+  auto rotations = [&](int n) {
+    for (const int end = i + 32 * n; i < end; ++i)
+      Put("key" + std::to_string(i % 8), Big(i));
+  };
+  rotations(4);
+  for (int round = 0; round < 5; ++round) {
+    {
+      const PayloadLogs::DeferCompaction under_locks;
+      rotations(8);
+    }
+    rotations(1);
+  }
+  // 4 sealed chunks, a head, and the 8 a deferring round adds; paying one
+  // compaction a round, every round added 7 more (40 chunks).
+  EXPECT_LE(logs_->chunks(), 14u);
+  for (const auto& [key, ref] : host_.newest) EXPECT_TRUE(logs_->IsLive(ref));
+}
+
 TEST_F(PayloadLogsTest, RefusedRelocationKeepsTheChunk) {
   Put("pinned", Big(1));
   host_.refuse_relocation["pinned"] = true;
