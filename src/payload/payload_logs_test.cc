@@ -114,6 +114,14 @@ class PayloadLogsTest : public ::testing::Test {
     for (; logs_->gc_runs() + logs_->gc_skipped() == examined; ++fresh_)
       Put("fresh" + std::to_string(fresh_), Big(fresh_));
   }
+  // Fills `chunks` chunks with new versions of eight keys: each makes the
+  // logs rotate once.
+  void FillChunksOfOverwrites(int chunks) {
+    for (const int end = overwrites_ + 32 * chunks; overwrites_ < end;
+         ++overwrites_) {
+      Put("key" + std::to_string(overwrites_ % 8), Big(overwrites_));
+    }
+  }
   std::string Value(uint64_t ref) {
     std::string key;
     std::string value;
@@ -145,6 +153,7 @@ class PayloadLogsTest : public ::testing::Test {
   test::ManualClock clock_;
   std::unique_ptr<PayloadLogs> logs_;
   int fresh_ = 0;  // records PutUntilACompaction() wrote
+  int overwrites_ = 0;  // records FillChunksOfOverwrites() wrote
 };
 
 TEST_F(PayloadLogsTest, AppendedEntryReadsBackThroughItsReference) {
@@ -574,17 +583,12 @@ TEST_F(PayloadLogsTest, BlockedEntryKeepsItsChunk) {
 // stress test: 14 MB in 10 s for 200 KB of live data). Now as many later
 // rotations free one chunk more than they take.
 TEST_F(PayloadLogsTest, LogsShedTheChunksTheyGrewWhileBlocked) {
-  int i = 0;
-  auto rotations = [&](int n) {
-    for (const int end = i + 32 * n; i < end; ++i)
-      Put("key" + std::to_string(i % 8), Big(i));
-  };
-  rotations(4);
+  FillChunksOfOverwrites(4);
   for (int round = 0; round < 5; ++round) {
     host_.blocked["key3"] = true;
-    rotations(8);
+    FillChunksOfOverwrites(8);
     host_.blocked.clear();
-    rotations(16);
+    FillChunksOfOverwrites(16);
   }
   // 4 sealed chunks, a head, and the 8 a blocked round adds; without
   // shedding, every round added 8 more (44 chunks).
@@ -600,18 +604,13 @@ TEST_F(PayloadLogsTest, LogsShedTheChunksTheyGrewWhileBlocked) {
 // pool re-balancing under a cache's writes grew its payload by every
 // chunk its copies filled. Now it compacts once per deferred rotation.
 TEST_F(PayloadLogsTest, LogsShedTheChunksTheyGrewWhileCompactionWasDeferred) {
-  int i = 0;
-  auto rotations = [&](int n) {
-    for (const int end = i + 32 * n; i < end; ++i)
-      Put("key" + std::to_string(i % 8), Big(i));
-  };
-  rotations(4);
+  FillChunksOfOverwrites(4);
   for (int round = 0; round < 5; ++round) {
     {
       const PayloadLogs::DeferCompaction under_locks;
-      rotations(8);
+      FillChunksOfOverwrites(8);
     }
-    rotations(1);
+    FillChunksOfOverwrites(1);
   }
   // 4 sealed chunks, a head, and the 8 a deferring round adds; paying one
   // compaction a round, every round added 7 more (40 chunks).
