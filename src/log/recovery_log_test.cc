@@ -53,9 +53,6 @@ class ScriptedHost final : public LogHost {
   // Whether a record's entry holds a newer version of its key.
   std::function<bool(const LogRecord&)> superseded =
       [](const LogRecord&) { return false; };
-  // Whether everything put into a record's entry expired.
-  std::function<bool(const LogRecord&)> entry_expired =
-      [](const LogRecord&) { return false; };
   // What Retire does with a record that RetireBy allows to be rewritten
   // (kMigrated: it migrates, as always without a rewrite).
   Retired rewrite_as = Retired::kMigrated;
@@ -78,7 +75,6 @@ class ScriptedHost final : public LogHost {
     return migrate_status;
   }
   bool Superseded(const LogRecord& r) override { return superseded(r); }
-  bool EntryExpired(const LogRecord& r) override { return entry_expired(r); }
   Status Retire(const LogRecord& r, RetireBy by, Retired* how) override {
     retired_by.push_back(by);
     *how = by == RetireBy::kMigrating ? Retired::kMigrated : rewrite_as;
@@ -1007,39 +1003,6 @@ TEST_F(RecoveryLogTwoPageChunksTest,
   EXPECT_EQ(logs_->compactions(), 1u);
   EXPECT_FALSE(State(0, 0).in_use);
   EXPECT_TRUE(host_.migrated.empty()) << "nothing migrated";
-}
-
-// A rotation that would take storage for a chunk takes the oldest chunk
-// instead if a sample of its records finds their entries expired whole:
-// a cache whose keys moved on, written after a quiet spell in which they
-// expired, whose last look at that chunk (RecyclingPays) had judged its
-// records still needed, grew the logs by a chunk in most such spells.
-// The entries' rewrites drop those records and log nothing. Entries that
-// hold records still to expire keep the chunk, and the rotation takes the
-// storage.
-TEST_F(RecoveryLogTwoPageChunksTest,
-       RotationTakesTheOldestChunkRatherThanStorageOnceItsEntriesExpired) {
-  host_.rewrite_as = LogHost::Retired::kRewritten;
-  // Keys below 1000: entries whose records all expired.
-  host_.entry_expired = [](const LogRecord& r) { return r.key < 1000; };
-  AppendKeys(0, 0, 2 * entries_);      // chunks 0 and 1 full
-  AppendKeys(1, 1000, 2 * entries_);
-  const uint64_t backed = logs_->backed_bytes();
-  Append(0, Rec(2 * entries_));
-  EXPECT_FALSE(State(0, 2).in_use) << "a chunk without storage was taken";
-  EXPECT_TRUE(State(0, 0).in_use) << "the oldest chunk was not taken";
-  EXPECT_EQ(logs_->compactions(), 1u);
-  EXPECT_EQ(logs_->backed_bytes(), backed);
-  ASSERT_FALSE(host_.retired_by.empty());
-  for (const LogHost::RetireBy by : host_.retired_by)
-    EXPECT_EQ(by, LogHost::RetireBy::kRewritingOnly);
-  EXPECT_TRUE(host_.migrated.empty()) << "nothing migrated";
-
-  host_.retired_by.clear();
-  Append(1, Rec(1000 + 2 * entries_));
-  EXPECT_TRUE(State(1, 2).in_use) << "a chunk still needed was taken";
-  EXPECT_EQ(logs_->compactions(), 1u);
-  EXPECT_GT(logs_->backed_bytes(), backed);
 }
 
 // Where a barrier is an msync (a power-fail-safe pool file), freeing a
