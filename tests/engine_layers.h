@@ -181,7 +181,7 @@ class EngineLayers {
     background_ = std::make_unique<BackgroundWork>(
         table_.get(), &pool_->allocator(), /*threads=*/0);
     log_recycling_ = std::make_unique<LogRecycling>(
-        table_.get(), pool_->params().log_count, background_.get());
+        table_.get(), pool_->params().log_count, background_.get(), &clock_);
     logs_ = std::make_unique<log::RecoveryLogs>(pool_.get(),
                                                 log_recycling_.get());
     rewriter_ = std::make_unique<EntryRewriter>(table_.get(), logs_.get(),

@@ -159,7 +159,8 @@ Status DBImpl::OpenLayers(bool created) {
   background_ = std::make_unique<BackgroundWork>(
       table_.get(), &pool_->allocator(), options_.background_threads);
   log_recycling_ = std::make_unique<LogRecycling>(
-      table_.get(), pool_->params().log_count, background_.get());
+      table_.get(), pool_->params().log_count, background_.get(),
+      clock_.get());
   logs_ = std::make_unique<log::RecoveryLogs>(
       pool_.get(), log_recycling_.get(), seams_.incomplete_batches.get());
   entry_rewriter_ = std::make_unique<EntryRewriter>(table_.get(), logs_.get(),

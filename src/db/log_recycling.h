@@ -14,6 +14,7 @@
 #include "db/background_work.h"
 #include "db/entry_rewriter.h"
 #include "log/recovery_log.h"
+#include "plush/options.h"
 #include "table/leveled_table.h"
 
 namespace plush {
@@ -22,9 +23,13 @@ class LogRecycling final : public log::LogHost {
  public:
   // `log_count`: the number of recovery logs; DRAM entry d writes to log
   // d % log_count. `background` recycles chunks ahead of need.
+  // `clock` judges expiry.
   LogRecycling(table::LeveledTable* table, unsigned log_count,
-               BackgroundWork* background)
-      : table_(*table), log_count_(log_count), background_(*background) {}
+               BackgroundWork* background, const Clock* clock)
+      : table_(*table),
+        log_count_(log_count),
+        background_(*background),
+        clock_(*clock) {}
 
   // What rewrites DRAM entries (it appends to the logs, which are created
   // after this host, since they take it).
@@ -36,6 +41,9 @@ class LogRecycling final : public log::LogHost {
   uint64_t DramEpochOf(const log::LogRecord& record) override;
   uint64_t MinDramEpoch(unsigned log) override;
   Status MigrateIfUnmigrated(const log::LogRecord& record) override;
+  bool EntryExpired(const log::LogRecord& record) override {
+    return table_.UnitExpiredAt(DramIndexOf(record), clock_.NowMs());
+  }
   bool Superseded(const log::LogRecord& record) override;
   Status Retire(const log::LogRecord& record, RetireBy by,
                 Retired* how) override;
@@ -51,6 +59,7 @@ class LogRecycling final : public log::LogHost {
   EntryRewriter* rewriter_ = nullptr;
   const unsigned log_count_;
   BackgroundWork& background_;
+  const Clock& clock_;
 };
 
 }  // namespace plush

@@ -28,6 +28,11 @@ class LogHost {
   // Migrates the DRAM entry `record` belongs to if the record is still in
   // DRAM only (its epoch is not below the entry's), under the entry's lock.
   virtual Status MigrateIfUnmigrated(const LogRecord& record) = 0;
+  // Whether every record put into the DRAM entry of `record` since the
+  // entry was last emptied has expired, on the DRAM level and below: a
+  // rewrite of the entry would drop them all and log nothing. A hint,
+  // lock-free.
+  virtual bool EntryExpired(const LogRecord& record) = 0;
   // Whether `record` no longer matters to its DRAM entry: the entry holds
   // a newer version of its key, the record is on PMem, or it expired (a
   // rewrite of the entry drops it). An estimate, lock-free: what tells

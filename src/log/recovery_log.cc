@@ -311,6 +311,22 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
     Status s = RecycleOldest(log, lg, LogHost::RetireBy::kMigrating);
     if (!s.ok()) return s;
     free = FreeChunk(lg);
+  } else if (!HasStorage(lg.chunks[free]) && OldestChunk(lg) != nullptr &&
+             OfExpiredEntries(*OldestChunk(lg))) {
+    // Rather than new storage, the oldest chunk if its entries expired (a
+    // cache's writes after a quiet spell in which its keys expired, which
+    // RecyclingPays judged still needed at its last look): their rewrites
+    // drop every record and need no room in the full current chunk.
+    Status s = RecycleOldest(log, lg, LogHost::RetireBy::kRewritingOnly);
+    if (!s.ok()) return s;
+    // A rewrite that did need room went on in a free chunk, which is
+    // current now (RetireAll); or it stopped the recycling, and the
+    // rotation takes the storage after all.
+    if (static_cast<uint32_t>(lg.cursor.load(std::memory_order_acquire) >>
+                              32) != chunk_seen) {
+      return Status::OK();
+    }
+    free = FreeChunk(lg);
   }
   Status s = Activate(
       lg, free, std::max<uint64_t>(1, lg.wanted.load(std::memory_order_relaxed)));
@@ -401,7 +417,8 @@ RecoveryLogs::LogChunk* RecoveryLogs::OldestChunk(Log& lg) const {
   return oldest;
 }
 
-bool RecoveryLogs::MostlySuperseded(const LogChunk& chunk) const {
+template <typename Fn>
+void RecoveryLogs::SampleRecordsInDram(const LogChunk& chunk, Fn fn) const {
   // Every 32nd slot decides, read on its own (no batch checked: a slot
   // whose batch is incomplete only blurs an estimate): a chunk's records
   // come in runs of rounds of writes, which a sample that sparse still
@@ -409,8 +426,6 @@ bool RecoveryLogs::MostlySuperseded(const LogChunk& chunk) const {
   constexpr uint64_t kStride = 32;
   const uint64_t slots =
       std::min(chunk.backed.load(std::memory_order_relaxed), entries_per_chunk_);
-  uint64_t sampled = 0;
-  uint64_t superseded = 0;
   for (uint64_t slot = 0; slot < slots; slot += kStride) {
     uint64_t* words = chunk.entries + slot * kEntryWords;
     uint64_t in[kEntryWords];
@@ -419,16 +434,40 @@ bool RecoveryLogs::MostlySuperseded(const LogChunk& chunk) const {
           std::memory_order_relaxed);
     LogRecord r;
     // Records on PMem already cost nothing to recycle and count neither
-    // way: a chunk of them and of records still needed is worth growing
-    // past, as one of records mostly superseded is not.
+    // way.
     if (!DecodeEntry(in, chunk.header.check, &r) ||
         r.type == EntryType::kCommit || r.epoch < host_->DramEpochOf(r)) {
       continue;
     }
+    if (!fn(r)) return;
+  }
+}
+
+bool RecoveryLogs::MostlySuperseded(const LogChunk& chunk) const {
+  // (A chunk of records on PMem and of records still needed is worth
+  // growing past, as one of records mostly superseded is not.)
+  uint64_t sampled = 0;
+  uint64_t superseded = 0;
+  SampleRecordsInDram(chunk, [&](const LogRecord& r) {
     ++sampled;
     superseded += host_->Superseded(r) ? 1 : 0;
-  }
+    return true;
+  });
   return 2 * superseded >= sampled;
+}
+
+bool RecoveryLogs::OfExpiredEntries(const LogChunk& chunk) const {
+  bool expired = true;
+  SampleRecordsInDram(chunk, [&](const LogRecord& r) {
+    expired = host_->EntryExpired(r);
+    return expired;
+  });
+  return expired;
+}
+
+bool RecoveryLogs::HasStorage(const LogChunk& c) const {
+  return c.backed.load(std::memory_order_relaxed) > 0 ||
+         kLogChunkHeaderSize + entries_per_chunk_ * kEntrySize <= kPageBytes;
 }
 
 Status RecoveryLogs::RecycleAhead(unsigned log) {
@@ -443,11 +482,8 @@ Status RecoveryLogs::RecycleAheadLocked(unsigned log, Log& lg,
   if (chunks_per_log_ <= 2) return Status::OK();
   const unsigned free = FreeChunk(lg);
   if (free == chunks_per_log_ && !when_none_is_free) return Status::OK();
-  // A free chunk with storage: the next rotation reuses it. (A chunk of
-  // one page has its storage from the start: its header's.)
-  if (free != chunks_per_log_ &&
-      (lg.chunks[free].backed.load(std::memory_order_relaxed) > 0 ||
-       kLogChunkHeaderSize + entries_per_chunk_ * kEntrySize <= kPageBytes)) {
+  // A free chunk with storage: the next rotation reuses it.
+  if (free != chunks_per_log_ && HasStorage(lg.chunks[free])) {
     return Status::OK();
   }
   if (free == chunks_per_log_) {

@@ -245,10 +245,21 @@ class RecoveryLogs {
   // is free.
   unsigned FreeChunk(const Log& lg) const REQUIRES(lg.rotate_mu);
   LogChunk* OldestChunk(Log& lg) const REQUIRES(lg.rotate_mu);
+  // Calls fn(record) for every 32nd slot's record that is still in DRAM
+  // only, while it returns true.
+  template <typename Fn>
+  void SampleRecordsInDram(const LogChunk& chunk, Fn fn) const;
   // Whether at least half of a sample of the chunk's records (every 32nd
   // slot) that are still in DRAM only are superseded there
   // (LogHost::Superseded).
   bool MostlySuperseded(const LogChunk& chunk) const;
+  // Whether a sample of the chunk's records still in DRAM (as
+  // MostlySuperseded's) finds each one's entry expired whole
+  // (LogHost::EntryExpired): a cache's keys that moved on.
+  bool OfExpiredEntries(const LogChunk& chunk) const;
+  // Whether a free chunk has storage (a chunk of one page has its storage
+  // from the start: its header's).
+  bool HasStorage(const LogChunk& c) const;
   // Whether the log has a chunk besides the current one and its oldest
   // is MostlySuperseded: recycling it then costs less than new storage.
   bool RecyclingPays(unsigned log, Log& lg) const REQUIRES(lg.rotate_mu);

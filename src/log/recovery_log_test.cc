@@ -53,6 +53,9 @@ class ScriptedHost final : public LogHost {
   // Whether a record's entry holds a newer version of its key.
   std::function<bool(const LogRecord&)> superseded =
       [](const LogRecord&) { return false; };
+  // Whether everything put into a record's entry expired.
+  std::function<bool(const LogRecord&)> entry_expired =
+      [](const LogRecord&) { return false; };
   // What Retire does with a record that RetireBy allows to be rewritten
   // (kMigrated: it migrates, as always without a rewrite).
   Retired rewrite_as = Retired::kMigrated;
@@ -75,6 +78,7 @@ class ScriptedHost final : public LogHost {
     return migrate_status;
   }
   bool Superseded(const LogRecord& r) override { return superseded(r); }
+  bool EntryExpired(const LogRecord& r) override { return entry_expired(r); }
   Status Retire(const LogRecord& r, RetireBy by, Retired* how) override {
     retired_by.push_back(by);
     *how = by == RetireBy::kMigrating ? Retired::kMigrated : rewrite_as;
@@ -1003,6 +1007,56 @@ TEST_F(RecoveryLogTwoPageChunksTest,
   EXPECT_EQ(logs_->compactions(), 1u);
   EXPECT_FALSE(State(0, 0).in_use);
   EXPECT_TRUE(host_.migrated.empty()) << "nothing migrated";
+}
+
+// A rotation that would take storage for a chunk takes the oldest chunk
+// instead if a sample of its records finds their entries expired whole:
+// a cache whose keys moved on, written after a quiet spell in which they
+// expired, whose last look at that chunk (RecyclingPays) had judged its
+// records still needed, grew the logs by a chunk in most such spells.
+// The entries' rewrites drop those records and log nothing. Entries that
+// hold records still to expire keep the chunk, and the rotation takes the
+// storage.
+TEST_F(RecoveryLogTwoPageChunksTest,
+       RotationTakesTheOldestChunkRatherThanStorageOnceItsEntriesExpired) {
+  host_.rewrite_as = LogHost::Retired::kRewritten;
+  // Keys below 1000: entries whose records all expired.
+  host_.entry_expired = [](const LogRecord& r) { return r.key < 1000; };
+  AppendKeys(0, 0, 2 * entries_);      // chunks 0 and 1 full
+  AppendKeys(1, 1000, 2 * entries_);
+  const uint64_t backed = logs_->backed_bytes();
+  Append(0, Rec(2 * entries_));
+  EXPECT_FALSE(State(0, 2).in_use) << "a chunk without storage was taken";
+  EXPECT_TRUE(State(0, 0).in_use) << "the oldest chunk was not taken";
+  EXPECT_EQ(logs_->compactions(), 1u);
+  EXPECT_EQ(logs_->backed_bytes(), backed);
+  ASSERT_FALSE(host_.retired_by.empty());
+  for (const LogHost::RetireBy by : host_.retired_by)
+    EXPECT_EQ(by, LogHost::RetireBy::kRewritingOnly);
+  EXPECT_TRUE(host_.migrated.empty()) << "nothing migrated";
+
+  host_.retired_by.clear();
+  Append(1, Rec(1000 + 2 * entries_));
+  EXPECT_TRUE(State(1, 2).in_use) << "a chunk still needed was taken";
+  EXPECT_EQ(logs_->compactions(), 1u);
+  EXPECT_GT(logs_->backed_bytes(), backed);
+}
+
+// The rewrites that free that oldest chunk go on in a free chunk when
+// they find the current one full (RetireAll), which is then current: the
+// rotation must not take yet another one, leaving that one in use and
+// unwritten (the kill test lost acknowledged writes; with every chunk in
+// use, the rotation took one past the last).
+TEST_F(RecoveryLogTwoPageChunksTest,
+       RotationKeepsTheChunkItsRecyclingsRewritesWentOnIn) {
+  host_.entry_expired = [](const LogRecord&) { return true; };
+  host_.rewrite_as = LogHost::Retired::kNoRoom;
+  AppendKeys(0, 0, 2 * entries_);  // chunks 0 and 1 full
+  Append(0, Rec(2 * entries_));
+  EXPECT_TRUE(State(0, 0).in_use) << "a chunk still needed was freed";
+  EXPECT_TRUE(State(0, 2).in_use);
+  EXPECT_EQ(logs_->compactions(), 0u);
+  EXPECT_EQ(Keys(Recover()[0]), Range(0, 2 * entries_ + 1));
 }
 
 // Where a barrier is an msync (a power-fail-safe pool file), freeing a
