@@ -311,8 +311,7 @@ Status RecoveryLogs::Rotate(unsigned log, uint32_t chunk_seen) {
     Status s = RecycleOldest(log, lg, LogHost::RetireBy::kMigrating);
     if (!s.ok()) return s;
     free = FreeChunk(lg);
-  } else if (!HasStorage(lg.chunks[free]) && OldestChunk(lg) != nullptr &&
-             OfExpiredEntries(*OldestChunk(lg))) {
+  } else if (!HasStorage(lg.chunks[free]) && OldestOfExpiredEntries(lg)) {
     // Rather than new storage, the oldest chunk if its entries expired (a
     // cache's writes after a quiet spell in which its keys expired, which
     // RecyclingPays judged still needed at its last look): their rewrites
@@ -456,9 +455,11 @@ bool RecoveryLogs::MostlySuperseded(const LogChunk& chunk) const {
   return 2 * superseded >= sampled;
 }
 
-bool RecoveryLogs::OfExpiredEntries(const LogChunk& chunk) const {
+bool RecoveryLogs::OldestOfExpiredEntries(Log& lg) const {
+  const LogChunk* oldest = OldestChunk(lg);
+  if (oldest == nullptr) return false;
   bool expired = true;
-  SampleRecordsInDram(chunk, [&](const LogRecord& r) {
+  SampleRecordsInDram(*oldest, [&](const LogRecord& r) {
     expired = host_->EntryExpired(r);
     return expired;
   });

@@ -253,10 +253,12 @@ class RecoveryLogs {
   // slot) that are still in DRAM only are superseded there
   // (LogHost::Superseded).
   bool MostlySuperseded(const LogChunk& chunk) const;
-  // Whether a sample of the chunk's records still in DRAM (as
-  // MostlySuperseded's) finds each one's entry expired whole
-  // (LogHost::EntryExpired): a cache's keys that moved on.
-  bool OfExpiredEntries(const LogChunk& chunk) const;
+  // Whether the log has an oldest chunk and a sample of its records still
+  // in DRAM (as MostlySuperseded's) finds each one's entry expired whole
+  // (LogHost::EntryExpired): a cache's keys that moved on. A sample that
+  // finds none in DRAM says yes as well: every record is on PMem, and the
+  // chunk is freed without being read.
+  bool OldestOfExpiredEntries(Log& lg) const REQUIRES(lg.rotate_mu);
   // Whether a free chunk has storage (a chunk of one page has its storage
   // from the start: its header's).
   bool HasStorage(const LogChunk& c) const;
