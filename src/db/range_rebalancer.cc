@@ -33,6 +33,25 @@ constexpr uint64_t kEmptyRunRetry = 64;
 constexpr size_t kMaxFronts = 8;
 constexpr size_t kRecentPerFront = 4;
 
+// A split of keys in no order cuts the unit into as many pieces as it
+// holds means (each piece then holds about the share of a unit were the
+// records spread over the whole table), a power of two from 2 to
+// kMaxPieces, each of at least a quarter of a DRAM entry: a unit that
+// takes keys many units should share (keys of one prefix in no order, in
+// a pool created without a sample) is cut into that many in a few splits
+// rather than halved over and over, every halving a copy of all its
+// records. (Pieces of a sixteenth of an entry copied less still but took
+// 10 % more space: more units with blocks on level 1 early on;
+// docs/benchmarks.md.)
+constexpr size_t kMaxPieces = 16;
+
+size_t Pieces(size_t keys, uint64_t mean, uint64_t capacity) {
+  const uint64_t piece = std::max<uint64_t>({mean, capacity / 4, 1});
+  size_t pieces = 2;
+  while (pieces < kMaxPieces && (pieces * 2) * piece <= keys) pieces *= 2;
+  return pieces;
+}
+
 size_t Distance(size_t a, size_t b) { return a > b ? a - b : b - a; }
 
 // The shortest key s with below < s <= key. REQUIRES: below < key.
@@ -255,7 +274,7 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
   if (!enabled()) return Status::OK();
   // Under the unit's lock: how many records it holds (the count may be off
   // after a crash: recounted from the levels), and where to split it.
-  std::string separator;
+  std::vector<std::string> separators;
   SplitAt at = SplitAt::kNone;
   {
     const std::optional<RangeMap::Range> range = map_->RangeOfUnit(unit);
@@ -281,22 +300,23 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
       split = due();
     }
     Status s = split ? ChooseSplit(unit, *range, written, split_blind,
-                                   &separator, &at)
+                                   &separators, &at)
                      : Status::OK();
     lock.unlock();
     if (!s.ok() || at == SplitAt::kNone) return s;
   }
   // Keys that keep growing (falling): the unit keeps its keys and a free
-  // unit takes the keys above (below) them: nothing moves. Otherwise both
-  // halves move to free units and the unit is cleared: a split that left
-  // a half behind would leave the other half's old copies in the unit's
+  // unit takes the keys above (below) them: nothing moves. Otherwise every
+  // piece moves to a free unit and the unit is cleared: a split that left
+  // a piece behind would leave the others' old copies in the unit's
   // subtree for good, where every scan of the unit reads them. The free
-  // units are found first: a split goes ahead only with all it needs.
+  // units are found first: a split goes ahead only with all it needs, in
+  // two pieces at the median if there are not enough for more.
   // Units no position names come first; when there are too few, a run of
   // empty positions is merged into one (one change frees them all: keys
   // that keep growing split a unit per few hundred records).
-  const bool median = at == SplitAt::kMedian;
-  const size_t needed = median ? 2 : 1;
+  const bool quantiles = at == SplitAt::kQuantiles;
+  size_t needed = quantiles ? separators.size() + 1 : 1;
   if (map_->positions() + needed > table_.dram_entries()) {
     Status s = FreeEmptyRun(unit);
     if (!s.ok()) return s;
@@ -304,24 +324,39 @@ Status RangeRebalancer::RebalanceLocked(uint64_t unit,
   crowded_.store(map_->positions() + needed > table_.dram_entries(),
                  std::memory_order_relaxed);
   std::vector<FreeCandidate> frees;
-  if (!FindFree(unit, needed, &frees)) return Status::OK();
-  uint64_t upper = 0;
-  Status s = Free(frees[0], &upper);
-  if (!s.ok()) return s;
-  RangeMap::Change split;
-  split.kind = at == SplitAt::kBelowAll ? RangeMap::Change::Kind::kSplitBelow
-                                        : RangeMap::Change::Kind::kSplit;
-  split.unit = static_cast<uint32_t>(upper);
-  split.separator = separator;  // empty: next to the unit's keys (Move)
-  s = Move(unit, upper, split);
-  if (!s.ok() || !median) return s;
-  uint64_t lower = 0;
-  s = Free(frees[1], &lower);
+  if (!FindFree(unit, needed, &frees)) {
+    if (needed <= 2 || !FindFree(unit, 2, &frees)) return Status::OK();
+    separators = {separators[separators.size() / 2]};  // the median
+    needed = 2;
+  }
+  uint64_t to = 0;
+  if (!quantiles) {
+    Status s = Free(frees[0], &to);
+    if (!s.ok()) return s;
+    RangeMap::Change split;
+    split.kind = at == SplitAt::kBelowAll ? RangeMap::Change::Kind::kSplitBelow
+                                          : RangeMap::Change::Kind::kSplit;
+    split.unit = static_cast<uint32_t>(to);  // no separator: Move finds it
+    return Move(unit, to, split);
+  }
+  // From the top: each split leaves the unit the keys below its
+  // separator, and the last piece is reassigned with the unit's range.
+  for (size_t i = 0; i < separators.size(); ++i) {
+    Status s = Free(frees[i], &to);
+    if (!s.ok()) return s;
+    RangeMap::Change split;
+    split.kind = RangeMap::Change::Kind::kSplit;
+    split.unit = static_cast<uint32_t>(to);
+    split.separator = std::move(separators[separators.size() - 1 - i]);
+    s = Move(unit, to, split);
+    if (!s.ok()) return s;
+  }
+  Status s = Free(frees[separators.size()], &to);
   if (!s.ok()) return s;
   RangeMap::Change reassign;
   reassign.kind = RangeMap::Change::Kind::kReassign;
-  reassign.unit = static_cast<uint32_t>(lower);
-  return Move(unit, lower, reassign);
+  reassign.unit = static_cast<uint32_t>(to);
+  return Move(unit, to, reassign);
 }
 
 Status RangeRebalancer::ReadKeys(uint64_t unit, const RangeMap::Range& range,
@@ -353,8 +388,9 @@ Status RangeRebalancer::ReadKeys(uint64_t unit, const RangeMap::Range& range,
 
 Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
                                     std::string_view written, bool split_blind,
-                                    std::string* separator, SplitAt* at) {
-  separator->clear();
+                                    std::vector<std::string>* separators,
+                                    SplitAt* at) {
+  separators->clear();
   *at = SplitAt::kNone;
   // Keys that keep growing (falling), as the unit's tail tells: nothing to
   // read.
@@ -453,10 +489,19 @@ Status RangeRebalancer::ChooseSplit(uint64_t unit, const RangeMap::Range& range,
                        recent_keys >= kRecentPerFront * fronts;
   // Above a front the separator is the next older key itself: the stream's
   // next keys stay below it (the shortest separator could be far lower).
-  *separator = streams ? std::string(sorted[split].first)
-                       : SeparatorBetween(sorted[median - 1].first,
-                                          sorted[median].first);
-  *at = SplitAt::kMedian;
+  *at = SplitAt::kQuantiles;
+  if (streams) {
+    separators->emplace_back(sorted[split].first);
+    return Status::OK();
+  }
+  const size_t pieces = Pieces(sorted.size(),
+                              mean_.load(std::memory_order_relaxed),
+                              table_.capacity());
+  for (size_t p = 1; p < pieces; ++p) {
+    const size_t first = sorted.size() * p / pieces;  // of piece p
+    separators->push_back(
+        SeparatorBetween(sorted[first - 1].first, sorted[first].first));
+  }
   return Status::OK();
 }
 

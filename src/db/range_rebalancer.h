@@ -9,11 +9,12 @@
 // is split earlier, above the mean plus half that capacity. A heavy unit
 // first has its DRAM entry rewritten without superseded versions
 // (EntryRewriter), when that pays: it may be heavy with versions of keys
-// written again rather than with keys. A heavy unit is
-// split in
-// two at the median of its keys: both halves move to free units and the
-// unit is cleared (a half left in place would leave the other half's old
-// copies in its subtree, where every scan of the unit would read them).
+// written again rather than with keys. A heavy unit is split at
+// quantiles of its keys — at the median, or into as many pieces as it
+// holds means (up to 16) when it takes keys that many units should
+// share: every piece moves to a free unit and the unit is cleared (a
+// piece left in place would leave the others' old copies in its
+// subtree, where every scan of the unit would read them).
 // If its keys keep growing (its writes each went above every key it held,
 // as its tail tells, db/unit_tails.h; or, when that is not known, its
 // recent writes in its DRAM entry lie above its other keys), the unit
@@ -106,7 +107,7 @@ class RangeRebalancer {
   // falling) and it holds more than the mean plus half a DRAM entry's
   // capacity (split that early, the unit it leaves behind is not heavy,
   // and needs no split of its own: a split above the largest key copies
-  // nothing, a median split copies the unit) — with the `incoming`
+  // nothing, a split at quantiles copies the unit) — with the `incoming`
   // records a write is about to bring it. Lock-free: a hint, which
   // Rebalance() checks under the unit's lock.
   bool SplitDue(uint64_t unit, uint64_t incoming = 0);
@@ -161,9 +162,10 @@ class RangeRebalancer {
     uint64_t expires_at_ms = 0;  // 0 = none
     bool tombstone = false;
   };
-  // Where a unit is split: not at all, at the median of its keys, above
-  // its largest key or below its smallest.
-  enum class SplitAt { kNone, kMedian, kAboveAll, kBelowAll };
+  // Where a unit is split: not at all, at quantiles of its keys (the
+  // median, or more: Pieces() in the .cc), above its largest key or below
+  // its smallest.
+  enum class SplitAt { kNone, kQuantiles, kAboveAll, kBelowAll };
   // `split_blind`: split at the median even when the unit's recent writes
   // are not known.
   Status RebalanceLocked(uint64_t unit, std::string_view written,
@@ -187,11 +189,12 @@ class RangeRebalancer {
   // Where to split `unit` (of `range`): kAboveAll if its keys keep
   // growing (its recent writes, `written` and its DRAM entry's, lie above
   // every older key: a free unit takes the keys above the largest),
-  // kBelowAll if they keep falling, else kMedian at *separator (kNone:
-  // the unit is not to be split). REQUIRES: the unit's lock.
+  // kBelowAll if they keep falling, else kQuantiles at *separators, in
+  // ascending order, an odd number of them (kNone: the unit is not to be
+  // split). REQUIRES: the unit's lock.
   Status ChooseSplit(uint64_t unit, const RangeMap::Range& range,
                      std::string_view written, bool split_blind,
-                     std::string* separator, SplitAt* at);
+                     std::vector<std::string>* separators, SplitAt* at);
   // The keys of every slot of `unit` within `range`, the DRAM entry's
   // first (*recent of them), versions and tombstones included, unsorted.
   // REQUIRES: the unit's lock.

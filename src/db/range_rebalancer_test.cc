@@ -8,7 +8,8 @@
 //
 //   * a heavy unit is split at its median key: both halves move to units
 //     freed for them, every record is kept (newest versions, deletions
-//     too) and each half holds about half of them;
+//     too) and each half holds about half of them; a unit that holds
+//     several means is cut into as many pieces at once;
 //   * units are freed by merging the lightest neighbours, the upper into
 //     the lower, whose range keeps its lower bound; or, where neighbours
 //     hold nothing, by merging the run of them into its first unit;
@@ -231,6 +232,38 @@ TEST_F(RangeRebalancerTest, EmptyNeighboursAreMergedIntoTheFirst) {
   EXPECT_EQ(map().RangeOfUnit(1)->upper, std::nullopt);
   EXPECT_EQ(rebalancer_->records_copied(), model_.size())
       << "empty units copy nothing";
+  ExpectAllRecords("after");
+}
+
+// A unit that holds the keys several units should share (four means) is
+// cut into that many pieces in one split: each key is copied once, where
+// halving it twice would copy each twice.
+TEST_F(RangeRebalancerTest, UnitOfManyMeansIsCutIntoAsManyPieces) {
+  Open(EightUnits());
+  Fill(0, 120, 3);
+  Fill(7, 60, 4);
+  if (HasFatalFailure()) return;
+  ASSERT_OK(layers_.MigrateAll());
+  rebalancer_->CountUnits();
+  ASSERT_TRUE(rebalancer_->Heavy(0));
+  ASSERT_FALSE(rebalancer_->Heavy(7));
+  uint64_t moves = 0;
+  ASSERT_OK(rebalancer_->Rebalance(0, std::next(model_.begin(), 30)->first,
+                                   &moves));
+  EXPECT_EQ(moves, 5u)
+      << "merge of six empty positions, three splits, reassignment";
+  // Units 2, 3, 4 and 5, freed by the merge into unit 1, take the pieces
+  // from the top down; unit 0 is free.
+  ASSERT_EQ(map().Units(), (std::vector<uint32_t>{5, 4, 3, 2, 1, 7}));
+  EXPECT_EQ(map().RangeOfUnit(5)->lower, "");
+  EXPECT_EQ(map().RangeOfUnit(2)->upper, std::string(1, '\x20'));
+  const std::vector<uint64_t> stored = Stored();
+  EXPECT_EQ(stored[0], 0u) << "the unit split is cleared";
+  for (const uint32_t u : {5u, 4u, 3u, 2u}) {
+    EXPECT_GE(stored[u], 120u / 4 - 2) << "unit " << u;
+    EXPECT_LE(stored[u], 120u / 4 + 2) << "unit " << u;
+  }
+  EXPECT_EQ(rebalancer_->records_copied(), 120u) << "each key once";
   ExpectAllRecords("after");
 }
 
