@@ -41,7 +41,7 @@ constexpr size_t kRecentPerFront = 4;
 // a pool created without a sample) is cut into that many in a few splits
 // rather than halved over and over, every halving a copy of all its
 // records. (Pieces of a sixteenth of an entry copied less still but took
-// 10 % more space: more units with blocks on level 1 early on;
+// 10-14 % more space: more units with blocks on level 1 early on;
 // docs/benchmarks.md.)
 constexpr size_t kMaxPieces = 16;
 
